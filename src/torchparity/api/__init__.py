@@ -1,0 +1,1 @@
+"""API analysis: resolve dotted names, classify implementations, record operator footprints."""

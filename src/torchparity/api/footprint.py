@@ -1,0 +1,221 @@
+"""Operator footprint: the aten ops (and their dtypes) dispatched while code runs.
+
+Recorded with a ``TorchDispatchMode`` (below autograd, so backward ops are seen too).
+Every op is attributed to who issued it:
+
+- ``api``: the API itself (its own Python body, or a torch function that *is* the API);
+- ``callable``: user code the API called back (the function given to gradcheck);
+- ``scenario``: code around the API call (setup, a context manager's body, other APIs).
+
+Attribution walks the Python stack of the thread that issued the op. Backward ops run
+by the autograd engine have no such stack; they inherit the attribution of the forward
+call that created their autograd node, tagged on ``node.metadata`` by a companion
+``TorchFunctionMode``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from collections import defaultdict
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from ..results.models import FootprintEntry
+
+_TAG = "torchparity_source"
+
+# ops that only reshape metadata or move data around; "issues a compute op" ignores them
+METADATA_OPS = frozenset({
+    "alias", "view", "_unsafe_view", "_reshape_alias", "as_strided", "expand", "t",
+    "transpose", "permute", "squeeze", "unsqueeze", "slice", "select", "detach",
+    "lift_fresh", "empty", "empty_like", "empty_strided", "clone", "copy_", "_to_copy",
+    "_local_scalar_dense", "is_same_size", "_has_same_storage_numel", "lift_fresh_copy",
+    "resize_", "set_", "unbind", "split", "split_with_sizes", "contiguous", "reshape",
+    "new_empty", "new_empty_strided", "zeros_like", "ones_like", "zeros", "ones", "fill_",
+    "zero_", "_fw_primal", "_make_dual", "_unpack_dual", "view_as_real", "view_as_complex",
+    "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "sym_is_contiguous",
+})
+
+
+def op_packet_name(func: Any) -> str:
+    """'aten.dot.default' -> 'aten.dot'."""
+    name = str(func)
+    parts = name.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 3 else name
+
+
+def _tensors(tree: Any) -> List[torch.Tensor]:
+    flat, _ = tree_flatten(tree)
+    return [t for t in flat if isinstance(t, torch.Tensor)]
+
+
+class _Attribution:
+    def __init__(self, api_codes: Iterable[types.CodeType], user_files: Iterable[str],
+                 api_objects: Iterable[Any]):
+        self.api_codes: Set[types.CodeType] = set(api_codes)
+        self.user_files: Set[str] = set(user_files)
+        self.api_objects = list(api_objects)
+        self.function_depth = 0  # inside a torch function that is the API itself
+        self.main_thread = threading.get_ident()
+
+    def _walk(self, frame: Optional[types.FrameType]) -> Optional[str]:
+        seen_user = False
+        while frame is not None:
+            code = frame.f_code
+            if code in self.api_codes:
+                return "callable" if seen_user else "api"
+            if code.co_filename in self.user_files:
+                seen_user = True
+            frame = frame.f_back
+        if seen_user:
+            return "scenario"
+        return None
+
+    def from_stack(self) -> Optional[str]:
+        source = self._walk(sys._getframe(1))
+        if self.function_depth and source in (None, "scenario"):
+            return "api"
+        return source
+
+    def from_other_threads(self) -> str:
+        """For autograd-engine threads: attribute by what the main thread is running."""
+        source = self._walk(sys._current_frames().get(self.main_thread))
+        if self.function_depth and source in (None, "scenario"):
+            return "api"
+        return source or "scenario"
+
+
+class _FunctionMode(TorchFunctionMode):
+    """Marks calls of the API when it is a torch function, and tags autograd nodes."""
+
+    def __init__(self, attribution: _Attribution):
+        super().__init__()
+        self.attr = attribution
+
+    def __torch_function__(self, func, types_, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        is_api = any(func is obj for obj in self.attr.api_objects)
+        if is_api:
+            self.attr.function_depth += 1
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            if is_api:
+                self.attr.function_depth -= 1
+        source = "api" if is_api or self.attr.function_depth else self.attr.from_stack()
+        if source:
+            for t in _tensors(out):
+                node = t.grad_fn
+                if node is not None and _TAG not in node.metadata:
+                    node.metadata[_TAG] = source
+        return out
+
+
+class _DispatchMode(TorchDispatchMode):
+    def __init__(self, recorder: "FootprintRecorder"):
+        super().__init__()
+        self.rec = recorder
+
+    def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        self.rec._record(func, args, kwargs)
+        return func(*args, **kwargs)
+
+
+class FootprintRecorder:
+    """Context manager recording the ops dispatched on ``device_type`` tensors.
+
+    ``api_objects``: the API (function, class, or torch function); ``user_files``: source
+    files of the scenario code, so ops of callables defined there are told apart.
+    """
+
+    def __init__(self, device_type: str, api_objects: Iterable[Any] = (),
+                 api_codes: Iterable[types.CodeType] = (), user_files: Iterable[str] = ()):
+        self.device_type = device_type
+        self.attr = _Attribution(api_codes, user_files, api_objects)
+        self.counts: Dict[Tuple[str, str], int] = defaultdict(int)
+        self.dtypes: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
+        self._modes: List[Any] = []
+
+    def _source(self) -> str:
+        node = torch._C._current_autograd_node()
+        if node is not None:
+            tagged = node.metadata.get(_TAG) if hasattr(node, "metadata") else None
+            if tagged:
+                return tagged
+        if threading.get_ident() != self.attr.main_thread:
+            return self.attr.from_other_threads()
+        source = self.attr.from_stack()
+        return source or "api"
+
+    def _record(self, func: Any, args: tuple, kwargs: dict) -> None:
+        tensors = _tensors((args, kwargs))
+        on_device = [t for t in tensors if t.device.type == self.device_type]
+        if not on_device:
+            # factories: the device is in kwargs
+            dev = kwargs.get("device")
+            if dev is None or torch.device(dev).type != self.device_type:
+                return
+            dtype = kwargs.get("dtype") or torch.get_default_dtype()
+            dtypes = {str(dtype).replace("torch.", "")}
+        else:
+            dtypes = {str(t.dtype).replace("torch.", "") for t in on_device}
+        key = (op_packet_name(func), self._source())
+        self.counts[key] += 1
+        self.dtypes[key].update(dtypes)
+
+    def __enter__(self) -> "FootprintRecorder":
+        fmode = _FunctionMode(self.attr)
+        dmode = _DispatchMode(self)
+        fmode.__enter__()
+        try:
+            dmode.__enter__()
+        except BaseException:
+            fmode.__exit__(None, None, None)
+            raise
+        self._modes = [fmode, dmode]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        fmode, dmode = self._modes
+        dmode.__exit__(*exc)
+        fmode.__exit__(*exc)
+        self._modes = []
+
+    def entries(self) -> List[FootprintEntry]:
+        return [
+            FootprintEntry(op=op, source=src, count=n, dtypes=sorted(self.dtypes[(op, src)]))
+            for (op, src), n in sorted(self.counts.items())
+        ]
+
+
+def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
+    """Merge entries of several scenarios: one row per (op, source)."""
+    counts: Dict[Tuple[str, str], int] = defaultdict(int)
+    dtypes: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
+    for e in entries:
+        counts[(e.op, e.source)] += e.count
+        dtypes[(e.op, e.source)].update(e.dtypes)
+    return [FootprintEntry(op=op, source=src, count=n, dtypes=sorted(dtypes[(op, src)]))
+            for (op, src), n in sorted(counts.items())]
+
+
+def compute_ops(entries: Iterable[FootprintEntry], source: str = "api") -> List[FootprintEntry]:
+    """Entries of ``source`` that do real work (not views, copies or allocation)."""
+    return [e for e in entries if e.source == source and e.op.split(".", 1)[-1] not in METADATA_OPS]
+
+
+def involvement(entries: Iterable[FootprintEntry]) -> str:
+    """none | indirect | direct: does the API itself issue device operators?"""
+    entries = list(entries)
+    if any(e.source == "api" for e in entries):
+        return "direct"
+    if entries:
+        return "indirect"
+    return "none"

@@ -1,0 +1,131 @@
+"""Resolve a dotted API name to the object it names, with aliases and close matches."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any, List, Optional
+
+from ..errors import UnknownApiError
+
+
+@dataclass
+class ResolvedApi:
+    name: str  # as the user wrote it
+    qualified_name: str  # where the object is defined: module + qualname
+    obj: Any
+    parent: Any  # the module or class the last name was looked up in
+    aliases: List[str] = field(default_factory=list)  # other spellings that reach obj
+
+    @property
+    def short(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+def _public_names(obj: Any) -> List[str]:
+    try:
+        return [n for n in dir(obj) if not n.startswith("__")]
+    except Exception:
+        return []
+
+
+def _suggest(prefix: str, parent: Any, wrong: str, limit: int = 5) -> List[str]:
+    names = _public_names(parent)
+    close = difflib.get_close_matches(wrong, names, n=limit, cutoff=0.6)
+    if not close:
+        public = [n for n in names if not n.startswith("_")]
+        close = difflib.get_close_matches(wrong, public, n=limit, cutoff=0.3)
+    return [f"{prefix}.{n}" for n in close]
+
+
+def qualified_name_of(obj: Any, fallback: str) -> str:
+    """The defining location of obj: ``torch.autograd.gradcheck.gradcheck`` for gradcheck."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    # torch.ops.aten.<op> packets and overloads
+    op_name = getattr(obj, "_qualified_op_name", None) or getattr(obj, "_name", None)
+    if type(obj).__name__ in ("OpOverloadPacket", "OpOverload") and op_name:
+        return "torch.ops." + str(op_name).replace("::", ".")
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if module and qualname and "<" not in qualname:
+        # torch builtins report __module__ 'torch._C._VariableFunctions'; the public
+        # spelling the user gave is more useful than that implementation detail.
+        if module.startswith("torch._C") or "_VariableFunctions" in qualname or (
+                inspect.isbuiltin(obj) and "." not in qualname and module == "torch"):
+            return fallback
+        return f"{module}.{qualname}"
+    return fallback
+
+
+def resolve(name: str) -> ResolvedApi:
+    """Resolve ``name`` or raise :class:`UnknownApiError` with close matches."""
+    name = name.strip()
+    if not name or any(not p.isidentifier() for p in name.split(".")):
+        raise UnknownApiError(f"'{name}' is not a dotted Python name (e.g. torch.autograd.gradcheck)")
+    parts = name.split(".")
+    try:
+        obj: Any = importlib.import_module(parts[0])
+    except Exception:
+        raise UnknownApiError(f"unknown API '{name}': module '{parts[0]}' cannot be imported") from None
+    parent: Any = None
+    for i in range(1, len(parts)):
+        parent = obj
+        # attributes first: torch.autograd.gradcheck is the function, not the module
+        try:
+            obj = getattr(obj, parts[i])
+            continue
+        except Exception:
+            pass
+        # a submodule not yet imported, or one shadowed by a same-named attribute
+        # (torch.autograd.gradcheck.gradcheck: the module behind the function)
+        try:
+            module = importlib.import_module(".".join(parts[:i]))
+            obj = getattr(module, parts[i])
+            parent = module
+            continue
+        except Exception:
+            pass
+        try:
+            obj = importlib.import_module(".".join(parts[: i + 1]))
+            continue
+        except Exception:
+            pass
+        prefix = ".".join(parts[:i])
+        hints = _suggest(prefix, parent, parts[i])
+        hint = f"; did you mean: {', '.join(hints)}?" if hints else ""
+        raise UnknownApiError(f"unknown API '{name}': '{prefix}' has no attribute '{parts[i]}'{hint}")
+    if parent is None:
+        parent = sys.modules.get(name.rsplit(".", 1)[0]) if "." in name else None
+    qualified = qualified_name_of(obj, name)
+    aliases = [a for a in {name, qualified} if a != qualified]
+    return ResolvedApi(name=name, qualified_name=qualified, obj=obj, parent=parent,
+                       aliases=sorted(aliases))
+
+
+def unwrap(obj: Any) -> Any:
+    try:
+        return inspect.unwrap(obj)
+    except Exception:
+        return obj
+
+
+def same_api(a: str, b: str) -> bool:
+    """True when two dotted names reach the same object (e.g. an alias and its definition)."""
+    if a == b:
+        return True
+    try:
+        return resolve(a).obj is resolve(b).obj
+    except UnknownApiError:
+        return False
+
+
+def maybe_resolve(name: str) -> Optional[ResolvedApi]:
+    try:
+        return resolve(name)
+    except UnknownApiError:
+        return None

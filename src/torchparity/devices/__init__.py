@@ -1,0 +1,53 @@
+"""Device adapters: one small class per backend, plus environment capture.
+
+``get_adapter(spec)`` understands ``cpu``, ``cuda[:N]``, ``npu[:N]``, ``xpu[:N]``, ``mps``,
+``auto`` (the first available accelerator, else cpu) and ``emu:<profile>`` (the emulated
+accelerator, e.g. ``emu:ascend-a2`` or ``emu:path/to/profile.yaml``).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Type
+
+from ..errors import InputError
+from .backends import CpuAdapter, CudaAdapter, MpsAdapter, NpuAdapter, XpuAdapter
+from .base import DeviceAdapter
+
+REAL: Dict[str, Type[DeviceAdapter]] = {
+    "cpu": CpuAdapter,
+    "cuda": CudaAdapter,
+    "npu": NpuAdapter,
+    "xpu": XpuAdapter,
+    "mps": MpsAdapter,
+}
+AUTO_ORDER = ("npu", "cuda", "xpu", "mps")
+
+
+def _index(spec: str, text: Optional[str]) -> Optional[int]:
+    if text is None or text == "":
+        return None
+    if not text.isdigit():
+        raise InputError(f"bad device '{spec}': the index after ':' must be a number")
+    return int(text)
+
+
+def get_adapter(spec: str) -> DeviceAdapter:
+    """The adapter for a device spec; raises InputError for a spec it cannot parse."""
+    spec = (spec or "auto").strip()
+    if spec.startswith("emu:") or spec == "emu":
+        from .emulated import EmulatedAdapter
+
+        ref = spec[4:] or "ascend-a2"
+        return EmulatedAdapter(spec, ref)
+    if spec == "auto":
+        for name in AUTO_ORDER:
+            adapter = REAL[name](name)
+            if adapter.unavailable_reason() is None:
+                adapter.spec = "auto"
+                return adapter
+        return CpuAdapter("auto")
+    kind, _, idx = spec.partition(":")
+    if kind not in REAL:
+        known = ", ".join(list(REAL) + ["auto", "emu:<profile>"])
+        raise InputError(f"unknown device '{spec}'; use one of: {known}")
+    return REAL[kind](spec, _index(spec, idx))

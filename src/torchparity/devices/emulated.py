@@ -1,0 +1,63 @@
+"""The emulated accelerator as a device adapter: ``emu:<profile>`` or ``emu:<file.yaml>``.
+
+Nothing outside devices/ knows the emulator exists; to the rest of torchparity this is a
+device of type ``profile.device_type`` (``npu`` for the Ascend profiles) whose results are
+labelled emulated.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Dict, List, Optional, Tuple
+
+from ..results.models import DeviceInfo
+from .base import DeviceAdapter
+from .profiles import Profile, load_profile
+
+
+class EmulatedAdapter(DeviceAdapter):
+    emulated = True
+
+    def __init__(self, spec: str, profile_ref: str, index: Optional[int] = None):
+        super().__init__(spec, index)
+        self.profile: Profile = load_profile(profile_ref)
+        self.type = self.profile.device_type
+
+    def unavailable_reason(self) -> Optional[str]:
+        if self.type == "npu" and "torch_npu" in sys.modules:
+            return "emu: torch_npu is loaded in this process; the emulated 'npu' cannot coexist with it"
+        from .emulator import support_problem
+
+        return support_problem()
+
+    def setup(self) -> None:
+        from .emulator import activate
+
+        activate(self.profile)
+
+    @property
+    def torch_device(self) -> str:
+        return f"{self.type}:{self.index or 0}"
+
+    def device_name(self) -> Optional[str]:
+        return self.profile.device_name or f"{self.profile.name} (emulated)"
+
+    def info(self) -> DeviceInfo:
+        return DeviceInfo(type=self.type, name=self.device_name(), emulated=True,
+                          profile=self.profile.name, spec=self.spec)
+
+    def backend_versions(self) -> Dict[str, str]:
+        from .. import __version__
+
+        return {"torchparity-emulator": __version__}
+
+    def environment_extra(self) -> Dict[str, str]:
+        extra = {"profile": self.profile.name}
+        if self.profile.path:
+            extra["profile_path"] = self.profile.path
+        if self.profile.chips:
+            extra["chips"] = ", ".join(self.profile.chips)
+        return extra
+
+    def error_patterns(self) -> List[Tuple[str, str, str]]:
+        return []

@@ -1,0 +1,165 @@
+"""Capability profiles: what an (emulated) device supports, as validated YAML.
+
+A profile names the torch device type it emulates, the chips it stands for, per-aten-op
+dtype support, build features, optional numerics and the shape of the real backend's
+error messages. Ops that are not listed are allowed (``default: allow``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ...errors import ProfileError
+
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+          "float32", "float64", "complex32", "complex64", "complex128")
+
+PROFILE_DIR = Path(__file__).resolve().parent
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class OpSupport(_Strict):
+    """Support of one aten op (all overloads). No dtypes list: every dtype allowed."""
+
+    supported: bool = True
+    dtypes: Optional[List[str]] = None
+    source: Optional[str] = None  # where the fact comes from (docs entry, hardware run)
+    note: Optional[str] = None
+
+    @field_validator("dtypes")
+    @classmethod
+    def _known_dtypes(cls, value):
+        if value is not None:
+            bad = [d for d in value if d not in DTYPES]
+            if bad:
+                raise ValueError(f"unknown dtype(s) {bad}; known: {', '.join(DTYPES)}")
+        return value
+
+
+class Features(_Strict):
+    itt: bool = True  # torch.profiler.itt available (a build option)
+    autocast: bool = True
+    autocast_dtypes: List[str] = Field(default_factory=lambda: ["float16", "bfloat16"])
+    # features a Python backend cannot provide; listed so a profile can say so explicitly
+    generator: bool = False
+    pin_memory: bool = False
+    sparse: bool = False
+
+
+class Numerics(_Strict):
+    """Optional deviations of the device's arithmetic from the CPU's."""
+
+    # ops computed with reduced precision for these dtypes, e.g. matmul in TF32/HF32
+    reduced_precision_ops: Dict[str, List[str]] = Field(default_factory=dict)
+    mantissa_bits: int = 10
+
+
+class ErrorTemplates(_Strict):
+    """Message shapes of the real backend; {op}, {kernel}, {dtype}, {backend} are filled in."""
+
+    dtype: str = "\"{kernel}\" not implemented for '{dtype}'"
+    no_kernel: str = ("Could not run '{op}' with arguments from the '{backend}' backend. "
+                      "This could be because the operator doesn't exist for this backend")
+    itt: str = "Can't use ITT profiler - PyTorch was compiled without ITT"
+
+
+class Profile(_Strict):
+    name: str
+    description: str = ""
+    device_type: str = "npu"
+    vendor: Optional[str] = None
+    chips: List[str] = Field(default_factory=list)
+    device_name: Optional[str] = None
+    generated: Optional[Dict[str, str]] = None  # how it was built: command, sources, torch version
+    default: str = "allow"  # "allow" | "deny": ops not listed
+    ops: Dict[str, OpSupport] = Field(default_factory=dict)
+    features: Features = Field(default_factory=Features)
+    numerics: Numerics = Field(default_factory=Numerics)
+    errors: ErrorTemplates = Field(default_factory=ErrorTemplates)
+    path: Optional[str] = Field(default=None, exclude=True)
+
+    @field_validator("default")
+    @classmethod
+    def _default(cls, value):
+        if value not in ("allow", "deny"):
+            raise ValueError("must be 'allow' or 'deny'")
+        return value
+
+    @field_validator("device_type")
+    @classmethod
+    def _device_type(cls, value):
+        if not value.isidentifier() or value in ("cpu", "cuda", "meta", "mps", "xpu"):
+            raise ValueError(f"{value!r} cannot be an emulated device type name")
+        return value
+
+    @field_validator("ops")
+    @classmethod
+    def _op_names(cls, value):
+        for key in value:
+            if not key.startswith("aten."):
+                raise ValueError(f"op {key!r} must be an aten op name like 'aten.dot'")
+        return value
+
+    def op_support(self, op: str) -> Optional[OpSupport]:
+        """Support entry for 'aten.dot' or 'aten.dot.default' (overloads share it)."""
+        entry = self.ops.get(op)
+        if entry is None and op.count(".") >= 2:
+            entry = self.ops.get(".".join(op.split(".")[:2]))
+        return entry
+
+    def allows(self, op: str, dtype: str) -> bool:
+        entry = self.op_support(op)
+        if entry is None:
+            return self.default == "allow"
+        if not entry.supported:
+            return False
+        return entry.dtypes is None or dtype in entry.dtypes
+
+
+def builtin_profiles() -> Dict[str, Path]:
+    return {p.stem: p for p in sorted(PROFILE_DIR.glob("*.yaml"))}
+
+
+def load_profile(name_or_path: Union[str, os.PathLike]) -> Profile:
+    """Load a shipped profile by name (``ascend-a2``) or any YAML file by path."""
+    text_name = str(name_or_path)
+    shipped = builtin_profiles()
+    if text_name in shipped:
+        path = shipped[text_name]
+    else:
+        path = Path(text_name)
+        if not path.is_file():
+            known = ", ".join(shipped) or "none"
+            raise ProfileError(f"unknown profile '{text_name}': not a shipped profile ({known}) "
+                               "and no such file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ProfileError(f"{path}:{where} invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: a profile must be a mapping, got {type(data).__name__}")
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise ProfileError(f"{path}: key '{key}': {err['msg']}") from None
+    profile.path = str(path)
+    return profile
+
+
+def dump_profile(profile: Profile) -> str:
+    data = profile.model_dump(mode="json", exclude_none=True)
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)

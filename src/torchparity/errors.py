@@ -1,0 +1,26 @@
+"""Errors that reach the user as one line and a non-zero exit (never a traceback).
+
+Every module may raise these; the CLI prints ``str(err)`` and exits with ``err.exit_code``.
+"""
+
+from __future__ import annotations
+
+
+class TorchparityError(Exception):
+    exit_code = 2
+
+
+class UnknownApiError(TorchparityError):
+    """A dotted name that does not resolve; the message carries close matches."""
+
+
+class DeviceUnavailableError(TorchparityError):
+    """The requested device cannot be used here (backend missing, no hardware, ...)."""
+
+
+class ProfileError(TorchparityError):
+    """A capability profile that cannot be loaded; the message names file, key and problem."""
+
+
+class InputError(TorchparityError):
+    """Any other bad input: a missing folder, an unreadable file, a bad option value."""

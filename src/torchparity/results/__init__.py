@@ -1,0 +1,1 @@
+"""Result models (pydantic) and stores (JSON bundle, SQLite)."""

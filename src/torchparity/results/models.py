@@ -1,0 +1,200 @@
+"""The result model: the one thing every folder shares.
+
+The JSON written by ``torchparity check --out DIR`` (report.json) is ``Report.model_dump``.
+Contract: fields are only ever added, never renamed or removed.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Dict, List, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Status(str, Enum):
+    """Outcome of one scenario (one API x one dtype x one case)."""
+
+    PASS = "pass"
+    FAIL = "fail"  # ran on the device, wrong result
+    UNSUPPORTED = "unsupported"  # the device refused: dtype limit, no kernel, build config
+    ERROR = "error"  # unexpected exception (device or harness)
+    CRASH = "crash"  # the worker process died (segfault, abort)
+    TIMEOUT = "timeout"
+    SKIP = "skip"  # not run or not comparable; detail says why
+    PARTIAL = "partial"  # matrix only: some samples of an API x dtype pass, some do not
+
+
+class Cause(str, Enum):
+    """Why a scenario did not pass. ``None`` on a pass."""
+
+    DTYPE_LIMIT = "dtype_limit"  # a kernel exists but refuses this dtype on the device
+    NO_KERNEL = "no_kernel"  # no kernel for the op on the device at all
+    BUILD_CONFIG = "build_config"  # a feature not compiled into this build (e.g. ITT)
+    FEATURE_LIMIT = "feature_limit"  # a device capability missing (generator, pin_memory, ...)
+    MISMATCH = "mismatch"  # values differ beyond the standard's threshold
+    METADATA = "metadata"  # wrong dtype, device, shape or type of an output
+    EXCEPTION_MISMATCH = "exception_mismatch"  # CPU and device disagree on raising
+    DEVICE_ERROR = "device_error"  # the device raised where CPU did not, unclassified
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    HARNESS_ERROR = "harness_error"  # the scenario or the tool itself failed
+    NOT_COMPARABLE = "not_comparable"  # random or uninitialised output: not compared
+    UPSTREAM_SKIP = "upstream_skip"  # OpInfo's own skip/xfail for this case
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+
+
+class Text(Strict):
+    """A short text in both report languages."""
+
+    en: str
+    zh: str
+
+
+class FootprintEntry(Strict):
+    op: str  # e.g. "aten.dot.default"
+    dtypes: List[str]  # e.g. ["float64"]
+    count: int
+    # who issued it: "api" (the API itself), "callable" (user code passed to the API),
+    # "scenario" (code around the API call: setup, context-manager bodies, other APIs)
+    source: str = "api"
+
+
+class Analysis(Strict):
+    qualified_name: str
+    kind: str  # function | class | method | module | builtin | op
+    implementation: str  # python_function | python_class | cpp_builtin | aten_operator | module
+    device_involvement: Optional[str] = None  # none | indirect | direct (after scenarios ran)
+    signature: Optional[str] = None
+    summary: Optional[str] = None  # first docstring paragraph
+    source_file: Optional[str] = None
+    source_line: Optional[int] = None
+    aliases: List[str] = Field(default_factory=list)
+    bindings: List[str] = Field(default_factory=list)  # C++ entry points its own body calls
+    footprint: List[FootprintEntry] = Field(default_factory=list)
+
+
+class Metric(Strict):
+    """The number that decided a status, and the threshold it was held to."""
+
+    name: str
+    value: Optional[float] = None
+    threshold: Optional[float] = None
+    standard: Optional[str] = None
+
+
+class ScenarioResult(Strict):
+    id: str
+    dtype: Optional[str] = None
+    status: Status
+    cause: Optional[Cause] = None
+    detail: str = ""
+    duration_s: float = 0.0
+    description: Optional[Text] = None
+    expected: Optional[Text] = None
+    tags: List[str] = Field(default_factory=list)
+    metric: Optional[Metric] = None
+    snippet: Optional[str] = None
+    emulated: bool = False
+
+
+class Verdict(Strict):
+    # supported | partial | unsupported | broken | unknown
+    status: str
+    category: Optional[str] = None  # e.g. "1.1①"
+    category_rule: Optional[str] = None  # the rule that decided the category
+    causes: List[str] = Field(default_factory=list)
+    summary: Text
+    adaptation: Optional[Text] = None  # "API adaptation" verdict of the seeds
+
+
+class TestSite(Strict):
+    file: str
+    cls: Optional[str] = Field(default=None, alias="class")
+    test: str
+    direct: int = 0
+    indirect: int = 0
+    device_generic: bool = False
+    skip_reason: Optional[str] = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class TestsEvidence(Strict):
+    tree: Optional[str] = None
+    direct_sites: int = 0
+    indirect_sites: int = 0
+    via: List[str] = Field(default_factory=list)  # wrappers through which it is reached
+    tests: List[TestSite] = Field(default_factory=list)
+
+
+class OfficialDocs(Strict):
+    status: str  # own_page | anchor | absent | unknown
+    url: Optional[str] = None
+    source: Optional[str] = None  # the docs file it was found in
+    note: Optional[str] = None
+
+
+class VendorDocs(Strict):
+    present: bool
+    name: Optional[str] = None  # the name the entry uses (may be an alias)
+    chips: Dict[str, bool] = Field(default_factory=dict)
+    limits: Optional[str] = None
+    dtypes: Optional[List[str]] = None  # parsed from "仅支持 ..."
+    source: Optional[str] = None
+
+
+class DocsEvidence(Strict):
+    official: Optional[OfficialDocs] = None
+    vendor: Optional[VendorDocs] = None
+
+
+class Evidence(Strict):
+    tests: Optional[TestsEvidence] = None
+    docs: Optional[DocsEvidence] = None
+    not_run: Dict[str, str] = Field(default_factory=dict)  # section -> option that enables it
+
+
+class ApiReport(Strict):
+    name: str
+    qualified_name: str
+    analysis: Analysis
+    scenarios: List[ScenarioResult] = Field(default_factory=list)
+    verdict: Verdict
+    evidence: Optional[Evidence] = None
+
+
+class DeviceInfo(Strict):
+    type: str  # torch device type: cpu, cuda, npu, xpu, mps, or the emulated name
+    name: Optional[str] = None  # marketing name of the device / chip
+    emulated: bool = False
+    profile: Optional[str] = None  # capability profile of an emulated device
+    spec: Optional[str] = None  # what the user asked for, e.g. "emu:ascend-a2"
+
+
+class Environment(Strict):
+    os: str
+    arch: str
+    python: str
+    torch: str
+    backend: Dict[str, str] = Field(default_factory=dict)  # e.g. {"torch_npu": "2.7.1"}
+    device_name: Optional[str] = None
+    cann: Optional[str] = None
+    hostname: Optional[str] = None
+    extra: Dict[str, Any] = Field(default_factory=dict)
+
+
+class Report(Strict):
+    tool_version: str
+    created: str
+    environment: Environment
+    device: DeviceInfo
+    apis: List[ApiReport] = Field(default_factory=list)
+    banner: Optional[str] = None  # "emulated: a prediction, not a hardware result"
+    options: Dict[str, Any] = Field(default_factory=dict)
+
+
+EMULATED_BANNER = "emulated: a prediction, not a hardware result"

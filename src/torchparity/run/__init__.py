@@ -1,0 +1,1 @@
+"""Running scenarios on a device: worker processes, timeouts, crash capture, parallelism."""

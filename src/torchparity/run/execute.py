@@ -1,0 +1,143 @@
+"""Executing one scenario case in this process: CPU reference, device run, judgement."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Tuple
+
+import torch
+
+from ..api.footprint import FootprintRecorder
+from ..devices.base import DeviceAdapter
+from ..judge.causes import classify_exception
+from ..judge.compare import Judgement, compare_outputs
+from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
+from ..scenarios.registry import Raises, Scenario
+
+SEED = 0
+DETAIL_LIMIT = 600
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    exc: Optional[BaseException] = None
+    seconds: float = 0.0
+
+    @property
+    def raised(self) -> bool:
+        return self.exc is not None
+
+    def describe(self) -> str:
+        if self.exc is None:
+            return "no exception"
+        return describe_exception(self.exc)
+
+
+def describe_exception(exc: BaseException) -> str:
+    text = str(exc).strip()
+    # the first meaningful line; torch errors often carry a long C++ trace after it
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    detail = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return detail[:DETAIL_LIMIT]
+
+
+def _run(fn, device: str, dtype: torch.dtype, adapter: Optional[DeviceAdapter]) -> Outcome:
+    torch.manual_seed(SEED)
+    start = time.perf_counter()
+    try:
+        value = fn(device, dtype)
+        if adapter is not None:
+            adapter.synchronize()
+        return Outcome(value=value, seconds=time.perf_counter() - start)
+    except Exception as exc:  # the scenario's own failure is data, not our crash
+        return Outcome(exc=exc, seconds=time.perf_counter() - start)
+
+
+def _matches(exc: BaseException, raises: Raises) -> bool:
+    names = {klass.__name__ for klass in type(exc).__mro__}
+    return raises.type in names and re.search(raises.match, str(exc)) is not None
+
+
+def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdapter) -> Judgement:
+    extra = adapter.error_patterns()
+    if dev.raised:
+        unsupported = classify_exception(type(dev.exc).__name__, str(dev.exc), extra)
+    else:
+        unsupported = None
+
+    if sc.raises is not None:
+        if dev.raised and _matches(dev.exc, sc.raises):
+            note = "" if cpu.raised and _matches(cpu.exc, sc.raises) else (
+                f"; note: the CPU reference gave {cpu.describe()}")
+            return Judgement(Status.PASS, None, f"raised as expected: {dev.describe()}{note}")
+        if unsupported:
+            return Judgement(unsupported[0], unsupported[1], dev.describe())
+        if dev.raised:
+            return Judgement(Status.ERROR, Cause.DEVICE_ERROR,
+                             f"expected {sc.raises.type} matching {sc.raises.match!r}, got {dev.describe()}")
+        return Judgement(Status.FAIL, Cause.EXCEPTION_MISMATCH,
+                         f"expected {sc.raises.type} matching {sc.raises.match!r}, but it returned normally")
+
+    if dev.raised:
+        if unsupported:
+            note = "; the CPU reference in this process raised the same" if (
+                cpu.raised and type(cpu.exc) is type(dev.exc)) else ""
+            return Judgement(unsupported[0], unsupported[1], dev.describe() + note)
+        if cpu.raised:
+            return Judgement(Status.ERROR, Cause.HARNESS_ERROR,
+                             f"fails on the CPU too: {cpu.describe()}")
+        return Judgement(Status.ERROR, Cause.DEVICE_ERROR, dev.describe())
+    if cpu.raised:
+        return Judgement(Status.ERROR, Cause.HARNESS_ERROR,
+                         f"the CPU reference failed: {cpu.describe()}")
+    if sc.compare == "none":
+        return Judgement(Status.PASS, None, f"returned {_short(dev.value)} (not compared)")
+    judgement = compare_outputs(cpu.value, dev.value, adapter.type)
+    if judgement.passed and not judgement.detail:
+        judgement.detail = f"matches the CPU: {_short(dev.value)}"
+    return judgement
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"tensor(shape={tuple(value.shape)}, dtype={str(value.dtype)[6:]}, device={value.device.type})"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_short(v, 60) for v in value)
+        text = f"({inner})"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
+                     adapter: DeviceAdapter) -> List[FootprintEntry]:
+    """Run the scenario once more on the device under the footprint recorder."""
+    recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
+                                 api_codes=api_codes, user_files=[sc.source_file])
+    torch.manual_seed(SEED)
+    try:
+        with recorder:
+            sc.fn(adapter.torch_device, dtype)
+            adapter.synchronize()
+    except Exception:
+        pass  # the judged run already reported it; ops up to the failure are recorded
+    return recorder.entries()
+
+
+def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint: bool = False,
+            api_obj: Any = None, api_codes: Sequence[Any] = ()) -> Tuple[ScenarioResult, List[FootprintEntry]]:
+    dtype = getattr(torch, dtype_name)
+    cpu = _run(sc.fn, "cpu", dtype, None)
+    dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
+    judgement = judge_outcomes(sc, cpu, dev, adapter)
+    result = ScenarioResult(
+        id=sc.id, dtype=dtype_name, status=judgement.status, cause=judgement.cause,
+        detail=judgement.detail[:DETAIL_LIMIT], duration_s=round(dev.seconds, 6),
+        description=sc.description, expected=sc.expected, tags=list(sc.tags),
+        metric=judgement.metric, emulated=adapter.emulated,
+    )
+    entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
+    return result, entries

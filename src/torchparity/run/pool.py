@@ -1,0 +1,260 @@
+"""A pool of worker processes with per-case timeouts and crash isolation.
+
+Cases are handed out one at a time to idle workers. A worker that dies (segfault, abort,
+os._exit) costs only its in-flight case, recorded as ``crash``; a case that overruns its
+timeout gets its worker killed and is recorded as ``timeout``. Either way a fresh worker
+takes over the remaining cases.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple
+
+from ..errors import DeviceUnavailableError, TorchparityError
+
+DEFAULT_STARTUP_TIMEOUT = 300.0
+MAX_STARTUP_FAILURES = 3
+
+
+@dataclass
+class CaseEvent:
+    """What became of one case: a payload from the worker, or a crash / timeout."""
+
+    index: int
+    kind: str  # "result" | "crash" | "timeout"
+    payload: Dict[str, Any] = field(default_factory=dict)
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def _signal_name(returncode: Optional[int]) -> str:
+    if returncode is None:
+        return "unknown exit"
+    if returncode < 0:
+        try:
+            return f"{signal.Signals(-returncode).name} (signal {-returncode})"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+class _Worker:
+    def __init__(self, init: Dict[str, Any], env: Dict[str, str]):
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "torchparity.run.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+            env=env, start_new_session=True,
+        )
+        self.buffer = b""
+        self.ready = False
+        self.case: Optional[int] = None
+        self.deadline = 0.0
+        self.started_at = time.monotonic()
+        self.send(dict(init, op="init"))
+
+    def send(self, msg: Dict[str, Any]) -> bool:
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def lines(self) -> Tuple[List[Dict[str, Any]], bool]:
+        """Messages available now, and whether the worker's stdout closed."""
+        try:
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return [], True
+        self.buffer += chunk
+        *complete, self.buffer = self.buffer.split(b"\n")
+        msgs = []
+        for raw in complete:
+            if raw.strip():
+                try:
+                    msgs.append(json.loads(raw))
+                except json.JSONDecodeError:
+                    continue
+        return msgs, False
+
+    def stderr_tail(self, limit: int = 400) -> str:
+        try:
+            self.stderr.seek(0, os.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - 4000))
+            text = self.stderr.read().decode(errors="replace")
+        except (OSError, ValueError):
+            return ""
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        tail = " | ".join(lines[-3:])
+        return tail[-limit:]
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.close()
+
+    def close(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            self.stderr.close()
+        except OSError:
+            pass
+
+
+class WorkerPool:
+    """Runs cases on ``jobs`` workers for one device.
+
+    ``init`` is sent to every worker (device spec, scenario modules, options).
+    """
+
+    def __init__(self, init: Dict[str, Any], jobs: int = 1, env: Optional[Dict[str, str]] = None,
+                 startup_timeout: float = DEFAULT_STARTUP_TIMEOUT):
+        self.init = init
+        self.jobs = max(1, jobs)
+        self.env = dict(os.environ if env is None else env)
+        self.env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+        self.env.setdefault("PYTHONUNBUFFERED", "1")
+        self.startup_timeout = startup_timeout
+
+    def run(self, cases: List[Dict[str, Any]], timeouts: Iterable[float],
+            on_event: Callable[[CaseEvent], None], skip: Iterable[int] = ()) -> None:
+        timeouts = list(timeouts)
+        skipped = set(skip)
+        pending: Deque[int] = deque(i for i in range(len(cases)) if i not in skipped)
+        if not pending:
+            return
+        selector = selectors.DefaultSelector()
+        workers: List[_Worker] = []
+        startup_failures = 0
+        sent_at: Dict[int, float] = {}
+
+        def spawn() -> None:
+            w = _Worker(self.init, self.env)
+            w.deadline = time.monotonic() + self.startup_timeout
+            selector.register(w.proc.stdout, selectors.EVENT_READ, w)
+            workers.append(w)
+
+        def retire(w: _Worker, kill: bool) -> None:
+            try:
+                selector.unregister(w.proc.stdout)
+            except (KeyError, ValueError):
+                pass
+            workers.remove(w)
+            if kill:
+                w.kill()
+            else:
+                try:
+                    w.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    w.kill()
+                    return
+                w.close()
+
+        def dispatch(w: _Worker) -> None:
+            if not pending:
+                return
+            idx = pending.popleft()
+            w.case = idx
+            sent_at[idx] = time.monotonic()
+            w.deadline = sent_at[idx] + timeouts[idx]
+            if not w.send({"op": "case", "id": idx, "case": cases[idx]}):
+                pending.appendleft(idx)  # died before it got it; EOF handling follows
+                w.case = None
+
+        try:
+            for _ in range(min(self.jobs, len(pending))):
+                spawn()
+            while pending or any(w.case is not None for w in workers):
+                # keep enough workers alive for the remaining work
+                in_flight = sum(1 for w in workers if w.case is not None)
+                while pending and len(workers) < min(self.jobs, len(pending) + in_flight):
+                    spawn()
+                now = time.monotonic()
+                wait = max(0.0, min((w.deadline for w in workers), default=now + 1.0) - now)
+                events = selector.select(timeout=min(wait, 5.0))
+                for key, _ in events:
+                    w: _Worker = key.data
+                    if w not in workers:
+                        continue
+                    msgs, closed = w.lines()
+                    for msg in msgs:
+                        ev = msg.get("event")
+                        if ev == "ready":
+                            w.ready = True
+                            startup_failures = 0
+                            dispatch(w)
+                        elif ev == "fatal":
+                            raise DeviceUnavailableError(msg.get("message", "worker setup failed"))
+                        elif ev == "result" and msg.get("id") == w.case:
+                            idx = w.case
+                            w.case = None
+                            on_event(CaseEvent(idx, "result", payload=msg.get("payload", {}),
+                                               seconds=time.monotonic() - sent_at[idx]))
+                            dispatch(w)
+                    if closed:
+                        rc = w.proc.poll()
+                        if rc is None:
+                            try:
+                                rc = w.proc.wait(timeout=10)
+                            except subprocess.TimeoutExpired:
+                                rc = None
+                        tail = w.stderr_tail()
+                        if w.case is not None:
+                            idx = w.case
+                            w.case = None
+                            detail = f"worker died: {_signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
+                            on_event(CaseEvent(idx, "crash", detail=detail,
+                                               seconds=time.monotonic() - sent_at[idx]))
+                        elif not w.ready:
+                            startup_failures += 1
+                            if startup_failures >= MAX_STARTUP_FAILURES:
+                                raise TorchparityError(
+                                    f"worker failed to start ({_signal_name(rc)}): {tail or 'no output'}")
+                        retire(w, kill=False)
+                now = time.monotonic()
+                for w in list(workers):
+                    if now < w.deadline:
+                        continue
+                    if w.case is not None:
+                        idx = w.case
+                        w.case = None
+                        retire(w, kill=True)
+                        on_event(CaseEvent(idx, "timeout",
+                                           detail=f"no result within {timeouts[idx]:g} s; worker killed",
+                                           seconds=now - sent_at[idx]))
+                    elif not w.ready:
+                        retire(w, kill=True)
+                        raise TorchparityError(
+                            f"worker did not start within {self.startup_timeout:g} s")
+                    else:
+                        w.deadline = now + 3600  # idle, waiting for work
+        finally:
+            for w in list(workers):
+                graceful = (w.ready and w.case is None and w.proc.poll() is None
+                            and w.send({"op": "exit"}))
+                retire(w, kill=not graceful)
+            selector.close()

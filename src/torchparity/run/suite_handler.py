@@ -1,0 +1,24 @@
+"""The "suite" case kind: one hand-written scenario x one dtype."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from ..api.classify import code_objects
+from ..api.resolve import resolve
+from ..scenarios import registry
+from .execute import execute
+from .handlers import WorkerContext, register
+
+
+@register("suite")
+def handle_suite(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
+    if "suites_loaded" not in ctx.cache:
+        registry.load_suites(ctx.modules)
+        ctx.cache["suites_loaded"] = True
+    sc = registry.find(case["api"], case["scenario"])
+    api_obj = resolve(case["api"]).obj
+    result, entries = execute(sc, case["dtype"], ctx.adapter, footprint=case.get("footprint", False),
+                              api_obj=api_obj, api_codes=code_objects(api_obj))
+    return {"result": result.model_dump(mode="json"),
+            "footprint": [e.model_dump(mode="json") for e in entries]}

@@ -1,0 +1,161 @@
+"""Scenario registry: scenarios are data plus a small function.
+
+A scenario function takes ``(device, dtype)`` — a device string such as ``"npu:0"`` and a
+``torch.dtype`` — and returns the outputs to compare with the same function run on the
+CPU, or raises the exception the scenario declares in ``raises``. It must make its inputs
+on the CPU and move them (``.to(device)``) so both runs see the same values, and import
+what it needs in its own body: its source is shown in reports as the verification snippet.
+
+Adding an API is adding one module under ``scenarios/suites/`` (or any module given with
+``--scenarios``) that calls :func:`scenario` for each case.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import pkgutil
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..errors import InputError
+from ..results.models import Text
+
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+               "float32", "float64", "complex64", "complex128")
+
+
+@dataclass(frozen=True)
+class Raises:
+    """The exception a scenario expects on every device (CPU included)."""
+
+    type: str  # exception class name, e.g. "RuntimeError"
+    match: str = ""  # regex searched in the message
+
+
+@dataclass
+class Scenario:
+    id: str
+    api: str  # the dotted name the suite registered it under
+    fn: Callable[[str, Any], Any]
+    description: Text
+    expected: Text
+    dtypes: Tuple[str, ...] = ("float32",)
+    tags: Tuple[str, ...] = ()
+    raises: Optional[Raises] = None
+    timeout_s: Optional[float] = None
+    # "values": compare outputs with the CPU run; "none": only that it ran (or raised)
+    compare: str = "values"
+    module: str = ""  # where the scenario is defined (the worker imports it)
+
+    @property
+    def source_file(self) -> str:
+        return inspect.getsourcefile(self.fn) or ""
+
+    def snippet(self, device_expr: str = '"npu"', dtype: Optional[str] = None) -> str:
+        """The scenario function's source plus the line that runs it: a runnable snippet."""
+        try:
+            src = textwrap.dedent(inspect.getsource(self.fn))
+        except (OSError, TypeError):
+            return ""
+        lines = [ln for ln in src.splitlines() if not ln.lstrip().startswith("@")]
+        body = "\n".join(lines)
+        dt = dtype or self.dtypes[0]
+        call = f"print({self.fn.__name__}({device_expr}, torch.{dt}))"
+        return f"import torch\n\n{body}\n\n{call}\n"
+
+
+_REGISTRY: Dict[str, List[Scenario]] = {}
+_LOADED_MODULES: List[str] = []
+
+SUITES_PACKAGE = __name__.rsplit(".", 1)[0] + ".suites"
+
+
+def scenario(api: str, id: str, *, en: str, zh: str, expect_en: str, expect_zh: str,
+             dtypes: Sequence[str] = ("float32",), tags: Sequence[str] = (),
+             raises: Optional[Raises] = None, timeout_s: Optional[float] = None,
+             compare: str = "values") -> Callable:
+    """Decorator registering ``fn(device, dtype)`` as a scenario of ``api``."""
+    for d in dtypes:
+        if d not in DTYPE_NAMES:
+            raise ValueError(f"scenario {api}:{id}: unknown dtype {d!r}")
+    if compare not in ("values", "none"):
+        raise ValueError(f"scenario {api}:{id}: compare must be 'values' or 'none'")
+
+    def register(fn: Callable) -> Callable:
+        sc = Scenario(id=id, api=api, fn=fn, description=Text(en=en, zh=zh),
+                      expected=Text(en=expect_en, zh=expect_zh), dtypes=tuple(dtypes),
+                      tags=tuple(tags), raises=raises, timeout_s=timeout_s, compare=compare,
+                      module=fn.__module__)
+        existing = _REGISTRY.setdefault(api, [])
+        if any(s.id == id for s in existing):
+            raise ValueError(f"scenario {api}:{id} registered twice")
+        existing.append(sc)
+        return fn
+
+    return register
+
+
+def load_suites(extra_modules: Iterable[str] = ()) -> None:
+    """Import the built-in suites and any extra modules (dotted names or .py paths)."""
+    pkg = importlib.import_module(SUITES_PACKAGE)
+    names = [f"{SUITES_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+    for name in list(names) + list(extra_modules):
+        if name in _LOADED_MODULES:
+            continue
+        _import_module(name)
+        _LOADED_MODULES.append(name)
+
+
+def _import_module(name: str) -> None:
+    if name.endswith(".py"):
+        if not os.path.isfile(name):
+            raise InputError(f"scenario file not found: {name}")
+        modname = "torchparity_user_" + os.path.splitext(os.path.basename(name))[0]
+        spec = importlib.util.spec_from_file_location(modname, name)
+        module = importlib.util.module_from_spec(spec)
+
+        sys.modules[modname] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return
+    try:
+        importlib.import_module(name)
+    except ImportError as exc:
+        raise InputError(f"cannot import scenario module {name}: {exc}") from None
+
+
+def registered_apis() -> List[str]:
+    return sorted(_REGISTRY)
+
+
+def scenarios_for(api_names: Iterable[str]) -> List[Scenario]:
+    """Scenarios registered under any of the names (an API and its aliases)."""
+    out: List[Scenario] = []
+    for name in api_names:
+        for sc in _REGISTRY.get(name, []):
+            if sc not in out:
+                out.append(sc)
+    return out
+
+
+def find(api: str, scenario_id: str) -> Scenario:
+    for sc in _REGISTRY.get(api, []):
+        if sc.id == scenario_id:
+            return sc
+    raise KeyError(f"no scenario {scenario_id!r} for {api}")
+
+
+def scenarios_for_object(obj: Any) -> List[Scenario]:
+    """Scenarios registered under any name that resolves to ``obj`` (aliases included)."""
+    from ..api.resolve import maybe_resolve
+
+    out: List[Scenario] = []
+    for name, items in _REGISTRY.items():
+        resolved = maybe_resolve(name)
+        if resolved is not None and resolved.obj is obj:
+            out.extend(items)
+    return out
