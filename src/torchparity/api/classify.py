@@ -87,7 +87,10 @@ def _summary(obj: Any) -> Optional[str]:
     # builtins start with their signature line ("mm(input, mat2, *, out=None) -> Tensor")
     if len(paragraphs) > 1 and "\n" not in first and re.match(r"^[\w.]+\(.*\)( -> .*)?$", first):
         first = paragraphs[1]
-    return " ".join(line.strip() for line in first.splitlines())
+    text = " ".join(line.strip() for line in first.splitlines())
+    # reST roles and literals read better as plain code spans
+    text = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", text)
+    return text.replace("``", "`")
 
 
 def _functions_of(obj: Any) -> List[types.FunctionType]:

@@ -99,13 +99,16 @@ class ScenarioResult(Strict):
     metric: Optional[Metric] = None
     snippet: Optional[str] = None
     emulated: bool = False
+    # ops this case dispatched on the device (api and callable ones, compute ops only)
+    footprint: List[FootprintEntry] = Field(default_factory=list)
 
 
 class Verdict(Strict):
     # supported | partial | unsupported | broken | unknown
     status: str
     category: Optional[str] = None  # e.g. "1.1①"
-    category_rule: Optional[str] = None  # the rule that decided the category
+    category_rule: Optional[str] = None  # name of the rule that decided the category
+    category_reason: Optional[Text] = None  # what the category means, from the rule
     causes: List[str] = Field(default_factory=list)
     summary: Text
     adaptation: Optional[Text] = None  # "API adaptation" verdict of the seeds

@@ -19,7 +19,7 @@ import os
 import pkgutil
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
@@ -62,8 +62,9 @@ class Scenario:
             src = textwrap.dedent(inspect.getsource(self.fn))
         except (OSError, TypeError):
             return ""
-        lines = [ln for ln in src.splitlines() if not ln.lstrip().startswith("@")]
-        body = "\n".join(lines)
+        lines = src.splitlines()
+        start = next((i for i, ln in enumerate(lines) if ln.startswith("def ")), 0)
+        body = "\n".join(lines[start:])  # the decorator (registration) is not part of it
         dt = dtype or self.dtypes[0]
         call = f"print({self.fn.__name__}({device_expr}, torch.{dt}))"
         return f"import torch\n\n{body}\n\n{call}\n"

@@ -1,0 +1,199 @@
+"""`torchparity check`: analyse, run, judge and report a list of APIs on one device."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .. import __version__
+from ..api import footprint as fp
+from ..api.classify import analyse, is_context_manager, takes_callable
+from ..api.resolve import ResolvedApi, resolve
+from ..devices import get_adapter
+from ..devices.base import DeviceAdapter
+from ..devices.environment import capture
+from ..errors import DeviceUnavailableError, InputError
+from ..judge.verdict import decide, load_rules
+from ..results.models import (
+    EMULATED_BANNER,
+    ApiReport,
+    Cause,
+    Evidence,
+    FootprintEntry,
+    Report,
+    ScenarioResult,
+    Status,
+)
+from ..run.pool import CaseEvent, WorkerPool
+from ..scenarios import registry
+from ..scenarios.registry import Scenario
+
+DEFAULT_TIMEOUT = 120.0
+
+NOT_RUN = {
+    "tests": "--tests DIR (a PyTorch or backend test/ tree)",
+    "official_docs": "--docs DIR (PyTorch docs/source)",
+    "vendor_docs": "--vendor-docs DIR (Ascend native_api docs)",
+}
+
+
+class Progress:
+    """What check() reports while it works; the CLI draws it, tests may record it."""
+
+    def start(self, total: int, description: str) -> None: ...
+
+    def advance(self, result: ScenarioResult, api: str) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass
+class _Plan:
+    resolved: ResolvedApi
+    scenarios: List[Scenario]
+    case_ids: List[int] = field(default_factory=list)
+
+
+def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> Tuple[ScenarioResult, List[FootprintEntry]]:
+    base = dict(id=sc.id, dtype=dtype, description=sc.description, expected=sc.expected,
+                tags=list(sc.tags), emulated=emulated, duration_s=round(event.seconds, 6))
+    if event.kind == "crash":
+        return ScenarioResult(status=Status.CRASH, cause=Cause.CRASH, detail=event.detail, **base), []
+    if event.kind == "timeout":
+        return ScenarioResult(status=Status.TIMEOUT, cause=Cause.TIMEOUT, detail=event.detail, **base), []
+    payload = event.payload
+    if "harness_error" in payload:
+        return ScenarioResult(status=Status.ERROR, cause=Cause.HARNESS_ERROR,
+                              detail=f"torchparity failed on this case: {payload['harness_error']}"[:600],
+                              **base), []
+    result = ScenarioResult.model_validate(payload["result"])
+    entries = [FootprintEntry.model_validate(e) for e in payload.get("footprint", [])]
+    return result, entries
+
+
+def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = None,
+          timeout: float = DEFAULT_TIMEOUT, jobs: int = 1, scenario_modules: Sequence[str] = (),
+          category_rules: Optional[str] = None, progress: Optional[Progress] = None,
+          evidence: Optional[Callable[[List[ApiReport]], Dict[str, Evidence]]] = None,
+          writers: Sequence[Callable[[Report, Path], None]] = ()) -> Report:
+    """Check ``apis`` on ``device`` against the CPU.
+
+    Resolves every name first (an unknown one raises UnknownApiError before anything
+    runs), runs each API's scenarios in worker processes (``jobs`` at a time, each case
+    limited to ``timeout`` seconds unless the scenario sets its own), judges them, and
+    returns the Report. With ``out``, writes report.json and the zh/en reports there —
+    also when interrupted, with what was recorded so far.
+    """
+    if not apis:
+        raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck")
+    if timeout <= 0:
+        raise InputError("--timeout must be positive")
+    if out and Path(out).exists() and not Path(out).is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    adapter = get_adapter(device)
+    reason = adapter.unavailable_reason()
+    if reason:
+        raise DeviceUnavailableError(reason)
+    rules = load_rules(category_rules)
+    resolved = [resolve(name) for name in apis]
+    registry.load_suites(scenario_modules)
+
+    plans: List[_Plan] = []
+    cases: List[Dict[str, Any]] = []
+    timeouts: List[float] = []
+    meta: List[Tuple[int, Scenario, str]] = []
+    for r in resolved:
+        plan = _Plan(r, registry.scenarios_for_object(r.obj))
+        for sc in plan.scenarios:
+            for dtype in sc.dtypes:
+                plan.case_ids.append(len(cases))
+                meta.append((len(plans), sc, dtype))
+                cases.append({"kind": "suite", "api": sc.api, "scenario": sc.id, "dtype": dtype,
+                              "footprint": True})
+                timeouts.append(sc.timeout_s or timeout)
+        plans.append(plan)
+
+    results: Dict[int, ScenarioResult] = {}
+    footprints: Dict[int, List[FootprintEntry]] = {}
+    interrupted = False
+
+    def on_event(event: CaseEvent) -> None:
+        _, sc, dtype = meta[event.index]
+        result, entries = _case_result(event, sc, dtype, adapter.emulated)
+        result.snippet = sc.snippet(device_expr=f'"{adapter.type}"', dtype=dtype)
+        result.footprint = [e for e in entries if e.source != "scenario"
+                            and e.op.split(".", 1)[-1] not in fp.METADATA_OPS]
+        results[event.index] = result
+        footprints[event.index] = entries
+        if progress:
+            progress.advance(result, sc.api)
+
+    if progress:
+        progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
+    pool = WorkerPool({"device": adapter.spec, "modules": list(scenario_modules)},
+                      jobs=jobs, env=_worker_env(adapter))
+    try:
+        pool.run(cases, timeouts, on_event)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if progress:
+            progress.stop()
+
+    report = _assemble(plans, results, footprints, adapter, rules, interrupted)
+    if evidence is not None:
+        found = evidence(report.apis)
+        for api_report in report.apis:
+            if api_report.name in found:
+                api_report.evidence = found[api_report.name]
+    if out:
+        from ..deliver.bundle import write_bundle
+
+        write_bundle(report, Path(out), writers)
+    if interrupted:
+        raise KeyboardInterrupt
+    return report
+
+
+def _worker_env(adapter: DeviceAdapter) -> Dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    env.update(adapter.worker_env())
+    return env
+
+
+def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
+              footprints: Dict[int, List[FootprintEntry]], adapter: DeviceAdapter, rules,
+              interrupted: bool) -> Report:
+    info = adapter.info()
+    label = f"{info.type} (emulated: {info.profile})" if info.emulated else info.type
+    api_reports = []
+    for plan in plans:
+        analysis = analyse(plan.resolved)
+        scenario_results = [results[i] for i in plan.case_ids if i in results]
+        entries = fp.merge(e for i in plan.case_ids for e in footprints.get(i, []))
+        analysis.footprint = entries
+        analysis.device_involvement = fp.involvement(entries) if plan.scenarios else None
+        facts = {
+            "involvement": analysis.device_involvement,
+            "implementation": analysis.implementation,
+            "harness": takes_callable(plan.resolved.obj) or is_context_manager(plan.resolved.obj),
+        }
+        verdict = decide(analysis, scenario_results, facts, label, rules)
+        api_reports.append(ApiReport(
+            name=plan.resolved.name, qualified_name=plan.resolved.qualified_name,
+            analysis=analysis, scenarios=scenario_results, verdict=verdict,
+            evidence=Evidence(not_run=dict(NOT_RUN)),
+        ))
+    return Report(
+        tool_version=__version__,
+        created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        environment=capture(adapter),
+        device=info,
+        apis=api_reports,
+        banner=EMULATED_BANNER if info.emulated else None,
+        options={"interrupted": True} if interrupted else {},
+    )

@@ -1,0 +1,170 @@
+"""The command line: a thin typer shell. Parse, call one function, print."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+# torch_npu, when installed, autoloads on `import torch` and breaks it where CANN is
+# missing; torchparity imports it explicitly (and only) for --device npu.
+os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+from . import __version__  # noqa: E402
+from .errors import TorchparityError  # noqa: E402
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Does this PyTorch API behave on the device as on the CPU — for which "
+                       "dtypes, and if not, why?")
+profile_app = typer.Typer(no_args_is_help=True, help="Capability profiles of emulated devices.")
+app.add_typer(profile_app, name="profile")
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+DEVICE_HELP = ("cpu, cuda[:N], npu[:N], xpu, mps, auto (first available accelerator), or "
+               "emu:<profile> for the emulated accelerator (e.g. emu:ascend-a2)")
+
+
+def _version(value: bool) -> None:
+    if value:
+        out_console.print(f"torchparity {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """torchparity: evidence and deliverables for PyTorch API support on accelerators."""
+
+
+class _RichProgress:
+    """Progress bar with ETA for check(); prints each non-passing case as it lands."""
+
+    def __init__(self, console: Console):
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console = console
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                            console=console, transient=True)
+        self.task = None
+
+    def start(self, total: int, description: str) -> None:
+        self.bar.start()
+        self.task = self.bar.add_task(description, total=total)
+
+    def advance(self, result, api: str) -> None:
+        self.bar.advance(self.task)
+        if result.status != "pass":
+            self.console.print(f"  [dim]{api}[/dim] {result.id}[{result.dtype}] → {result.status}"
+                               + (f" ({result.cause})" if result.cause else ""))
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
+@app.command()
+def check(
+    apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
+    device: str = typer.Option("auto", "--device", "-d", help=DEVICE_HELP),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
+    timeout: float = typer.Option(120.0, help="Seconds per scenario before it counts as a timeout."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
+    category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary table."),
+) -> None:
+    """Check APIs on a device against the CPU and write the deliverables."""
+    from .app.check import check as run_check
+    from .deliver.console import print_summary
+
+    progress = None if quiet else _RichProgress(err_console)
+    report = run_check(apis, device, out=str(out) if out else None, timeout=timeout, jobs=jobs,
+                       scenario_modules=scenarios, category_rules=str(category_rules) if category_rules else None,
+                       progress=progress)
+    if not quiet:
+        print_summary(report, out_console)
+    if out:
+        out_console.print(f"wrote {out}/report.json, report.en.md, report.zh.md")
+    broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
+    raise typer.Exit(1 if broken else 0)
+
+
+@app.command()
+def devices() -> None:
+    """List the device backends and whether each can be used here."""
+    from .devices import REAL, get_adapter
+    from .devices.profiles import builtin_profiles
+
+    for name in REAL:
+        adapter = get_adapter(name)
+        reason = adapter.unavailable_reason()
+        out_console.print(f"{name:6} {'available' if reason is None else reason}")
+    for name in builtin_profiles():
+        adapter = get_adapter(f"emu:{name}")
+        reason = adapter.unavailable_reason()
+        out_console.print(f"emu:{name} → emulated '{adapter.type}' "
+                          f"{'available' if reason is None else reason}")
+
+
+@profile_app.command("list")
+def profile_list() -> None:
+    """List the shipped capability profiles."""
+    from .devices.profiles import builtin_profiles, load_profile
+
+    for name, path in builtin_profiles().items():
+        p = load_profile(path)
+        out_console.print(f"{name:16} device '{p.device_type}', {len(p.ops)} op rules, "
+                          f"chips: {', '.join(p.chips) or '-'}")
+
+
+def _fail_line(message: str) -> None:
+    """One line on stderr, unwrapped, whatever the terminal width."""
+    line = " ".join(message.split())
+    sys.stderr.write(f"torchparity: {line}\n")
+    sys.stderr.flush()
+
+
+def main() -> None:
+    try:
+        code = app(standalone_mode=False)  # click returns the code of typer.Exit here
+        sys.exit(code if isinstance(code, int) else 0)
+    except TorchparityError as exc:
+        _fail_line(str(exc))
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        _fail_line("interrupted; what was recorded so far is kept")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except SystemExit:
+        raise
+    except Exception as exc:  # click usage errors come here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(130)
+        if os.environ.get("TORCHPARITY_DEBUG"):
+            raise
+        _fail_line(f"internal error: {type(exc).__name__}: {exc} "
+                   "(set TORCHPARITY_DEBUG=1 for the traceback)")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The terminal summary (rich). The same tables are recorded as the run screenshot."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text as RichText
+
+from ..results.models import Report
+
+STYLE = {"pass": "green", "fail": "red", "unsupported": "yellow", "error": "red",
+         "crash": "bold red", "timeout": "magenta", "skip": "dim", "partial": "yellow",
+         "supported": "green", "broken": "red", "unknown": "dim"}
+
+
+def summary_renderable(report: Report, details: bool = True) -> Group:
+    dev = report.device
+    emulated = " (emulated)" if dev.emulated else ""
+    if dev.emulated:
+        where = f"{dev.type} — EMULATED, profile {dev.profile}: a prediction, not a hardware result"
+    else:
+        where = f"{dev.type} — {report.environment.device_name or 'device'}"
+    parts = [RichText(f"torchparity {report.tool_version} · torch {report.environment.torch} · {where}",
+                      style="bold")]
+    for api in report.apis:
+        v = api.verdict
+        title = RichText.assemble((api.name, "bold"), "  ",
+                                  (f"{v.status}{emulated}", STYLE.get(v.status, "")),
+                                  f"  category {v.category or '-'}")
+        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        table.add_column("scenario", no_wrap=True)
+        table.add_column("dtype", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        table.add_column("cause", no_wrap=True)
+        if details:
+            table.add_column("detail", overflow="fold", ratio=1)
+        for s in api.scenarios:
+            row = [s.id, s.dtype or "", RichText(s.status + emulated, style=STYLE.get(s.status, "")),
+                   s.cause or ""]
+            if details:
+                row.append(s.detail if s.status != "pass" else "")
+            table.add_row(*row)
+        if not api.scenarios:
+            table.add_row("(no scenarios registered)", "", "", "", *([""] if details else []))
+        parts.append(table)
+    return Group(*parts)
+
+
+def print_summary(report: Report, console: Console, details: bool = True) -> None:
+    console.print(summary_renderable(report, details))

@@ -1,0 +1,111 @@
+"""Rendering a Report as the community deliverable (Markdown, zh and en)."""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, Iterable, List
+
+import jinja2
+import yaml
+
+from ..results.models import DocsEvidence, FootprintEntry, Report, TestsEvidence
+
+HERE = Path(__file__).resolve().parent
+LANGS = ("en", "zh")
+
+# footprint ops of scenario code that are plumbing, not work worth a row in the report
+_PLUMBING = {"aten.lift_fresh", "aten.detach", "aten.alias", "aten.view", "aten._to_copy",
+             "aten.copy_", "aten.clone", "aten.empty", "aten.empty_strided", "aten.rand",
+             "aten.randn", "aten.uniform_", "aten.is_same_size", "aten._has_same_storage_numel",
+             "aten._local_scalar_dense", "aten.lift_fresh_copy"}
+
+STATUS_MARK = {"pass": "✔ pass", "fail": "✘ fail", "unsupported": "✘ unsupported",
+               "error": "✘ error", "crash": "✘ crash", "timeout": "✘ timeout", "skip": "– skip",
+               "partial": "◐ partial"}
+
+
+@lru_cache(maxsize=None)
+def labels() -> Dict[str, Dict[str, str]]:
+    return yaml.safe_load((HERE / "labels.yaml").read_text(encoding="utf-8"))
+
+
+def label_table(lang: str) -> Dict[str, str]:
+    return {key: value[lang] for key, value in labels().items()}
+
+
+def cell(value: Any) -> str:
+    """Make text safe inside a Markdown table cell: one line, pipes and markup escaped."""
+    text = str(value if value is not None else "")
+    text = re.sub(r"\s+", " ", text).strip()
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def relpath(path: str) -> str:
+    marker = f"{os.sep}site-packages{os.sep}"
+    return path.split(marker, 1)[1] if marker in path else path
+
+
+def footprint_rows(entries: Iterable[Any]) -> List[FootprintEntry]:
+    rows = []
+    for e in entries:
+        e = e if isinstance(e, FootprintEntry) else FootprintEntry.model_validate(e)
+        if e.source == "scenario" and e.op in _PLUMBING:
+            continue
+        rows.append(e)
+    order = {"api": 0, "callable": 1, "scenario": 2}
+    return sorted(rows, key=lambda e: (order.get(e.source, 3), e.op))
+
+
+def metric_text(metric: Any) -> str:
+    if not metric:
+        return ""
+    std = f", {metric['standard']}" if metric.get("standard") else ""
+    return f" (metric {metric['name']} = {metric['value']}, threshold {metric['threshold']}{std})"
+
+
+def tests_section(tests: TestsEvidence, lang: str) -> str:
+    from .evidence_md import render_tests
+
+    return render_tests(tests, lang)
+
+
+def docs_section(docs: DocsEvidence, lang: str) -> str:
+    from .evidence_md import render_docs
+
+    return render_docs(docs, lang)
+
+
+def docs_conclusion(docs: DocsEvidence, lang: str) -> str:
+    from .evidence_md import docs_conclusion as conclude
+
+    return conclude(docs, lang)
+
+
+@lru_cache(maxsize=None)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # Markdown; table cells go through the `cell` filter
+    )
+    env.filters.update(cell=cell, relpath=relpath, footprint_rows=footprint_rows,
+                       status_mark=lambda s: STATUS_MARK.get(s, s), metric_text=metric_text,
+                       tests_section=tests_section,
+                       docs_section=docs_section, docs_conclusion=docs_conclusion)
+    return env
+
+
+def render_markdown(report: Report, lang: str) -> str:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}")
+    template = environment().get_template("report.md.j2")
+    data = report.model_dump(mode="json", by_alias=True)
+    text = template.render(report=data, L=label_table(lang), lang=lang)
+    return re.sub(r"\n{3,}", "\n\n", text)

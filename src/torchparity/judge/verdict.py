@@ -1,0 +1,156 @@
+"""From scenario results and analysis to a per-API verdict and community category."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import InputError
+from ..results.models import Analysis, Cause, ScenarioResult, Status, Text, Verdict
+from .causes import CAUSE_TEXT, LIMIT_CAUSES
+
+RULES_FILE = Path(__file__).resolve().parent / "rules" / "categories.yaml"
+FACT_NAMES = ("involvement", "implementation", "harness")
+
+
+class CategoryRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    when: Dict[str, Any] = Field(default_factory=dict)
+    en: str
+    zh: str
+
+    def matches(self, facts: Dict[str, Any]) -> bool:
+        for key, want in self.when.items():
+            have = facts.get(key)
+            if isinstance(want, list):
+                if have not in want:
+                    return False
+            elif have != want:
+                return False
+        return True
+
+
+class CategoryRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    vocabulary: str
+    rules: List[CategoryRule]
+
+
+def load_rules(path: Optional[Union[str, Path]] = None) -> CategoryRules:
+    path = Path(path) if path else RULES_FILE
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        rules = CategoryRules.model_validate(data)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read category rules: {exc.strerror}") from None
+    except (yaml.YAMLError, ValidationError) as exc:
+        first = str(exc).strip().splitlines()
+        raise InputError(f"{path}: bad category rules: {' '.join(first[:3])}") from None
+    for rule in rules.rules:
+        unknown = set(rule.when) - set(FACT_NAMES)
+        if unknown:
+            raise InputError(f"{path}: rule {rule.id!r} uses unknown fact(s) {sorted(unknown)}; "
+                             f"known: {', '.join(FACT_NAMES)}")
+    return rules
+
+
+def categorise(facts: Dict[str, Any], rules: Optional[CategoryRules] = None) -> Optional[CategoryRule]:
+    rules = rules or load_rules()
+    for rule in rules.rules:
+        if rule.matches(facts):
+            return rule
+    return None
+
+
+_OP_IN_DETAIL = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_\w+)?" not implemented for \'(\w+)\'')
+
+
+def _limit_phrase(results: Sequence[ScenarioResult]) -> str:
+    ops = []
+    for r in results:
+        m = _OP_IN_DETAIL.search(r.detail or "")
+        if m and f"{m.group(1)} ({m.group(2)})" not in ops:
+            ops.append(f"{m.group(1)} ({m.group(2)})")
+    return f" [{', '.join(ops)}]" if ops else ""
+
+
+def _ids(results: Sequence[ScenarioResult]) -> str:
+    seen: List[str] = []
+    for r in results:
+        label = f"{r.id}[{r.dtype}]" if r.dtype else r.id
+        if label not in seen:
+            seen.append(label)
+    return ", ".join(seen)
+
+
+def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[str, Any],
+           device_label: str, rules: Optional[CategoryRules] = None) -> Verdict:
+    counted = [r for r in results if r.status != Status.SKIP.value]
+    passed = [r for r in counted if r.status == Status.PASS.value]
+    limits = [r for r in counted if r.status == Status.UNSUPPORTED.value
+              and r.cause in {c.value for c in LIMIT_CAUSES}]
+    harness = [r for r in counted if r.cause == Cause.HARNESS_ERROR.value]
+    broken = [r for r in counted if r not in passed and r not in limits and r not in harness]
+    causes = sorted({r.cause for r in counted if r.cause})
+
+    if not counted:
+        status = "unknown"
+    elif broken:
+        status = "broken"
+    elif harness and not passed:
+        status = "unknown"
+    elif limits and passed:
+        status = "partial"
+    elif limits:
+        status = "unsupported"
+    elif harness:
+        status = "partial"
+    else:
+        status = "supported"
+
+    n, total = len(passed), len(counted)
+    en = [f"{n} of {total} scenarios pass on {device_label}."]
+    zh = [f"{total} 个场景中 {n} 个在 {device_label} 上通过。"]
+    by_cause = Counter(r.cause for r in counted if r.cause)
+    for cause, _count in sorted(by_cause.items()):
+        group = [r for r in counted if r.cause == cause]
+        text = CAUSE_TEXT[Cause(cause)]
+        extra = _limit_phrase(group)
+        en.append(f"{_ids(group)}: {text.en}{extra}.")
+        zh.append(f"{_ids(group)}：{text.zh}{extra}。")
+
+    if status == "supported":
+        adaptation = Text(en="No API adaptation needed: the API works on the device.",
+                          zh="无需适配，API 已支持。")
+    elif status in ("partial", "unsupported") and not harness:
+        kinds_en = "; ".join(sorted({CAUSE_TEXT[Cause(r.cause)].en for r in limits}))
+        kinds_zh = "；".join(sorted({CAUSE_TEXT[Cause(r.cause)].zh for r in limits}))
+        adaptation = Text(
+            en=f"No API code adaptation needed. {_ids(limits)} cannot run: {kinds_en} — "
+               "a limit of the device or build, not a problem of the API's implementation.",
+            zh=f"无需代码适配。{_ids(limits)} 无法运行：{kinds_zh}，属设备或编译配置限制，非 API 实现问题。")
+    elif status == "broken":
+        adaptation = Text(
+            en=f"Adaptation needed: {_ids(broken)} behave differently on the device than on the CPU.",
+            zh=f"需要适配：{_ids(broken)} 在设备上的行为与 CPU 不一致。")
+    else:
+        adaptation = Text(en="Undecided: the scenarios could not be judged (see details).",
+                          zh="无法判定：场景未能完成判定（见详情）。")
+
+    rule = categorise(facts, rules)
+    return Verdict(
+        status=status,
+        category=rule.id if rule else None,
+        category_rule=rule.name if rule else None,
+        category_reason=Text(en=rule.en.strip(), zh=rule.zh.strip()) if rule else None,
+        causes=causes,
+        summary=Text(en=" ".join(en), zh="".join(zh)),
+        adaptation=adaptation,
+    )

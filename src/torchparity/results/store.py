@@ -1,0 +1,52 @@
+"""Reading and writing result bundles (report.json)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..errors import InputError
+from .models import Report
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_report(report: Report, path: Path) -> None:
+    text = json.dumps(report.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2)
+    write_text_atomic(path, text + "\n")
+
+
+def load_report(path: Path) -> Report:
+    path = Path(path)
+    if path.is_dir():
+        path = path / "report.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read report: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    try:
+        return Report.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{path}: not a torchparity report: key '{key}': {err['msg']}") from None

@@ -1,0 +1,33 @@
+from torchparity.api.classify import analyse, is_context_manager, takes_callable
+from torchparity.api.resolve import resolve
+
+
+def test_python_function_with_its_cpp_binding():
+    a = analyse(resolve("torch.autograd.forward_ad.unpack_dual"))
+    assert a.kind == "function" and a.implementation == "python_function"
+    assert any(b.endswith("_unpack_dual") for b in a.bindings)
+    assert a.signature.startswith("(tensor")
+    assert a.summary.startswith("Unpack a")
+    assert a.source_file.endswith("forward_ad.py") and a.source_line > 0
+
+
+def test_enter_dual_level_reaches_a_private_binding_not_an_op():
+    a = analyse(resolve("torch.autograd.forward_ad.enter_dual_level"))
+    assert a.bindings == ["torch._C._enter_dual_level"]
+
+
+def test_class_and_builtins():
+    itt = analyse(resolve("torch.autograd.profiler.emit_itt"))
+    assert (itt.kind, itt.implementation) == ("class", "python_class")
+    assert any("_enable_profiler" in b for b in itt.bindings)
+    mm = analyse(resolve("torch.mm"))
+    assert (mm.kind, mm.implementation) == ("builtin", "aten_operator")
+    assert "(" not in mm.summary.split(" ")[0]  # the signature line is not the summary
+    assert analyse(resolve("torch.ops.aten.mm")).implementation == "aten_operator"
+
+
+def test_harness_facts():
+    assert takes_callable(resolve("torch.autograd.gradcheck").obj)
+    assert not takes_callable(resolve("torch.autograd.forward_ad.unpack_dual").obj)
+    assert is_context_manager(resolve("torch.autograd.profiler.emit_itt").obj)
+    assert not is_context_manager(resolve("torch.autograd.forward_ad.enter_dual_level").obj)

@@ -1,0 +1,78 @@
+import torch
+from torch.autograd import gradcheck
+
+from torchparity.api import footprint as fp
+from torchparity.api.classify import code_objects
+
+
+def _record(api, fn):
+    rec = fp.FootprintRecorder("cpu", api_objects=[api], api_codes=code_objects(api),
+                               user_files=[__file__])
+    with rec:
+        fn()
+    return rec.entries()
+
+
+def _ops(entries, source):
+    return {e.op: e for e in entries if e.source == source}
+
+
+def user_mul(x):
+    return x.mul(5)
+
+
+def test_gradcheck_fast_mode_issues_dot_and_norm_itself_slow_mode_does_not():
+    x = torch.rand(6, dtype=torch.float64, requires_grad=True)
+    fast = _record(gradcheck, lambda: gradcheck(user_mul, (x,), fast_mode=True))
+    slow = _record(gradcheck, lambda: gradcheck(user_mul, (x,), fast_mode=False))
+    api_fast = _ops(fast, "api")
+    assert api_fast["aten.dot"].dtypes == ["float64"]
+    assert api_fast["aten.linalg_vector_norm"].dtypes == ["float64"]
+    assert "aten.dot" not in _ops(slow, "api") and "aten.linalg_vector_norm" not in _ops(slow, "api")
+    # the user's mul is told apart from gradcheck's own work, backward included
+    assert "aten.mul" in _ops(slow, "callable")
+
+
+def test_unpack_dual_issues_an_op_enter_dual_level_none():
+    import torch.autograd.forward_ad as fwAD
+
+    x, t = torch.rand(3), torch.rand(3)
+
+    def run_unpack():
+        with fwAD.dual_level():
+            fwAD.unpack_dual(fwAD.make_dual(x, t))
+
+    assert fp.involvement(_record(fwAD.unpack_dual, run_unpack)) == "direct"
+
+    def run_enter():
+        level = fwAD.enter_dual_level()
+        fwAD.make_dual(x, t, level=level)
+        fwAD.exit_dual_level(level=level)
+
+    entries = _record(fwAD.enter_dual_level, run_enter)
+    assert not [e for e in entries if e.source == "api"]
+    assert fp.involvement(entries) == "indirect"
+
+
+def test_builtin_api_window_via_torch_function_mode():
+    a, b = torch.rand(2, 2), torch.rand(2, 2)
+    entries = _record(torch.mm, lambda: torch.mm(a, b) + 1)
+    assert "aten.mm" in _ops(entries, "api")
+    assert "aten.add" in _ops(entries, "scenario")
+
+
+def test_other_device_types_are_not_recorded():
+    rec = fp.FootprintRecorder("npu", api_objects=[torch.add])
+    with rec:
+        torch.add(torch.ones(2), 1)
+    assert rec.entries() == []
+
+
+def test_merge_and_compute_ops():
+    e1 = fp.FootprintEntry(op="aten.dot", dtypes=["float64"], count=1, source="api")
+    e2 = fp.FootprintEntry(op="aten.dot", dtypes=["float32"], count=2, source="api")
+    e3 = fp.FootprintEntry(op="aten.view", dtypes=["float32"], count=2, source="api")
+    merged = fp.merge([e1, e2, e3])
+    assert merged[0].count == 3 and merged[0].dtypes == ["float32", "float64"]
+    assert [e.op for e in fp.compute_ops(merged)] == ["aten.dot"]
+    assert fp.involvement([]) == "none"

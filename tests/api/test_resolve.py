@@ -1,0 +1,40 @@
+import pytest
+
+from torchparity.api.resolve import resolve, same_api
+from torchparity.errors import UnknownApiError
+
+
+def test_function_attribute_wins_over_same_named_module():
+    r = resolve("torch.autograd.gradcheck")
+    assert callable(r.obj) and r.obj.__name__ == "gradcheck"
+    assert r.qualified_name == "torch.autograd.gradcheck.gradcheck"
+    assert "torch.autograd.gradcheck" in r.aliases
+
+
+def test_qualified_spelling_reaches_the_same_object():
+    assert resolve("torch.autograd.gradcheck.gradcheck").obj is resolve("torch.autograd.gradcheck").obj
+    assert same_api("torch.autograd.gradcheck", "torch.autograd.gradcheck.gradcheck")
+
+
+def test_builtins_keep_their_public_spelling():
+    assert resolve("torch.mm").qualified_name == "torch.mm"
+    assert resolve("torch.ops.aten.mm").qualified_name == "torch.ops.aten.mm"
+
+
+def test_unknown_name_suggests_close_matches():
+    with pytest.raises(UnknownApiError) as info:
+        resolve("torch.autograd.forward_ad.unpak_dual")
+    msg = str(info.value)
+    assert "torch.autograd.forward_ad.unpack_dual" in msg and "\n" not in msg
+
+
+def test_unknown_name_without_close_match_still_suggests():
+    with pytest.raises(UnknownApiError) as info:
+        resolve("torch.autograd.no_such_thing")
+    assert "did you mean" in str(info.value)
+
+
+@pytest.mark.parametrize("bad", ["", "torch..x", "1torch", "nosuchmodule_xyz.f"])
+def test_malformed_or_unimportable(bad):
+    with pytest.raises(UnknownApiError):
+        resolve(bad)

@@ -1,0 +1,82 @@
+import re
+
+from torchparity.deliver.report import cell, label_table, labels, render_markdown
+from torchparity.results.models import (
+    EMULATED_BANNER,
+    Analysis,
+    ApiReport,
+    DeviceInfo,
+    Environment,
+    FootprintEntry,
+    Report,
+    ScenarioResult,
+    Text,
+    Verdict,
+)
+
+
+def _report(emulated=False, detail="ok"):
+    t = Text(en="covers | things", zh="覆盖")
+    api = ApiReport(
+        name="torch.autograd.gradcheck", qualified_name="torch.autograd.gradcheck.gradcheck",
+        analysis=Analysis(qualified_name="torch.autograd.gradcheck.gradcheck", kind="function",
+                          implementation="python_function", device_involvement="direct",
+                          footprint=[FootprintEntry(op="aten.dot", dtypes=["float64"], count=1)]),
+        scenarios=[ScenarioResult(id="fast_mul", dtype="float64", status="unsupported",
+                                  cause="dtype_limit", detail=detail, description=t, expected=t,
+                                  emulated=emulated, snippet="import torch\nprint(1)\n")],
+        verdict=Verdict(status="partial", category="1.2①", summary=Text(en="s", zh="s"),
+                        category_reason=Text(en="reason", zh="原因")),
+    )
+    return Report(tool_version="0", created="now",
+                  environment=Environment(os="Linux", arch="x86_64", python="3", torch="2.13"),
+                  device=DeviceInfo(type="npu", emulated=emulated, profile="ascend-a2" if emulated else None,
+                                    spec="emu:ascend-a2" if emulated else "npu"),
+                  apis=[api], banner=EMULATED_BANNER if emulated else None)
+
+
+def test_both_languages_have_every_label():
+    for key, value in labels().items():
+        assert set(value) == {"en", "zh"}, key
+
+
+def test_every_label_is_used_by_the_template():
+    from torchparity.deliver.report import HERE
+
+    text = (HERE / "templates" / "report.md.j2").read_text(encoding="utf-8")
+    unused = [k for k in labels() if f"L.{k}" not in text and f'"{k}' not in text
+              and not any(k.startswith(p) for p in ("status_", "involvement_", "source_"))]
+    assert unused == []
+
+
+def test_emulated_report_opens_with_the_banner_and_labels_results():
+    for lang in ("en", "zh"):
+        md = render_markdown(_report(emulated=True), lang)
+        first_lines = "\n".join(md.splitlines()[:4])
+        assert "emulated" in first_lines
+        assert "(emulated)" in md
+    assert "prediction, not a hardware result" in render_markdown(_report(emulated=True), "en")
+
+
+def test_real_device_report_has_no_banner():
+    assert "a prediction" not in render_markdown(_report(), "en")
+
+
+def test_sections_not_run_name_their_option():
+    md = render_markdown(_report(), "en")
+    assert "not run — enable it with `--tests DIR`" in md
+    assert "`--docs DIR`" in md
+
+
+def test_table_cells_are_escaped():
+    md = render_markdown(_report(detail="a | b <script>\nnext"), "en")
+    assert "a \\| b &lt;script&gt; next" in md
+    assert "covers \\| things" in md
+    assert cell("x\ny|z") == "x y\\|z"
+
+
+def test_chinese_report_uses_the_seed_section_names():
+    md = render_markdown(_report(), "zh")
+    for heading in ("API 功能分析", "上游用例检查", "资料检查", "API 功能测试", "结论"):
+        assert re.search(rf"^## .*{heading}", md, re.M), heading
+    assert label_table("zh")["env_cann"] in md

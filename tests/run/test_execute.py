@@ -1,0 +1,56 @@
+"""judge_outcomes decides statuses from the two runs; a fake adapter stands for a device."""
+
+from torchparity.devices.base import DeviceAdapter
+from torchparity.results.models import Text
+from torchparity.run.execute import Outcome, judge_outcomes
+from torchparity.scenarios.registry import Raises, Scenario
+
+
+class FakeNpu(DeviceAdapter):
+    type = "npu"
+
+
+def _sc(raises=None, compare="values"):
+    t = Text(en="x", zh="x")
+    return Scenario(id="s", api="x.f", fn=lambda d, t: None, description=t, expected=t,
+                    raises=raises, compare=compare)
+
+
+ADAPTER = FakeNpu("npu")
+
+
+def test_device_dtype_refusal_is_unsupported():
+    dev = Outcome(exc=RuntimeError("\"dot_npu\" not implemented for 'Double'"))
+    j = judge_outcomes(_sc(), Outcome(value=1), dev, ADAPTER)
+    assert (j.status.value, j.cause.value) == ("unsupported", "dtype_limit")
+
+
+def test_build_config_even_when_the_cpu_reference_raised_too():
+    exc = RuntimeError("Can't use ITT profiler - PyTorch was compiled without ITT")
+    j = judge_outcomes(_sc(), Outcome(exc=exc), Outcome(exc=exc), ADAPTER)
+    assert (j.status.value, j.cause.value) == ("unsupported", "build_config")
+    assert "CPU reference" in j.detail
+
+
+def test_unclassified_device_error_and_harness_error():
+    j = judge_outcomes(_sc(), Outcome(value=1), Outcome(exc=ValueError("boom")), ADAPTER)
+    assert (j.status.value, j.cause.value) == ("error", "device_error")
+    j = judge_outcomes(_sc(), Outcome(exc=ValueError("a")), Outcome(exc=ValueError("a")), ADAPTER)
+    assert j.cause.value == "harness_error"
+    j = judge_outcomes(_sc(), Outcome(exc=ValueError("a")), Outcome(value=1), ADAPTER)
+    assert j.cause.value == "harness_error"
+
+
+def test_expected_exception():
+    sc = _sc(Raises("RuntimeError", "Nested"))
+    ok = Outcome(exc=RuntimeError("Nested forward mode AD is not supported"))
+    assert judge_outcomes(sc, ok, ok, ADAPTER).status.value == "pass"
+    j = judge_outcomes(sc, ok, Outcome(value=1), ADAPTER)
+    assert (j.status.value, j.cause.value) == ("fail", "exception_mismatch")
+    j = judge_outcomes(sc, ok, Outcome(exc=KeyError("x")), ADAPTER)
+    assert j.status.value == "error"
+
+
+def test_not_compared_scenarios_report_the_value():
+    j = judge_outcomes(_sc(compare="none"), Outcome(value=True), Outcome(value=False), ADAPTER)
+    assert j.status.value == "pass" and "False" in j.detail

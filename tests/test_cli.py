@@ -1,0 +1,64 @@
+"""End to end through the console script."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import SEED_APIS
+
+
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "torchparity", *args], capture_output=True,
+                          text=True, env=env or dict(os.environ), timeout=600)
+
+
+def test_five_seed_apis_on_cpu(tmp_path):
+    out = tmp_path / "o"
+    proc = _cli("check", *SEED_APIS, "--device", "cpu", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["device"] == {"type": "cpu", "name": report["device"]["name"], "emulated": False,
+                                "profile": None, "spec": "cpu"}
+    apis = {a["name"]: a for a in report["apis"]}
+    assert set(apis) == set(SEED_APIS)
+    for api in apis.values():
+        assert api["scenarios"], api["name"]
+        assert all(s["status"] == "pass" for s in api["scenarios"]), api["name"]
+        assert api["verdict"]["status"] == "supported"
+    fast = next(s for s in apis["torch.autograd.gradcheck"]["scenarios"] if s["id"] == "fast_mul")
+    own = {e["op"]: e["dtypes"] for e in fast["footprint"] if e["source"] == "api"}
+    assert own["aten.linalg_vector_norm"] == ["float64"] and own["aten.dot"] == ["float64"]
+    assert apis["torch.autograd.forward_ad.enter_dual_level"]["analysis"]["device_involvement"] == "indirect"
+    assert not [e for e in apis["torch.autograd.forward_ad.enter_dual_level"]["analysis"]["footprint"]
+                if e["source"] == "api"]
+    assert apis["torch.autograd.forward_ad.unpack_dual"]["analysis"]["device_involvement"] == "direct"
+    for lang in ("en", "zh"):
+        assert (out / f"report.{lang}.md").read_text(encoding="utf-8").startswith("# torchparity")
+    assert "torch.autograd.gradcheck" in proc.stdout
+
+
+def test_unknown_api_is_one_line_and_exit_2():
+    proc = _cli("check", "torch.autograd.no_such_thing")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "did you mean" in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_device_and_unavailable_device():
+    proc = _cli("check", "torch.autograd.gradcheck", "--device", "tpu")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    proc = _cli("check", "torch.autograd.gradcheck", "--device", "npu")
+    assert proc.returncode == 2 and "torch_npu" in proc.stderr
+
+
+def test_crash_and_timeout_fixture_through_check(tmp_path, fixture_path):
+    out = tmp_path / "o"
+    env = dict(os.environ)
+    proc = _cli("check", "tp_fixture_scenarios.target", "--device", "cpu", "--scenarios",
+                "tp_fixture_scenarios", "--out", str(out), env=env)
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    status = {s["id"]: s["status"] for s in report["apis"][0]["scenarios"]}
+    assert status == {"before": "pass", "segfault": "crash", "sleeps": "timeout", "after": "pass"}
+    assert proc.returncode == 1  # broken verdict
