@@ -1,130 +1,176 @@
-"""Comparing a device run with the CPU reference run of the same scenario.
+"""Comparing a device run with the CPU reference run of the same code.
 
-Structure follows torch.testing: nested sequences and mappings are walked in parallel;
-leaves are compared by kind (None, bool, number, tensor, other). Tensors are judged by a
-*standard* (``judge.standards``): the device's values are moved to the CPU and held to
-``torch.testing.assert_close`` tolerances for their dtype; output dtype, shape and device
-type are checked separately, because a right value on the wrong device is still wrong.
+The one judging path of torchparity: ``check`` (hand scenarios) and ``sweep`` (OpInfo
+samples) both call :func:`compare_outputs`. Structure follows torch.testing: nested
+sequences and mappings are walked in parallel; leaves are compared by kind (None, bool,
+number, tensor, other). Output dtype, shape and device type are checked first (a right
+value on the wrong device is still wrong); tensor values are then judged by a precision
+standard of ``judge.standards``.
+
+``golden`` (optional) is the same computation on the CPU in float64 / complex128: a value
+or a zero-argument callable, called at most once and only when some floating leaf differs
+from the CPU's (bit-identical outputs need no golden). ``kind`` says what the values are:
+``values`` (compare them), ``random`` (a random op: distributions only) or
+``uninitialised`` (``empty`` and friends: metadata only).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import torch
 
 from ..results.models import Cause, Metric, Status
 from . import standards
+from .judgement import Judgement, rank, worst
 
+__all__ = ["Judgement", "compare_outputs", "worst", "rank", "KINDS"]
 
-@dataclass
-class Judgement:
-    status: Status
-    cause: Optional[Cause] = None
-    detail: str = ""
-    metric: Optional[Metric] = None
+KINDS = ("values", "random", "uninitialised")
+_MISSING = object()
 
-    @property
-    def passed(self) -> bool:
-        return self.status == Status.PASS
-
-
-_RANK = {Status.PASS: 0, Status.SKIP: 1, Status.FAIL: 3, Status.UNSUPPORTED: 2,
-         Status.ERROR: 4, Status.CRASH: 5, Status.TIMEOUT: 5}
-
-
-def worst(judgements: Sequence[Judgement]) -> Judgement:
-    """The worst status wins (error > fail > unsupported > skip > pass)."""
-    if not judgements:
-        return Judgement(Status.PASS)
-    return max(judgements, key=lambda j: _RANK[j.status])
+Golden = Union[None, Any, Callable[[], Any]]
 
 
 def _fail(cause: Cause, detail: str, metric: Optional[Metric] = None) -> Judgement:
     return Judgement(Status.FAIL, cause, detail, metric)
 
 
-def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output") -> Judgement:
+def _meta(name: str) -> Metric:
+    return Metric(name=name, value=None, threshold=None, standard="metadata")
+
+
+def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", *,
+                    golden: Golden = None, kind: str = "values") -> Judgement:
     """Judge ``dev`` (from the device run) against ``cpu`` (the CPU reference run)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     results: List[Judgement] = []
-    _walk(cpu, dev, device_type, path, results)
+    leaves: List[Tuple[str, Tuple[Any, ...], torch.Tensor, torch.Tensor]] = []
+    _walk(cpu, dev, device_type, path, (), results, leaves)
+
+    golden_tree: Any = _MISSING
+    for leaf_path, keys, c, d in leaves:
+        g = None
+        if golden is not None and standards.needs_golden(c, d, kind):
+            if golden_tree is _MISSING:
+                golden_tree = _evaluate(golden)
+            g = _follow(golden_tree, keys)
+        if kind == "uninitialised":
+            results.append(Judgement(Status.PASS, None, "", Metric(
+                name="metadata_mismatches", value=0.0, threshold=0.0, standard="uninitialised")))
+        else:
+            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=kind))
+    if not results:
+        return Judgement(Status.PASS, None, "", Metric(name="outputs", value=0.0, threshold=None,
+                                                       standard="metadata"))
     return worst(results)
+
+
+def _evaluate(golden: Golden) -> Any:
+    if callable(golden):
+        try:
+            return golden()
+        except Exception:  # no golden for this op (e.g. no float64 kernel): judge vs the CPU
+            return None
+    return golden
+
+
+def _follow(tree: Any, keys: Tuple[Any, ...]) -> Optional[torch.Tensor]:
+    for k in keys:
+        try:
+            tree = tree[k]
+        except Exception:
+            return None
+    return tree if isinstance(tree, torch.Tensor) else None
 
 
 def _is_seq(x: Any) -> bool:
     return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
 
 
-def _walk(cpu: Any, dev: Any, device_type: str, path: str, out: List[Judgement]) -> None:
+def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...],
+          out: List[Judgement], leaves: list) -> None:
     if isinstance(cpu, torch.Tensor) or isinstance(dev, torch.Tensor):
-        out.append(_tensor(cpu, dev, device_type, path))
+        j = _tensor_meta(cpu, dev, device_type, path)
+        if j is not None:
+            out.append(j)
+        else:
+            c, d = _dense(cpu.detach()), _dense(dev.detach().cpu())
+            leaves.append((path, keys, c, d))
         return
     if cpu is None or dev is None:
         if cpu is not dev:
-            out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}"))
+            out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
+                             _meta("output_kind")))
         return
     if isinstance(cpu, Mapping):
         if not isinstance(dev, Mapping) or set(cpu) != set(dev):
-            out.append(_fail(Cause.METADATA, f"{path}: keys differ ({_short(cpu)} vs {_short(dev)})"))
+            out.append(_fail(Cause.METADATA, f"{path}: keys differ ({_short(cpu)} vs {_short(dev)})",
+                             _meta("output_keys")))
             return
         for k in cpu:
-            _walk(cpu[k], dev[k], device_type, f"{path}[{k!r}]", out)
+            _walk(cpu[k], dev[k], device_type, f"{path}[{k!r}]", keys + (k,), out, leaves)
         return
     if _is_seq(cpu):
         if not _is_seq(dev) or len(cpu) != len(dev):
-            out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}"))
+            out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
+                             _meta("output_length")))
             return
         for i, (a, b) in enumerate(zip(cpu, dev)):
-            _walk(a, b, device_type, f"{path}[{i}]", out)
+            _walk(a, b, device_type, f"{path}[{i}]", keys + (i,), out, leaves)
         return
     if isinstance(cpu, bool) or isinstance(dev, bool):
-        if cpu != dev or type(cpu) is not type(dev):
-            out.append(_fail(Cause.MISMATCH, f"{path}: CPU gave {cpu!r}, device gave {dev!r}",
-                             Metric(name="equal", value=0.0, threshold=1.0, standard="exact")))
+        ok = cpu == dev and type(cpu) is type(dev)
+        metric = Metric(name="equal", value=1.0 if ok else 0.0, threshold=1.0, standard="exact")
+        out.append(Judgement(Status.PASS, None, "", metric) if ok else
+                   _fail(Cause.MISMATCH, f"{path}: CPU gave {cpu!r}, device gave {dev!r}", metric))
         return
     if isinstance(cpu, (int, float, complex)) and isinstance(dev, (int, float, complex)):
         if isinstance(cpu, int) and isinstance(dev, int):
             ok = cpu == dev
+            metric = Metric(name="abs_diff", value=float(abs(cpu - dev)), threshold=0.0,
+                            standard="exact")
         else:
-            ok = _close_number(complex(cpu), complex(dev))
-        if not ok:
-            out.append(_fail(Cause.MISMATCH, f"{path}: CPU gave {cpu!r}, device gave {dev!r}",
-                             Metric(name="abs_diff", value=abs(complex(cpu) - complex(dev)),
-                                    threshold=standards.SCALAR_ATOL, standard="scalar")))
+            ok, metric = standards.scalar_close(complex(cpu), complex(dev))
+        out.append(Judgement(Status.PASS, None, "", metric) if ok else
+                   _fail(Cause.MISMATCH, f"{path}: CPU gave {cpu!r}, device gave {dev!r}", metric))
         return
     if isinstance(cpu, torch.dtype) or isinstance(cpu, (str, bytes)) or type(cpu) is type(dev):
         try:
-            equal = cpu == dev
-            equal = bool(equal)
+            equal = bool(cpu == dev)
         except Exception:
             equal = repr(cpu) == repr(dev)
-        if not equal:
-            out.append(_fail(Cause.MISMATCH, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}"))
+        metric = Metric(name="equal", value=1.0 if equal else 0.0, threshold=1.0, standard="exact")
+        out.append(Judgement(Status.PASS, None, "", metric) if equal else
+                   _fail(Cause.MISMATCH, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
+                         metric))
         return
-    out.append(_fail(Cause.METADATA, f"{path}: CPU gave {type(cpu).__name__}, device gave {type(dev).__name__}"))
+    out.append(_fail(Cause.METADATA, f"{path}: CPU gave {type(cpu).__name__}, device gave {type(dev).__name__}",
+                     _meta("output_type")))
 
 
-def _close_number(a: complex, b: complex) -> bool:
-    if any(math.isnan(v) for v in (a.real, a.imag, b.real, b.imag)):
-        return all(math.isnan(x) == math.isnan(y) for x, y in ((a.real, b.real), (a.imag, b.imag)))
-    return abs(a - b) <= standards.SCALAR_ATOL + standards.SCALAR_RTOL * abs(a)
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    if t.layout != torch.strided:
+        t = t.to_dense()
+    return t
 
 
-def _tensor(cpu: Any, dev: Any, device_type: str, path: str) -> Judgement:
+def _tensor_meta(cpu: Any, dev: Any, device_type: str, path: str) -> Optional[Judgement]:
     if not isinstance(cpu, torch.Tensor) or not isinstance(dev, torch.Tensor):
-        return _fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}")
+        return _fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
+                     _meta("output_type"))
     expected_type = device_type if cpu.device.type == "cpu" else cpu.device.type
     if dev.device.type != expected_type:
-        return _fail(Cause.METADATA, f"{path}: on {dev.device.type}, expected on {expected_type}")
+        return _fail(Cause.METADATA, f"{path}: on {dev.device.type}, expected on {expected_type}",
+                     _meta("output_device"))
     if dev.dtype != cpu.dtype:
-        return _fail(Cause.METADATA, f"{path}: dtype {dev.dtype}, CPU gave {cpu.dtype}")
+        return _fail(Cause.METADATA, f"{path}: dtype {dev.dtype}, CPU gave {cpu.dtype}",
+                     _meta("output_dtype"))
     if dev.shape != cpu.shape:
-        return _fail(Cause.METADATA, f"{path}: shape {tuple(dev.shape)}, CPU gave {tuple(cpu.shape)}")
-    if cpu.layout != torch.strided or dev.layout != torch.strided:
-        cpu, dev = cpu.to_dense(), dev.to_dense()
-    return standards.judge_values(cpu.detach(), dev.detach().cpu(), path)
+        return _fail(Cause.METADATA, f"{path}: shape {tuple(dev.shape)}, CPU gave {tuple(cpu.shape)}",
+                     _meta("output_shape"))
+    return None
 
 
 def _short(x: Any, limit: int = 60) -> str:

@@ -1,69 +1,415 @@
-"""Precision standards: how close is close enough, per dtype.
+"""Precision standards: is one output tensor of the device close enough to the CPU's?
 
-``THRESHOLDS`` is the single table the code reads; every row is used (a test checks it).
-Version 1: torch.testing.assert_close semantics (its default rtol/atol per dtype), exact
-for integer and bool, NaN positions must match.
+``THRESHOLDS`` is the one table of numbers the judge uses: standard -> dtype -> column.
+Every row and every column is read by the code below (a test proves it by recording
+which entries are looked up). Standards:
+
+``golden``
+    Floating outputs whose float64 (complex128) "golden" computation exists: the CPU ran
+    the same op on the same inputs upcast. The device's error against the golden is
+    divided by the CPU's own error in the same dtype (never less than ``floor``), so the
+    CPU sets the bar and no second device is needed. Relative errors use
+    ``max(|golden|, small)`` as the denominator (absolute error below ``small``).
+    Metrics: maximum and mean relative error, relative RMSE; each ratio has a warn and a
+    fail threshold.
+``cpu``
+    Floating outputs without a more precise golden (float64 outputs, hand scenarios,
+    outputs whose dtype is fixed by the op): the device against the CPU's output in the
+    same dtype, relative difference with the same small-value guard.
+``special_values``
+    NaN and inf positions (and the sign of inf) must match the CPU's output element-wise;
+    so must the sign of zero where it is meaningful: both are zero and, when a golden
+    exists, the golden is zero with the CPU's sign. Checked before any value metric, so
+    NaN on the device can never hide inside the value metrics.
+``exact``
+    Integer, bool and index outputs: every element equal.
+``random``
+    Outputs of random ops: values are not comparable element-wise; with enough elements
+    the two empirical distributions are compared (two-sample Kolmogorov-Smirnov). A
+    difference only ever warns (fail threshold infinite): never a false fail.
+``scalar``
+    Python numbers returned by an API.
+
+Outputs of uninitialised-memory ops (``empty`` and friends) are judged on metadata only
+(``compare.py``); no table entry is needed for them.
+
+Status order, worst first: error > fail > warn > pass (> skip, for "not comparable").
 """
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+import math
+import sys
+from typing import Dict, List, Mapping, Optional, Tuple
 
 import torch
 
 from ..results.models import Cause, Metric, Status
+from .judgement import Judgement
 
-# dtype name -> (rtol, atol); the defaults of torch.testing.assert_close
-THRESHOLDS: Dict[str, Tuple[float, float]] = {
-    "float16": (1e-3, 1e-5),
-    "bfloat16": (1.6e-2, 1e-5),
-    "float32": (1.3e-6, 1e-5),
-    "float64": (1e-7, 1e-7),
-    "complex32": (1e-3, 1e-5),
-    "complex64": (1.3e-6, 1e-5),
-    "complex128": (1e-7, 1e-7),
+INF = math.inf
+
+
+def _golden_row(small: float, floor: float) -> Dict[str, float]:
+    return {"small": small, "floor": floor,
+            "max_rel_ratio_warn": 5.0, "max_rel_ratio_fail": 10.0,
+            "mean_rel_ratio_warn": 1.5, "mean_rel_ratio_fail": 2.0,
+            "rmse_ratio_warn": 1.5, "rmse_ratio_fail": 2.0}
+
+
+def _cpu_row(small: float, unit: float) -> Dict[str, float]:
+    return {"small": small,
+            "max_rel_diff_warn": 5 * unit, "max_rel_diff_fail": 10 * unit,
+            "mean_rel_diff_warn": 1.5 * unit, "mean_rel_diff_fail": 2 * unit}
+
+
+# standard -> dtype ("*": every dtype) -> column -> value.
+# floor / unit per dtype: fp16 2^-10 (its epsilon), bf16 2^-7 (its epsilon: a correctly
+# rounded bf16 result is within half of it), fp32 2^-20, fp64 2^-40; small-value bounds
+# fp16 / bf16 2^-10, fp32 2^-20, fp64 2^-40. Complex dtypes follow their real parts.
+THRESHOLDS: Dict[str, Dict[str, Dict[str, float]]] = {
+    "golden": {
+        "float16": _golden_row(2.0 ** -10, 2.0 ** -10),
+        "bfloat16": _golden_row(2.0 ** -10, 2.0 ** -7),
+        "float32": _golden_row(2.0 ** -20, 2.0 ** -20),
+        "complex32": _golden_row(2.0 ** -10, 2.0 ** -10),
+        "complex64": _golden_row(2.0 ** -20, 2.0 ** -20),
+    },
+    "cpu": {
+        "float16": _cpu_row(2.0 ** -10, 2.0 ** -10),
+        "bfloat16": _cpu_row(2.0 ** -10, 2.0 ** -7),
+        "float32": _cpu_row(2.0 ** -20, 2.0 ** -20),
+        "float64": _cpu_row(2.0 ** -40, 2.0 ** -40),
+        "complex32": _cpu_row(2.0 ** -10, 2.0 ** -10),
+        "complex64": _cpu_row(2.0 ** -20, 2.0 ** -20),
+        "complex128": _cpu_row(2.0 ** -40, 2.0 ** -40),
+    },
+    "special_values": {
+        "*": {"nan_mismatch_fail": 0, "inf_mismatch_fail": 0, "signed_zero_mismatch_fail": 0},
+    },
+    "exact": {
+        "*": {"mismatched_elements_fail": 0},
+    },
+    "random": {
+        # KS threshold = coefficient * sqrt(2 / n); 1.95 is the 0.1 % critical value.
+        "*": {"min_numel": 64, "ks_coefficient_warn": 1.95, "ks_coefficient_fail": INF},
+    },
+    "scalar": {
+        "*": {"rtol": 1.3e-6, "atol": 1e-5},
+    },
 }
 
-SCALAR_RTOL = 1.3e-6
-SCALAR_ATOL = 1e-5
-
-STANDARD = "assert_close"
+STANDARDS = tuple(THRESHOLDS)
+HIGHER = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
+          torch.float32: torch.float64, torch.complex32: torch.complex128,
+          torch.complex64: torch.complex128}
 
 
 def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-def tolerance(dtype: torch.dtype) -> Optional[Tuple[float, float]]:
-    return THRESHOLDS.get(dtype_name(dtype))
+def row(standard: str, dtype: Optional[torch.dtype] = None) -> Mapping[str, float]:
+    """The table row of ``standard`` for ``dtype`` (or its ``*`` row)."""
+    rows = THRESHOLDS[standard]
+    if "*" in rows:
+        return rows["*"]
+    return rows[dtype_name(dtype)]
 
 
-def judge_values(cpu: torch.Tensor, dev: torch.Tensor, path: str):
-    """Judge two CPU tensors of equal dtype and shape; returns a compare.Judgement."""
-    from .compare import Judgement  # local: compare imports this module
+def has_row(standard: str, dtype: torch.dtype) -> bool:
+    rows = THRESHOLDS[standard]
+    return "*" in rows or dtype_name(dtype) in rows
 
-    tol = tolerance(cpu.dtype)
-    if tol is None:  # integer, bool, quantised: exact
-        equal = torch.equal(cpu, dev)
-        if equal:
-            return Judgement(Status.PASS)
-        n = int((cpu != dev).sum())
-        return Judgement(Status.FAIL, Cause.MISMATCH,
-                         f"{path}: {n} of {cpu.numel()} elements differ (exact match required)",
-                         Metric(name="mismatched_elements", value=float(n), threshold=0.0,
-                                standard="exact"))
-    rtol, atol = tol
+
+def golden_applies(cpu: torch.Tensor, golden: Optional[torch.Tensor]) -> bool:
+    """A golden is usable for this leaf: more precise than the CPU output, same shape."""
+    return (golden is not None and isinstance(golden, torch.Tensor)
+            and HIGHER.get(cpu.dtype) == golden.dtype and golden.shape == cpu.shape
+            and has_row("golden", cpu.dtype))
+
+
+def scalar_close(a: complex, b: complex) -> Tuple[bool, Metric]:
+    r = row("scalar")
+    rtol, atol = r["rtol"], r["atol"]
+    nan_a = any(math.isnan(v) for v in (a.real, a.imag))
+    nan_b = any(math.isnan(v) for v in (b.real, b.imag))
+    if nan_a or nan_b:
+        ok = all(math.isnan(x) == math.isnan(y) for x, y in ((a.real, b.real), (a.imag, b.imag)))
+        return ok, Metric(name="nan_mismatch", value=0.0 if ok else 1.0, threshold=0.0,
+                          standard="scalar")
+    if a == b:
+        return True, Metric(name="abs_diff", value=0.0, threshold=atol, standard="scalar")
+    diff = abs(a - b)
+    allowed = atol + rtol * abs(a)
+    return diff <= allowed, Metric(name="abs_diff", value=_num(diff), threshold=_num(allowed),
+                                   standard=f"scalar rtol={rtol:g} atol={atol:g}")
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+def _num(x) -> Optional[float]:
+    """A JSON-safe float: NaN becomes None, infinities the largest finite float."""
+    x = float(x)
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return math.copysign(sys.float_info.max, x)
+    return x
+
+
+def _fmt(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    if x == 0 or (abs(x) >= 1e-3 and abs(x) < 1e5):
+        return f"{x:.4g}"
+    return f"{x:.3e}"
+
+
+def _real_view(t: torch.Tensor) -> torch.Tensor:
+    """Complex tensors as their real and imaginary parts (special-value checks)."""
+    if t.is_complex():
+        if t.dtype == torch.complex32:
+            t = t.to(torch.complex64)
+        return torch.view_as_real(t.resolve_conj().resolve_neg())
+    return t
+
+
+def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Same bits (NaN payloads and signed zeros included): a cheap exact pass."""
+    if a.is_conj() or a.is_neg():
+        a = a.resolve_conj().resolve_neg()
+    if b.is_conj() or b.is_neg():
+        b = b.resolve_conj().resolve_neg()
+    size = a.element_size()
+    view = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}.get(size)
     try:
-        torch.testing.assert_close(dev, cpu, rtol=rtol, atol=atol, equal_nan=True,
-                                   check_device=False, check_dtype=True, check_layout=False)
-    except AssertionError as exc:
-        diff = (dev.to(torch.complex128 if cpu.is_complex() else torch.float64)
-                - cpu.to(torch.complex128 if cpu.is_complex() else torch.float64)).abs()
-        finite = diff[torch.isfinite(diff)]
-        max_abs = float(finite.max()) if finite.numel() else float("nan")
-        first = str(exc).strip().splitlines()
-        summary = "; ".join(line.strip() for line in first[:3] if line.strip())
-        return Judgement(Status.FAIL, Cause.MISMATCH, f"{path}: {summary}",
-                         Metric(name="max_abs_diff", value=max_abs, threshold=atol,
-                                standard=f"{STANDARD} rtol={rtol} atol={atol}"))
-    return Judgement(Status.PASS)
+        if view is None:  # complex128: 16 bytes
+            return torch.equal(_real_view(a).contiguous().view(torch.int64),
+                               _real_view(b).contiguous().view(torch.int64))
+        return torch.equal(a.contiguous().view(view), b.contiguous().view(view))
+    except RuntimeError:
+        return False
+
+
+def _decide(candidates: List[Tuple[str, float, float, float]], standard: str) -> Tuple[str, Metric]:
+    """(name, value, warn, fail) per metric -> level and the metric that decided it.
+
+    fail: the metric furthest past its fail threshold; warn: furthest past its warn
+    threshold; pass: the metric closest to its fail threshold.
+    """
+    def sev(value: float, limit: float) -> float:
+        if limit == INF:
+            return 0.0
+        if limit <= 0:
+            return INF if value > limit else 0.0
+        return value / limit
+
+    fails = [c for c in candidates if c[1] > c[3]]
+    if fails:
+        n, v, _w, f = max(fails, key=lambda c: sev(c[1], c[3]))
+        return "fail", Metric(name=n, value=_num(v), threshold=f, standard=standard)
+    warns = [c for c in candidates if c[1] > c[2]]
+    if warns:
+        n, v, w, _f = max(warns, key=lambda c: sev(c[1], c[2]))
+        return "warn", Metric(name=n, value=_num(v), threshold=w, standard=standard)
+    n, v, _w, f = max(candidates, key=lambda c: sev(c[1], c[3]))
+    return "pass", Metric(name=n, value=_num(v), threshold=f, standard=standard)
+
+
+def _judgement(level: str, metric: Metric, detail: str) -> Judgement:
+    if level == "fail":
+        return Judgement(Status.FAIL, Cause.MISMATCH, detail, metric)
+    return Judgement(Status.PASS, None, detail if level == "warn" else "", metric,
+                     warn=level == "warn")
+
+
+# -- the standards ----------------------------------------------------------------------
+
+def judge_exact(cpu: torch.Tensor, dev: torch.Tensor, path: str) -> Judgement:
+    limit = row("exact")["mismatched_elements_fail"]
+    if torch.equal(cpu, dev):
+        n = 0
+    else:
+        if cpu.is_floating_point() or cpu.is_complex():  # not reached for exact dtypes
+            n = int((~((cpu == dev) | (cpu.isnan() & dev.isnan()))).sum())
+        else:
+            n = int((cpu != dev).sum())
+    metric = Metric(name="mismatched_elements", value=float(n), threshold=float(limit),
+                    standard="exact")
+    if n > limit:
+        idx = (cpu != dev).reshape(-1).nonzero()
+        first = int(idx[0]) if idx.numel() else 0
+        flat_c, flat_d = cpu.reshape(-1), dev.reshape(-1)
+        return Judgement(Status.FAIL, Cause.MISMATCH,
+                         f"{path}: {n} of {cpu.numel()} elements differ (exact match required; "
+                         f"first at flat index {first}: CPU {flat_c[first].item()!r}, "
+                         f"device {flat_d[first].item()!r})", metric)
+    return Judgement(Status.PASS, None, "", metric)
+
+
+def judge_special_values(cpu: torch.Tensor, dev: torch.Tensor, golden: Optional[torch.Tensor],
+                         path: str) -> Optional[Judgement]:
+    """NaN / inf / signed-zero positions; None when they all match."""
+    r = row("special_values")
+    c, d = _real_view(cpu), _real_view(dev)
+    nan_c, nan_d = torch.isnan(c), torch.isnan(d)
+    n_nan = int((nan_c != nan_d).sum())
+    if n_nan > r["nan_mismatch_fail"]:
+        extra_d = int((nan_d & ~nan_c).sum())
+        return Judgement(Status.FAIL, Cause.MISMATCH,
+                         f"{path}: NaN positions differ in {n_nan} of {c.numel()} elements "
+                         f"({extra_d} NaN on the device only, {n_nan - extra_d} on the CPU only)",
+                         Metric(name="nan_mismatch", value=float(n_nan),
+                                threshold=float(r["nan_mismatch_fail"]), standard="special_values"))
+    inf_any = torch.isinf(c) | torch.isinf(d)
+    n_inf = int((inf_any & (c != d)).sum())
+    if n_inf > r["inf_mismatch_fail"]:
+        return Judgement(Status.FAIL, Cause.MISMATCH,
+                         f"{path}: inf positions or signs differ in {n_inf} of {c.numel()} elements",
+                         Metric(name="inf_mismatch", value=float(n_inf),
+                                threshold=float(r["inf_mismatch_fail"]), standard="special_values"))
+    zero = (c == 0) & (d == 0)
+    if golden is not None:
+        g = _real_view(golden)
+        zero &= (g == 0) & (torch.signbit(g) == torch.signbit(c))
+    n_sign = int((zero & (torch.signbit(c) != torch.signbit(d))).sum())
+    if n_sign > r["signed_zero_mismatch_fail"]:
+        return Judgement(Status.FAIL, Cause.MISMATCH,
+                         f"{path}: the sign of zero differs in {n_sign} of {c.numel()} elements "
+                         "(-0.0 against +0.0)",
+                         Metric(name="signed_zero_mismatch", value=float(n_sign),
+                                threshold=float(r["signed_zero_mismatch_fail"]),
+                                standard="special_values"))
+    return None
+
+
+def _upcast(t: torch.Tensor) -> torch.Tensor:
+    return t.to(torch.complex128 if t.is_complex() else torch.float64)
+
+
+def _errors(x: torch.Tensor, ref: torch.Tensor, small: float) -> Tuple[float, float, float]:
+    """(max rel, mean rel, relative RMSE) of x against ref; small-value guard ``small``."""
+    diff = (x - ref).abs()
+    mag = ref.abs()
+    rel = diff / mag.clamp_min(small)
+    rms_ref = float(mag.square().mean().sqrt())
+    rmse = float(diff.square().mean().sqrt()) / max(rms_ref, small)
+    return float(rel.max()), float(rel.mean()), rmse
+
+
+def judge_golden(cpu: torch.Tensor, dev: torch.Tensor, golden: torch.Tensor, path: str) -> Judgement:
+    r = row("golden", cpu.dtype)
+    small, floor = r["small"], r["floor"]
+    c, d, g = _upcast(cpu), _upcast(dev), golden
+    mask = torch.isfinite(c) & torch.isfinite(d) & torch.isfinite(g)
+    if mask.ndim and not bool(mask.all()):
+        c, d, g = c[mask], d[mask], g[mask]
+    if c.numel() == 0:
+        return Judgement(Status.PASS, None, "", Metric(name="finite_elements", value=0.0,
+                                                       threshold=None, standard="golden"))
+    cmax, cmean, crmse = _errors(c, g, small)
+    dmax, dmean, drmse = _errors(d, g, small)
+    ratios = [
+        ("max_rel_ratio", dmax / max(cmax, floor), r["max_rel_ratio_warn"], r["max_rel_ratio_fail"]),
+        ("mean_rel_ratio", dmean / max(cmean, floor), r["mean_rel_ratio_warn"], r["mean_rel_ratio_fail"]),
+        ("rmse_ratio", drmse / max(crmse, floor), r["rmse_ratio_warn"], r["rmse_ratio_fail"]),
+    ]
+    standard = f"golden {dtype_name(cpu.dtype)}"
+    level, metric = _decide(ratios, standard)
+    detail = ""
+    if level != "pass":
+        errs = {"max_rel_ratio": (dmax, cmax), "mean_rel_ratio": (dmean, cmean),
+                "rmse_ratio": (drmse, crmse)}[metric.name]
+        detail = (f"{path}: {metric.name} {_fmt(metric.value)} > {_fmt(metric.threshold)} "
+                  f"(error against the float64 golden: device {_fmt(errs[0])}, CPU {_fmt(errs[1])}, "
+                  f"floor {_fmt(floor)})")
+    return _judgement(level, metric, detail)
+
+
+def judge_cpu(cpu: torch.Tensor, dev: torch.Tensor, path: str) -> Judgement:
+    r = row("cpu", cpu.dtype)
+    small = r["small"]
+    c, d = _upcast(cpu), _upcast(dev)
+    mask = torch.isfinite(c) & torch.isfinite(d)
+    if mask.ndim and not bool(mask.all()):
+        c, d = c[mask], d[mask]
+    if c.numel() == 0:
+        return Judgement(Status.PASS, None, "", Metric(name="finite_elements", value=0.0,
+                                                       threshold=None, standard="cpu"))
+    rel = (d - c).abs() / c.abs().clamp_min(small)
+    mx, mean = float(rel.max()), float(rel.mean())
+    cands = [("max_rel_diff", mx, r["max_rel_diff_warn"], r["max_rel_diff_fail"]),
+             ("mean_rel_diff", mean, r["mean_rel_diff_warn"], r["mean_rel_diff_fail"])]
+    level, metric = _decide(cands, f"cpu {dtype_name(cpu.dtype)}")
+    detail = ""
+    if level != "pass":
+        where = int(rel.reshape(-1).argmax())
+        detail = (f"{path}: {metric.name} {_fmt(metric.value)} > {_fmt(metric.threshold)} "
+                  f"against the CPU in the same dtype (worst element: CPU "
+                  f"{c.reshape(-1)[where].item():.6g}, device {d.reshape(-1)[where].item():.6g})")
+    return _judgement(level, metric, detail)
+
+
+def judge_random(cpu: torch.Tensor, dev: torch.Tensor, path: str) -> Judgement:
+    r = row("random")
+    n = min(cpu.numel(), dev.numel())
+    if n < r["min_numel"]:
+        return Judgement(Status.SKIP, Cause.NOT_COMPARABLE,
+                         f"{path}: random op; {n} elements are too few to compare distributions",
+                         Metric(name="numel", value=float(n), threshold=float(r["min_numel"]),
+                                standard="random"))
+    a = _upcast(_real_view(cpu).reshape(-1)) if cpu.dtype != torch.bool else cpu.reshape(-1).double()
+    b = _upcast(_real_view(dev).reshape(-1)) if dev.dtype != torch.bool else dev.reshape(-1).double()
+    a, b = a[~torch.isnan(a)], b[~torch.isnan(b)]
+    if a.numel() == 0 or b.numel() == 0:
+        return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"{path}: random op; only NaN",
+                         Metric(name="numel", value=0.0, threshold=float(r["min_numel"]),
+                                standard="random"))
+    stat = ks_statistic(a, b)
+    scale = math.sqrt((a.numel() + b.numel()) / (a.numel() * b.numel()))
+    warn, fail = r["ks_coefficient_warn"] * scale, r["ks_coefficient_fail"] * scale
+    level, metric = _decide([("ks_statistic", stat, warn, fail)], "random")
+    detail = "" if level == "pass" else (
+        f"{path}: random op; the value distributions differ (KS statistic {stat:.3g} > "
+        f"{warn:.3g}); a warning only: random outputs never fail")
+    return _judgement(level, metric, detail)
+
+
+def ks_statistic(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Two-sample Kolmogorov-Smirnov statistic of two 1-D float64 tensors."""
+    a, _ = a.sort()
+    b, _ = b.sort()
+    values = torch.cat([a, b])
+    fa = torch.searchsorted(a, values, right=True).double() / a.numel()
+    fb = torch.searchsorted(b, values, right=True).double() / b.numel()
+    return float((fa - fb).abs().max())
+
+
+def judge_values(cpu: torch.Tensor, dev: torch.Tensor, path: str, *,
+                 golden: Optional[torch.Tensor] = None, kind: str = "values") -> Judgement:
+    """Judge two CPU tensors of equal dtype and shape (``dev`` copied from the device)."""
+    if cpu.numel() == 0:
+        return Judgement(Status.PASS, None, "", Metric(name="elements", value=0.0, threshold=None,
+                                                       standard="metadata"))
+    if kind == "random":
+        return judge_random(cpu, dev, path)
+    if not (cpu.is_floating_point() or cpu.is_complex()) or not has_row("cpu", cpu.dtype):
+        return judge_exact(cpu, dev, path)
+    use_golden = golden_applies(cpu, golden)
+    standard = f"golden {dtype_name(cpu.dtype)}" if use_golden else f"cpu {dtype_name(cpu.dtype)}"
+    if _bitwise_equal(cpu, dev):
+        return Judgement(Status.PASS, None, "", Metric(name="elements_differing_from_cpu",
+                                                       value=0.0, threshold=0.0, standard=standard))
+    special = judge_special_values(cpu, dev, golden if use_golden else None, path)
+    if special is not None:
+        return special
+    if use_golden:
+        return judge_golden(cpu, dev, golden, path)
+    return judge_cpu(cpu, dev, path)
+
+
+def needs_golden(cpu: torch.Tensor, dev: torch.Tensor, kind: str = "values") -> bool:
+    """Whether judging this leaf would use a golden: a lower-precision float that differs."""
+    return (kind == "values" and cpu.numel() > 0 and cpu.dtype in HIGHER
+            and has_row("golden", cpu.dtype) and not _bitwise_equal(cpu, dev))

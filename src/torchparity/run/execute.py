@@ -133,10 +133,12 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
     cpu = _run(sc.fn, "cpu", dtype, None)
     dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
     judgement = judge_outcomes(sc, cpu, dev, adapter)
+    tags = list(sc.tags) + (["warn"] if judgement.warn else [])
+    detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     result = ScenarioResult(
         id=sc.id, dtype=dtype_name, status=judgement.status, cause=judgement.cause,
-        detail=judgement.detail[:DETAIL_LIMIT], duration_s=round(dev.seconds, 6),
-        description=sc.description, expected=sc.expected, tags=list(sc.tags),
+        detail=detail[:DETAIL_LIMIT], duration_s=round(dev.seconds, 6),
+        description=sc.description, expected=sc.expected, tags=tags,
         metric=judgement.metric, emulated=adapter.emulated,
     )
     entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []

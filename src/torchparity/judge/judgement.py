@@ -1,0 +1,42 @@
+"""The judge's answer for one comparison: a status, why, and the metric that decided it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from ..results.models import Cause, Metric, Status
+
+
+@dataclass
+class Judgement:
+    status: Status
+    cause: Optional[Cause] = None
+    detail: str = ""
+    metric: Optional[Metric] = None
+    # a pass that came close: a precision metric above its warn threshold. Warn is a
+    # level of the judge (error > fail > warn > pass); results record it as a pass whose
+    # detail and metric say what warned.
+    warn: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.status == Status.PASS
+
+
+# "not comparable" (skip) ranks below pass: it adds no evidence either way.
+_RANK = {Status.SKIP: 0, Status.PASS: 1, Status.UNSUPPORTED: 3, Status.PARTIAL: 3,
+         Status.FAIL: 4, Status.ERROR: 5, Status.CRASH: 6, Status.TIMEOUT: 6}
+
+
+def rank(j: Judgement) -> int:
+    if j.status == Status.PASS and j.warn:
+        return 2
+    return _RANK[Status(j.status)]
+
+
+def worst(judgements: Sequence[Judgement]) -> Judgement:
+    """The worst wins: error > fail > unsupported > warn > pass > skip (not comparable)."""
+    if not judgements:
+        return Judgement(Status.PASS)
+    return max(judgements, key=rank)
