@@ -141,6 +141,8 @@ class FootprintRecorder:
         self.attr = _Attribution(api_codes, user_files, api_objects)
         self.counts: Dict[Tuple[str, str], int] = defaultdict(int)
         self.dtypes: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
+        # (overload, source) -> dtypes a backend's dtype check sees (see checked_dtype)
+        self.checked: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
         self._modes: List[Any] = []
 
     def _source(self) -> str:
@@ -166,9 +168,13 @@ class FootprintRecorder:
             dtypes = {str(dtype).replace("torch.", "")}
         else:
             dtypes = {str(t.dtype).replace("torch.", "") for t in on_device}
-        key = (op_packet_name(func), self._source())
+        source = self._source()
+        key = (op_packet_name(func), source)
         self.counts[key] += 1
         self.dtypes[key].update(dtypes)
+        first = checked_dtype(args, kwargs) if on_device else next(iter(dtypes))
+        if first is not None:
+            self.checked[(str(func), source)].add(first)
 
     def __enter__(self) -> "FootprintRecorder":
         fmode = _FunctionMode(self.attr)
@@ -195,6 +201,12 @@ class FootprintRecorder:
         ]
 
 
+    def checked_calls(self, sources: Iterable[str] = ("api", "callable")) -> List[Tuple[str, str]]:
+        """(overload, checked dtype) pairs issued by ``sources``, sorted."""
+        wanted = set(sources)
+        return sorted((op, d) for (op, src), ds in self.checked.items() if src in wanted for d in ds)
+
+
 def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
     """Merge entries of several scenarios: one row per (op, source)."""
     counts: Dict[Tuple[str, str], int] = defaultdict(int)
@@ -219,3 +231,41 @@ def involvement(entries: Iterable[FootprintEntry]) -> str:
     if entries:
         return "indirect"
     return "none"
+
+
+def checked_dtype(args: tuple, kwargs: dict, out: Any = None) -> Optional[str]:
+    """The dtype a backend's dtype check sees: the first tensor argument (a list's first
+    tensor counts), keyword arguments after positional ones; for factories (no tensor
+    argument) the result's dtype."""
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, torch.Tensor):
+            return str(a.dtype).replace("torch.", "")
+        if isinstance(a, (list, tuple)):
+            for x in a:
+                if isinstance(x, torch.Tensor):
+                    return str(x.dtype).replace("torch.", "")
+    for t in _tensors(out):
+        return str(t.dtype).replace("torch.", "")
+    return None
+
+
+class DispatchRecorder(TorchDispatchMode):
+    """Every aten overload dispatched, with the dtype a backend's check would see.
+
+    ``calls`` is a list of ``(overload, dtype)`` such as ``("aten.dot.default",
+    "float64")``, in order, repeats collapsed. Runs on any device (the CPU included).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.calls: List[Tuple[str, Optional[str]]] = []
+        self._seen: Set[Tuple[str, Optional[str]]] = set()
+
+    def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        key = (str(func), checked_dtype(args, kwargs, out))
+        if key not in self._seen:
+            self._seen.add(key)
+            self.calls.append(key)
+        return out

@@ -86,11 +86,13 @@ CAUSE_TEXT = {
     Cause.NOT_COMPARABLE: Text(en="output not comparable (random or uninitialised)",
                                zh="输出不可比较（随机或未初始化）"),
     Cause.UPSTREAM_SKIP: Text(en="skipped by the upstream OpInfo entry", zh="上游 OpInfo 标记跳过"),
+    Cause.OP_LIMIT: Text(en="the op itself does not support this (the CPU refuses it too)",
+                         zh="算子本身不支持（CPU 上同样报错）"),
 }
 
 # Causes that are limits of the device or build, not bugs of the API's implementation.
 LIMIT_CAUSES = frozenset({Cause.DTYPE_LIMIT, Cause.NO_KERNEL, Cause.BUILD_CONFIG,
-                          Cause.FEATURE_LIMIT})
+                          Cause.FEATURE_LIMIT, Cause.OP_LIMIT})
 
 
 def cause_text(cause: Optional[str]) -> Optional[Text]:

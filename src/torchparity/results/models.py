@@ -41,6 +41,7 @@ class Cause(str, Enum):
     HARNESS_ERROR = "harness_error"  # the scenario or the tool itself failed
     NOT_COMPARABLE = "not_comparable"  # random or uninitialised output: not compared
     UPSTREAM_SKIP = "upstream_skip"  # OpInfo's own skip/xfail for this case
+    OP_LIMIT = "op_limit"  # the op itself refuses this dtype: the CPU raises the same
 
 
 class Strict(BaseModel):

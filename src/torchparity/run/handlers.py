@@ -44,4 +44,7 @@ def handle(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _load_builtin_handlers() -> None:
-    from . import suite_handler  # noqa: F401  (registers "suite")
+    from . import (
+        opinfo_handler,  # noqa: F401  (registers "opinfo")
+        suite_handler,  # noqa: F401  (registers "suite")
+    )

@@ -1,0 +1,396 @@
+"""The "opinfo" case kind: one OpInfo entry x one dtype, every sample, in one worker.
+
+Per sample: inputs made on the CPU (seeded) are copied to the device (strides kept) and
+to a private CPU copy; the device run and the CPU reference run happen back to back in
+this process, the outputs pass through ``output_process_fn_grad`` and are judged by
+``judge.compare.compare_outputs`` with a lazily computed float64 golden (the same op on
+the untouched inputs upcast). Where the op supports autograd and the dtype is floating,
+gradients of the same outputs with the same seeded cotangents are judged the same way.
+The per-sample judgements are folded into one case result (``judge.aggregate``): this
+is the dtype discovery record for (op, dtype) on the device.
+
+Samples are cached per worker for the case only (the next case is another op or dtype);
+op_db is imported once per worker.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import warnings
+from typing import Any, Callable, Dict, List, Optional
+
+import torch
+
+from ..judge.aggregate import SampleOutcome, aggregate
+from ..judge.causes import classify_exception
+from ..judge.compare import compare_outputs
+from ..judge.judgement import Judgement
+from ..results.models import Cause, Status
+from ..scenarios import opinfo as oi
+from .execute import describe_exception
+from .handlers import WorkerContext, register
+
+HIGHER = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
+          torch.float32: torch.float64, torch.complex32: torch.complex128,
+          torch.complex64: torch.complex128}
+
+
+def _copy(t: torch.Tensor, device: Any = None, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+    """A detached copy on ``device`` / in ``dtype`` with the same sizes and strides."""
+    t0 = t.detach()
+    kw: Dict[str, Any] = {}
+    if device is not None:
+        kw["device"] = device
+    if dtype is not None:
+        kw["dtype"] = dtype
+    if t0.layout != torch.strided or t0.numel() == 0 or t0.is_contiguous():
+        out = t0.to(copy=True, **kw)
+    else:
+        span = 1 + sum((s - 1) * st for s, st in zip(t0.shape, t0.stride()))
+        flat = t0.as_strided((span,), (1,), t0.storage_offset()).to(copy=True, **kw)
+        out = flat.as_strided(t0.shape, t0.stride(), 0)
+    if t.requires_grad and (out.is_floating_point() or out.is_complex()):
+        out.requires_grad_(True)
+    return out
+
+
+def _map(tree: Any, fn: Callable[[torch.Tensor], Any], dtype_fn: Optional[Callable] = None) -> Any:
+    if isinstance(tree, torch.Tensor):
+        return fn(tree)
+    if dtype_fn is not None and isinstance(tree, torch.dtype):
+        return dtype_fn(tree)
+    if isinstance(tree, list):
+        return [_map(t, fn, dtype_fn) for t in tree]
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(_map(t, fn, dtype_fn) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _map(v, fn, dtype_fn) for k, v in tree.items()}
+    return tree
+
+
+def _upcast_tensor(t: torch.Tensor) -> torch.Tensor:
+    high = HIGHER.get(t.dtype)
+    return _copy(t, dtype=high) if high is not None else t
+
+
+def _upcast_dtype(d: torch.dtype) -> torch.dtype:
+    return HIGHER.get(d, d)
+
+
+class _Run:
+    __slots__ = ("value", "exc", "tree", "drew_random")
+
+    def __init__(self, value=None, exc=None, tree=None, drew_random=False):
+        self.value, self.exc, self.tree = value, exc, tree
+        self.drew_random = drew_random
+
+
+def seed_device(seed: int, device_type: str = "cpu") -> None:
+    """Seed the CPU generator and the device's. (torch.manual_seed also seeds CUDA lazily,
+    recording a stack trace per call: ~1 ms, too slow per sample.)"""
+    torch.default_generator.manual_seed(seed)
+    if device_type != "cpu":
+        mod = getattr(torch, device_type, None)
+        fn = getattr(mod, "manual_seed_all", None) or getattr(mod, "manual_seed", None)
+        if callable(fn):
+            fn(seed)
+        else:
+            torch.manual_seed(seed)
+
+
+def _call(fn, tree, process, seed: int, sync: Optional[Callable[[], None]] = None,
+          device_type: str = "cpu", watch_rng: bool = False) -> _Run:
+    """Run ``fn`` on ``tree``; with ``watch_rng`` (CPU runs) note whether it drew random
+    numbers from the CPU generator: the op is random (nondeterministic_seeded)."""
+    seed_device(seed, device_type)
+    before = torch.default_generator.get_state() if watch_rng else None
+    inp, args, kwargs = tree
+    try:
+        out = fn(inp, *args, **kwargs)
+        if sync is not None:
+            sync()
+        run = _Run(value=process(out), tree=tree)
+    except Exception as exc:  # the op's own failure is data
+        run = _Run(exc=exc, tree=tree)
+    if before is not None:
+        run.drew_random = not torch.equal(before, torch.default_generator.get_state())
+    return run
+
+
+def _leaves(tree: Any, out: Optional[list] = None) -> list:
+    """Tensor and other leaves of nested lists / tuples / dicts, in order (a lean pytree)."""
+    if out is None:
+        out = []
+    if isinstance(tree, torch.Tensor):
+        out.append(tree)
+    elif isinstance(tree, (list, tuple)):
+        for t in tree:
+            _leaves(t, out)
+    elif isinstance(tree, dict):
+        for v in tree.values():
+            _leaves(v, out)
+    else:
+        out.append(tree)
+    return out
+
+
+def _diff_leaves(value: Any) -> List[int]:
+    return [i for i, t in enumerate(_leaves(value))
+            if isinstance(t, torch.Tensor) and t.requires_grad and t.grad_fn is not None]
+
+
+def _grad_inputs(tree: Any) -> List[torch.Tensor]:
+    return [t for t in _leaves(tree) if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+def _grads(run: _Run, out_idx: List[int], cotangents: List[torch.Tensor], seed: int,
+           sync: Optional[Callable[[], None]] = None) -> _Run:
+    leaves = _leaves(run.value)
+    outs = [leaves[i] for i in out_idx]
+    ins = _grad_inputs(run.tree)
+    torch.default_generator.manual_seed(seed)
+    try:
+        grads = torch.autograd.grad(outs, ins, cotangents, allow_unused=True)
+        if sync is not None:
+            sync()
+        return _Run(value=tuple(grads))
+    except Exception as exc:
+        return _Run(exc=exc)
+
+
+class _Case:
+    """Everything one case needs; ``run_sample`` judges one sample."""
+
+    def __init__(self, ctx: WorkerContext, e: oi.OpEntry, dtype: torch.dtype, kind: str,
+                 grads: bool, skip_reason: Optional[str] = None):
+        self.adapter = ctx.adapter
+        self.device = ctx.adapter.torch_device
+        self.device_type = ctx.adapter.type
+        self.extra_rules = ctx.adapter.error_patterns()
+        self.fn = e.callable()
+        self.dtype = dtype
+        self.kind = kind
+        self.grads = grads
+        self.golden_ok = dtype in HIGHER
+        self.random_seen = False
+        self.skip_reason = skip_reason  # values are not compared (OpInfo's own skip)
+        self._golden: Optional[_Run] = None
+
+    def _sync(self) -> None:
+        self.adapter.synchronize()
+
+    # -- one sample -------------------------------------------------------------------
+    def run_sample(self, sample, index: int) -> SampleOutcome:
+        process = sample.output_process_fn_grad
+        orig = oi.sample_parts(sample)
+        self._golden = None
+        dev_tree = _map(orig, lambda t: _copy(t, device=self.device))
+        # the golden needs untouched inputs (an op may write to its inputs); without a
+        # golden the CPU reference may use the samples themselves
+        cpu_tree = _map(orig, _copy) if self.golden_ok else orig
+        seed = oi.SEED + index
+        dev = _call(self.fn, dev_tree, process, seed, self._sync, device_type=self.device_type)
+        cpu = _call(self.fn, cpu_tree, process, seed, watch_rng=True)
+        if cpu.drew_random:
+            self.random_seen = True
+        kind = "random" if (cpu.drew_random or self.kind == "random") else self.kind
+
+        if cpu.exc is not None and _grad_error(cpu.exc):
+            # e.g. an in-place sample on a leaf that requires grad: retry without autograd
+            dev = _call(self.fn, _map(dev_tree, lambda t: t.detach()), process, seed, self._sync,
+                        device_type=self.device_type)
+            cpu = _call(self.fn, _map(cpu_tree, lambda t: t.detach()), process, seed)
+        forward = self._judge_runs(cpu, dev, kind, "output", lambda: self._golden_forward(orig, process, seed))
+        backward = None
+        if self.grads and forward.category in ("pass", "warn", "fail", "not_comparable") \
+                and cpu.exc is None and dev.exc is None:
+            backward = self._backward(cpu, dev, orig, process, seed, kind)
+        return SampleOutcome(forward=forward, backward=backward)
+
+    def _judge_runs(self, cpu: _Run, dev: _Run, kind: str, path: str,
+                    golden: Optional[Callable[[], Any]]):
+        if dev.exc is not None:
+            msg = describe_exception(dev.exc)
+            if cpu.exc is not None:  # raises like the CPU: the op itself refuses this sample
+                return _cat("same_error", Judgement(Status.UNSUPPORTED, Cause.OP_LIMIT,
+                                                    f"{msg} (the CPU raises {type(cpu.exc).__name__} too)"),
+                            cpu_raised=True)
+            cls = classify_exception(type(dev.exc).__name__, str(dev.exc), self.extra_rules)
+            if cls is not None:
+                return _cat("unsupported", Judgement(cls[0], cls[1], msg))
+            return _cat("error", Judgement(Status.ERROR, Cause.DEVICE_ERROR, msg))
+        if cpu.exc is not None:
+            return _cat("not_comparable", Judgement(
+                Status.SKIP, Cause.NOT_COMPARABLE,
+                f"{path}: the device returned, the CPU reference raised {describe_exception(cpu.exc)}"),
+                cpu_raised=True)
+        if self.skip_reason:
+            return _cat("not_comparable", Judgement(Status.SKIP, Cause.UPSTREAM_SKIP, self.skip_reason))
+        try:
+            j = compare_outputs(cpu.value, dev.value, self.device_type, path,
+                                golden=golden if (self.golden_ok and kind == "values") else None,
+                                kind=kind)
+        except Exception as exc:  # a judging problem is ours, not the device's
+            return _cat("harness", Judgement(Status.ERROR, Cause.HARNESS_ERROR,
+                                             f"{path}: judging failed: {describe_exception(exc)}"))
+        if j.status == Status.SKIP:
+            return _cat("not_comparable", j)
+        if j.status == Status.PASS:
+            return _cat("warn" if j.warn else "pass", j)
+        return _cat("fail", j)
+
+    # -- golden -----------------------------------------------------------------------
+    def _golden_run(self, orig, process, seed) -> _Run:
+        tree = _map(orig, _upcast_tensor, _upcast_dtype)
+        return _call(self.fn, tree, process, seed)
+
+    def _golden_forward(self, orig, process, seed):
+        run = self._golden_cache(orig, process, seed)
+        if run.exc is not None:
+            raise run.exc
+        return run.value
+
+    def _golden_cache(self, orig, process, seed) -> _Run:
+        if self._golden is None:  # reset per sample in run_sample
+            self._golden = self._golden_run(orig, process, seed)
+        return self._golden
+
+    # -- gradients --------------------------------------------------------------------
+    def _backward(self, cpu: _Run, dev: _Run, orig, process, seed: int, kind: str):
+        out_idx = _diff_leaves(cpu.value)
+        if not out_idx or not _grad_inputs(cpu.tree):
+            return None
+        dev_leaves = _leaves(dev.value)
+        if len(dev_leaves) != len(_leaves(cpu.value)):
+            return None  # the forward judgement already failed on structure
+        gen = torch.Generator().manual_seed(seed)
+        cpu_leaves = _leaves(cpu.value)
+        cot = [_cotangent(cpu_leaves[i], gen) for i in out_idx]
+        dev_missing = [i for i in out_idx if not (isinstance(dev_leaves[i], torch.Tensor)
+                                                  and dev_leaves[i].requires_grad)]
+        if dev_missing:
+            return _cat("fail", Judgement(Status.FAIL, Cause.METADATA,
+                                          "grad: a device output does not require grad where the CPU's does"))
+        cpu_g = _grads(cpu, out_idx, cot, seed)
+        dev_g = _grads(dev, out_idx, [c.to(self.device) for c in cot], seed, self._sync)
+
+        def golden():
+            g = self._golden_cache(orig, process, seed)
+            if g.exc is not None:
+                raise g.exc
+            g_leaves = _leaves(g.value)
+            if len(g_leaves) != len(cpu_leaves) or any(
+                    not (isinstance(g_leaves[i], torch.Tensor) and g_leaves[i].requires_grad)
+                    for i in out_idx):
+                return None
+            res = _grads(g, out_idx, [_upcast_tensor(c) for c in cot], seed)
+            if res.exc is not None:
+                raise res.exc
+            return res.value
+
+        return self._judge_runs(cpu_g, dev_g, kind, "grad", golden)
+
+
+def _cotangent(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """A seeded random cotangent (made in float32 and cast: every dtype gets the same draw)."""
+    base = torch.randn(t.shape, dtype=torch.complex64 if t.is_complex() else torch.float32,
+                       generator=gen)
+    return base.to(t.dtype)
+
+
+def _grad_error(exc: BaseException) -> bool:
+    text = str(exc)
+    return ("requires grad is being used in an in-place operation" in text
+            or "doesn't require grad" in text and "element 0 of tensors" in text)
+
+
+def _cat(category: str, j: Judgement, cpu_raised: bool = False):
+    from ..judge.aggregate import Part
+
+    return Part(category=category, judgement=j, cpu_raised=cpu_raised)
+
+
+# -- the case kind ----------------------------------------------------------------------
+
+def _setup(ctx: WorkerContext) -> None:
+    if ctx.cache.get("opinfo_ready"):
+        return
+    warnings.simplefilter("ignore")
+    threads = ctx.options.get("threads")
+    if threads:
+        torch.set_num_threads(int(threads))
+    oi.entries()  # import op_db once per worker
+    # op_db is a large, long-lived object graph: keep the cyclic GC from rescanning it
+    gc.collect()
+    gc.freeze()
+    ctx.cache["opinfo_ready"] = True
+
+
+def wants_grads(op, dtype: torch.dtype, call: str, device_type: str) -> bool:
+    if not op.supports_autograd or not call.startswith(("op", "method", "alias")) \
+            or call.startswith("alias_inplace"):
+        return False
+    if dtype.is_floating_point:
+        return True
+    if dtype.is_complex:
+        try:
+            return bool(op.supports_complex_autograd("cpu"))
+        except Exception:
+            return False
+    return False
+
+
+def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
+    _setup(ctx)
+    start = time.perf_counter()
+    e = oi.OpEntry(api=case["api"], key=case["key"], db=case.get("db", "op_db"),
+                   call=case.get("call", "op"))
+    op = e.opinfo
+    dtype_name = case["dtype"]
+    dtype = getattr(torch, dtype_name)
+    device_type = ctx.adapter.type
+    claimed = dtype_name in oi.claimed_dtypes(op, device_type)
+    base = {"claimed": claimed, "emulated": ctx.adapter.emulated}
+    tests = oi.COMPARE_TESTS + (oi.VARIANT_TESTS if e.call != "op" else ())
+    # OpInfo's own skip / expected failure of the device-vs-CPU test: honoured by not
+    # comparing values (reported as skip with its reason); the samples still run on the
+    # device, so that dtype discovery learns whether the device takes the dtype.
+    skip_reason = oi.upstream_skip(op, device_type, dtype, tests)
+    grads = (bool(case.get("grads", True)) and skip_reason is None
+             and wants_grads(op, dtype, e.call, device_type))
+    if grads:
+        base["claimed_backward"] = dtype_name in oi.claimed_dtypes(op, device_type, backward=True)
+    try:
+        samples = oi.make_samples(op, dtype, requires_grad=grads,
+                                  reference=bool(case.get("reference")))
+    except Exception as exc:
+        return dict(base, status="skip", cause=Cause.HARNESS_ERROR.value,
+                    detail=f"OpInfo cannot make {dtype_name} samples: {describe_exception(exc)}",
+                    seconds=time.perf_counter() - start)
+    limit = case.get("max_samples")
+    if limit:
+        samples = samples[: int(limit)]
+    if not samples:
+        return dict(base, status="skip", cause=Cause.HARNESS_ERROR.value,
+                    detail=f"OpInfo makes no {dtype_name} samples",
+                    seconds=time.perf_counter() - start)
+    runner = _Case(ctx, e, dtype, oi.output_kind(op), grads, skip_reason)
+    outcomes = []
+    for i, s in enumerate(samples):
+        try:
+            outcomes.append(runner.run_sample(s, i))
+        except Exception as exc:  # a harness problem with one sample
+            outcomes.append(SampleOutcome(forward=_cat("harness", Judgement(
+                Status.ERROR, Cause.HARNESS_ERROR, f"sample {i}: {describe_exception(exc)}"))))
+    result = aggregate(outcomes)
+    kind = "random" if runner.random_seen and runner.kind == "values" else runner.kind
+    return dict(base, status=result.status, cause=result.cause, detail=result.detail,
+                metric=result.metric, counts=result.counts, kind=kind,
+                seconds=time.perf_counter() - start)
+
+
+@register("opinfo")
+def handle_opinfo(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
+    return run_case(ctx, case)
+

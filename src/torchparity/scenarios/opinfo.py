@@ -1,0 +1,393 @@
+"""The OpInfo adapter: PyTorch's own operator database as scenarios.
+
+``torch.testing._internal.common_methods_invocations.op_db`` describes ~700 operators as
+data: a callable, sample inputs per dtype, the dtypes each device type claims, and the
+upstream test suite's skips. This module maps API names to those entries (both sides
+resolved to objects where possible), makes samples (on the CPU, seeded), reads OpInfo's
+own skips for the tests that compare a device with the CPU, and names the ops whose
+outputs are random or uninitialised. It knows nothing about devices beyond a device-type
+string and ``Tensor.to``.
+
+Public: :func:`opinfo_for`, :func:`all_opinfo_apis`, :func:`entries`, :func:`entry`,
+:func:`make_samples`, :func:`upstream_skip`, :func:`claimed_dtypes`, :func:`output_kind`,
+:func:`api_compute_ops`.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import unittest
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import torch
+
+SEED = 0
+
+# the upstream tests whose skips matter here: test_compare_cpu runs every sample on the
+# device and on the CPU and compares (what a sweep does); test_variant_consistency_eager
+# compares method / in-place / alias variants with the function (honoured when a sweep
+# runs such a variant); test_dtypes checks the claimed dtypes (used by dtype discovery).
+COMPARE_TESTS = ("test_compare_cpu",)
+VARIANT_TESTS = ("test_variant_consistency_eager",)
+DTYPE_TESTS = ("test_dtypes",)
+TEST_CLASS = "TestCommon"
+
+# Families whose outputs cannot be compared element-wise, by OpInfo key (name.variant).
+# Random ops are also detected per sample at run time (the CPU run drew from the CPU
+# generator); the list covers samples that draw their randomness some other way. Deterministic variants (feature_alpha_dropout.without_train,
+# native_dropout_backward with a given mask) are not in it.
+RANDOM_OPS = frozenset({
+    "bernoulli", "cauchy", "exponential", "geometric", "log_normal", "multinomial", "normal",
+    "normal.in_place", "normal.number_mean", "uniform", "rand_like", "randn_like",
+    "randint_like", "randint", "randn", "rand", "randperm", "nn.functional.dropout",
+    "nn.functional.dropout1d", "nn.functional.dropout2d", "nn.functional.dropout3d",
+    "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
+    "nn.functional.rrelu", "nn.functional.fractional_max_pool2d",
+    "nn.functional.fractional_max_pool3d", "nn.functional.multi_head_attention_forward",
+})
+UNINITIALISED_OPS = frozenset({
+    "empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided",
+    "resize_", "resize_as_",
+})
+
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+               "float32", "float64", "complex64", "complex128")
+
+
+@dataclass(frozen=True)
+class OpEntry:
+    """One OpInfo entry as reached through one API name."""
+
+    api: str  # the dotted API name results are filed under
+    key: str  # "name" or "name.variant_test_name": unique in its database
+    db: str  # "op_db" | "python_ref_db"
+    call: str = "op"  # which callable: "op" | "method" | "inplace" | "alias:<name>" | ...
+
+    @property
+    def opinfo(self):
+        return _index().by_key[(self.db, self.key)]
+
+    def callable(self):
+        op = self.opinfo
+        kind, _, alias = self.call.partition(":")
+        if kind == "op":
+            return op.op
+        if kind == "method":
+            return op.method_variant
+        if kind == "inplace":
+            return op.inplace_variant
+        for a in op.aliases:
+            if a.name == alias:
+                return {"alias": a.op, "alias_method": a.method_variant,
+                        "alias_inplace": a.inplace_variant}[kind]
+        raise KeyError(f"{self.key}: no callable {self.call!r}")
+
+    @property
+    def variant(self) -> str:
+        """The sample-set / variant label results are keyed by."""
+        return self.key if self.call == "op" else f"{self.key}[{self.call}]"
+
+
+def _load_dbs():
+    from torch.testing._internal.common_methods_invocations import op_db, python_ref_db
+
+    return {"op_db": op_db, "python_ref_db": python_ref_db}
+
+
+def _key(op) -> str:
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+def _lookup(dotted: str) -> Any:
+    obj: Any = torch
+    parts = dotted.split(".")
+    if parts[0] == "torch":
+        parts = parts[1:]
+    for p in parts:
+        try:
+            obj = getattr(obj, p)
+        except Exception:
+            return None
+    return obj
+
+
+def _api_name(op) -> str:
+    """The public dotted name of an OpInfo's function variant."""
+    name = op.name
+    if name.startswith("torch."):
+        return name
+    if name.startswith("_refs."):
+        return "torch." + name
+    obj = _lookup(name)
+    if obj is not None and (callable(obj) or isinstance(obj, property)) and not isinstance(obj, torch.dtype):
+        return "torch." + name
+    if hasattr(torch.Tensor, name):
+        return "torch.Tensor." + name
+    op_obj = getattr(op, "op", None)
+    for module in ("torch", "torch.nn.functional", "torch.Tensor"):
+        nm = getattr(op_obj, "__name__", None)
+        if nm and _lookup(f"{module}.{nm}") is op_obj:
+            return f"{module}.{nm}"
+    return "torch." + name
+
+
+class _Index:
+    def __init__(self):
+        self.dbs = _load_dbs()
+        self.by_key: Dict[Tuple[str, str], Any] = {}
+        self.by_name: Dict[str, List[OpEntry]] = {}
+        self.by_id: Dict[int, List[OpEntry]] = {}
+        self.keep: List[Any] = []  # objects whose id() is indexed stay alive
+        self.canonical: List[OpEntry] = []
+        for db, ops in self.dbs.items():
+            for op in ops:
+                key = _key(op)
+                self.by_key[(db, key)] = op
+                api = _api_name(op)
+                main = OpEntry(api=api, key=key, db=db, call="op")
+                if db == "op_db":
+                    self.canonical.append(main)
+                self._add_name(api, main)
+                self._add_obj(op.op, main)
+                if op.method_variant is not None:
+                    e = OpEntry(api=f"torch.Tensor.{op.name}", key=key, db=db, call="method")
+                    self._add_obj(op.method_variant, e)
+                    self._add_name(e.api, e)
+                if op.inplace_variant is not None:
+                    e = OpEntry(api=f"torch.Tensor.{op.name}_", key=key, db=db, call="inplace")
+                    self._add_obj(op.inplace_variant, e)
+                    self._add_name(e.api, e)
+                for a in op.aliases:
+                    for kind, fn, api_name in (
+                            ("alias", a.op, "torch." + a.name),
+                            ("alias_method", a.method_variant, f"torch.Tensor.{a.name}"),
+                            ("alias_inplace", a.inplace_variant, f"torch.Tensor.{a.name}_")):
+                        if fn is None:
+                            continue
+                        e = OpEntry(api=api_name, key=key, db=db, call=f"{kind}:{a.name}")
+                        self._add_obj(fn, e)
+                        self._add_name(api_name, e)
+
+    def _add_name(self, name: str, e: OpEntry) -> None:
+        lst = self.by_name.setdefault(name, [])
+        if e not in lst:
+            lst.append(e)
+
+    def _add_obj(self, obj: Any, e: OpEntry) -> None:
+        if obj is None or isinstance(obj, (str, int, float)):
+            return
+        # lambdas and per-entry wrappers are not API objects; builtins and functions are
+        if getattr(obj, "__name__", "") == "<lambda>":
+            return
+        self.keep.append(obj)
+        lst = self.by_id.setdefault(id(obj), [])
+        if e not in lst:
+            lst.append(e)
+
+
+@functools.lru_cache(maxsize=1)
+def _index() -> _Index:
+    return _Index()
+
+
+def opinfo_for(api_name: str, *, include_refs: bool = True) -> List[OpEntry]:
+    """The OpInfo entries that exercise ``api_name`` (empty when there are none).
+
+    Matches by object identity first (``torch.absolute`` reaches the ``abs`` entry through
+    its alias, ``torch.Tensor.add_`` the in-place variant of ``add``), then by name.
+    Entries are filed under the name asked for.
+    """
+    idx = _index()
+    found: List[OpEntry] = []
+    obj = _lookup(api_name) if api_name.startswith("torch") else None
+    if obj is not None and not isinstance(obj, (torch.dtype, str, int, float, bool)):
+        found.extend(idx.by_id.get(id(obj), []))
+    for e in idx.by_name.get(api_name, []):
+        if e not in found:
+            found.append(e)
+    if not include_refs:
+        found = [e for e in found if e.db == "op_db"]
+    out: List[OpEntry] = []
+    for e in found:
+        e2 = OpEntry(api=api_name, key=e.key, db=e.db, call=e.call)
+        if e2 not in out:
+            out.append(e2)
+    return out
+
+
+def all_opinfo_apis() -> List[str]:
+    """Every API name that op_db covers (function variants), sorted."""
+    return sorted({e.api for e in _index().canonical})
+
+
+def entries() -> List[OpEntry]:
+    """One entry per op_db OpInfo, filed under its function's API name."""
+    return list(_index().canonical)
+
+
+def entry(db: str, key: str):
+    """The OpInfo object for a (database, key) pair."""
+    return _index().by_key[(db, key)]
+
+
+# -- samples ----------------------------------------------------------------------------
+
+def seed_all(seed: int = SEED) -> None:
+    torch.manual_seed(seed)
+    random.seed(seed)
+    try:
+        import numpy as np
+
+        np.random.seed(seed)
+    except ImportError:
+        pass
+
+
+def make_samples(opinfo, dtype: torch.dtype, *, requires_grad: bool = False,
+                 reference: bool = False, seed: int = SEED) -> list:
+    """Seeded samples made on the CPU (moving them is the runner's job)."""
+    seed_all(seed)
+    fn = opinfo.reference_inputs if reference else opinfo.sample_inputs
+    return list(fn("cpu", dtype, requires_grad=requires_grad))
+
+
+def map_tensors(tree: Any, fn) -> Any:
+    """Apply ``fn`` to every tensor in nested lists / tuples / dicts (others kept)."""
+    if isinstance(tree, torch.Tensor):
+        return fn(tree)
+    if isinstance(tree, list):
+        return [map_tensors(t, fn) for t in tree]
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(map_tensors(t, fn) for t in tree)
+    if isinstance(tree, dict):
+        return {k: map_tensors(v, fn) for k, v in tree.items()}
+    return tree
+
+
+def sample_parts(sample) -> Tuple[Any, tuple, dict]:
+    return sample.input, tuple(sample.args), dict(sample.kwargs)
+
+
+# -- skips ------------------------------------------------------------------------------
+
+def _decorator_skip(dec: Any, device_type: str) -> Optional[str]:
+    """Why this decorator would skip (or expect to fail) the test; None if it would not."""
+    if dec is unittest.expectedFailure:
+        return "expected failure"
+    if dec is unittest.skip:  # used bare: skips with no reason
+        return "skipped"
+    qual = getattr(dec, "__qualname__", "")
+    if qual == "skip.<locals>.decorator":
+        for cell in getattr(dec, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, str):
+                return f"skipped: {value}"
+        return "skipped"
+    if qual in ("onlyCUDA", "onlyCPU", "onlyMPS", "onlyXPU"):
+        only = qual[4:].lower()
+        return None if device_type == only else f"runs only on {only}"
+    if type(dec).__name__.startswith("skip") and hasattr(dec, "dep") and hasattr(dec, "reason"):
+        dev = getattr(dec, "device_type", None)
+        if dec.dep and (dev is None or dev == device_type):
+            return f"skipped: {dec.reason}"
+    return None
+
+
+def upstream_skip(opinfo, device_type: str, dtype: torch.dtype,
+                  tests: Sequence[str] = COMPARE_TESTS) -> Optional[str]:
+    """OpInfo's own skip / expected failure for one of ``tests`` here, as a reason."""
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    for info in opinfo.decorators:
+        if not isinstance(info, DecorateInfo):
+            continue
+        for test in tests:
+            try:
+                active = info.is_active(TEST_CLASS, test, device_type, dtype, {})
+            except Exception:
+                active = False
+            if not active:
+                continue
+            for dec in info.decorators:
+                why = _decorator_skip(dec, device_type)
+                if why:
+                    where = f" on {info.device_type}" if info.device_type else ""
+                    which = info.test_name or "every test"
+                    return f"OpInfo '{_key(opinfo)}' marks {which}{where} for {_dt(dtype)}: {why}"
+    return None
+
+
+def _dt(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+KNOWN_DEVICE_TYPES = ("cpu", "cuda", "xpu", "mps", "hpu")
+
+
+def claimed_dtypes(opinfo, device_type: str, backward: bool = False) -> List[str]:
+    """The dtypes OpInfo claims for ``device_type`` (the CPU's for unknown device types)."""
+    dt = device_type if device_type in KNOWN_DEVICE_TYPES else "cpu"
+    try:
+        found = opinfo.supported_backward_dtypes(dt) if backward else opinfo.supported_dtypes(dt)
+    except Exception:
+        return []
+    return sorted(_dt(d) for d in found)
+
+
+def output_kind(opinfo) -> str:
+    """values | random | uninitialised, from the op's family."""
+    if opinfo.name in UNINITIALISED_OPS:
+        return "uninitialised"
+    if _key(opinfo) in RANDOM_OPS or getattr(opinfo, "has_nondeterministic_output", False):
+        return "random"
+    return "values"
+
+
+# -- footprint --------------------------------------------------------------------------
+
+def first_sample_dtype(opinfo, preferred: Iterable[str] = ("float32", "float64", "int64")) -> Optional[torch.dtype]:
+    claimed = claimed_dtypes(opinfo, "cpu")
+    for name in preferred:
+        if name in claimed:
+            return getattr(torch, name)
+    return getattr(torch, claimed[0]) if claimed else None
+
+
+def api_compute_ops(api_name: str, dtype: Optional[str] = None) -> Optional[List[str]]:
+    """The aten compute ops the API dispatches on its first OpInfo sample (CPU run).
+
+    None when no OpInfo entry covers the API or no sample runs. Views, copies and
+    allocations are left out (``api.footprint.compute_ops``). Used to turn vendor docs
+    into capability profiles: an API whose list is exactly one op lends that op the
+    API's documented dtypes.
+    """
+    from ..api.footprint import FootprintRecorder, compute_ops
+
+    found = opinfo_for(api_name, include_refs=False) or opinfo_for(api_name)
+    for e in found:
+        op = e.opinfo
+        dt = getattr(torch, dtype) if dtype else first_sample_dtype(op)
+        if dt is None:
+            continue
+        try:
+            samples = make_samples(op, dt)
+        except Exception:
+            continue
+        fn = e.callable()
+        for s in samples[:1]:
+            inp, args, kwargs = sample_parts(s)
+            if e.call.startswith(("inplace", "alias_inplace")):
+                inp = map_tensors(inp, lambda t: t.clone())
+            recorder = FootprintRecorder("cpu", api_objects=[fn])
+            try:
+                with recorder:
+                    fn(inp, *args, **kwargs)
+            except Exception:
+                continue
+            return sorted({x.op for x in compute_ops(recorder.entries())})
+    return None
