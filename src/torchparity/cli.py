@@ -166,5 +166,164 @@ def main() -> None:
         sys.exit(1)
 
 
+# ==== sweep, matrix, predict (branch sweep) ==============================================
+
+
+def _say(text: str) -> None:
+    """A plain line: API names with brackets are not rich markup."""
+    out_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+class _SweepProgress:
+    """Progress bar with ETA and running status counts for sweep()."""
+
+    def __init__(self, console: Console):
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                            TextColumn("{task.fields[counts]}"), console=console, transient=True)
+        self.task = None
+        self.counts = {}
+
+    def start(self, total: int, description: str) -> None:
+        self.bar.start()
+        self.task = self.bar.add_task(description, total=total, counts="")
+
+    def advance(self, row) -> None:
+        self.counts[row["status"]] = self.counts.get(row["status"], 0) + 1
+        text = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+        self.bar.update(self.task, advance=1, counts=text)
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
+def _dtype_list(text: Optional[str]):
+    from .scenarios.opinfo import DTYPE_NAMES
+
+    if not text:
+        return list(DTYPE_NAMES)
+    return [d.strip() for d in text.split(",") if d.strip()]
+
+
+@app.command()
+def sweep(
+    opinfo: bool = typer.Option(False, "--opinfo", help="Every OpInfo entry of op_db."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", help="APIs of a namespace that have OpInfo entries, e.g. torch.nn.functional."),
+    apis: Optional[Path] = typer.Option(None, "--apis", help="File with one API name per line."),
+    device: str = typer.Option("auto", "--device", "-d", help=DEVICE_HELP),
+    dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes (default: the 12 of bool..complex128)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+    timeout: float = typer.Option(300.0, help="Seconds per case (one API x one dtype, all samples)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for results.sqlite and matrix.{json,md,csv}; a rerun resumes."),
+    reference_inputs: bool = typer.Option(False, "--reference-inputs", help="OpInfo reference_inputs instead of sample_inputs."),
+    grads: bool = typer.Option(True, "--grads/--no-grads", help="Compare gradients where the op supports autograd."),
+    max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N samples per case."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run every OpInfo sample of many APIs x dtypes on a device against the CPU."""
+    from .app.sweep import read_api_file
+    from .app.sweep import sweep as run_sweep
+
+    names = read_api_file(str(apis)) if apis else []
+    progress = None if quiet else _SweepProgress(err_console)
+    summary = run_sweep(out=str(out), device=device, all_opinfo=opinfo, namespace=namespace,
+                        apis=names, dtypes=_dtype_list(dtypes), jobs=jobs, timeout=timeout,
+                        reference=reference_inputs, grads=grads, max_samples=max_samples,
+                        progress=progress)
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
+    _say(f"{summary.ran} case(s) run in {summary.seconds:.1f} s "
+                      f"({summary.already_done} already done): {counts}")
+    if summary.no_scenarios:
+        _say(f"no scenarios (no OpInfo entry): {len(summary.no_scenarios)} API(s), "
+                          "listed in matrix.md")
+    _say(f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv")
+
+
+@app.command()
+def matrix(
+    dirs: List[Path] = typer.Argument(..., help="Sweep output folders (one per device or profile)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for matrix.{json,md,csv}."),
+) -> None:
+    """Write one support matrix from one or more sweeps (devices / profiles side by side)."""
+    from .deliver.matrix import build_matrix, merge_matrices, write_matrix
+    from .results.sweep_store import open_store
+
+    docs = []
+    for d in dirs:
+        store = open_store(d, must_exist=True)
+        docs.append(build_matrix(store.rows(), store.meta()))
+        store.close()
+    write_matrix(merge_matrices(docs), out)
+    _say(f"wrote {out}/matrix.json, matrix.md, matrix.csv")
+
+
+def _load_docs_dtypes(path: Path):
+    import json
+
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise TorchparityError(f"--docs-dtypes {path}: cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise TorchparityError(f"--docs-dtypes {path}: expected a mapping api -> [dtypes]")
+    return {str(k): list(v or []) for k, v in data.items()}
+
+
+@app.command()
+def predict(
+    apis: List[str] = typer.Argument(..., help="Dotted API names."),
+    profile: str = typer.Option(..., "--profile", "-p", help="Capability profile: shipped name or YAML file."),
+    dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes (default: 12)."),
+    against: Optional[Path] = typer.Option(None, "--against", help="A sweep folder on the profile's emulated device: confirm or refute each prediction."),
+    docs_dtypes: Optional[Path] = typer.Option(None, "--docs-dtypes", help="YAML/JSON {api: [dtypes the vendor docs allow]}: compare."),
+    grads: bool = typer.Option(True, "--grads/--no-grads", help="Include the backward footprint."),
+) -> None:
+    """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
+    from .app.predict import against_sweep, compare_with_docs
+    from .app.predict import predict as run_predict
+
+    preds = run_predict(apis, profile, dtypes=_dtype_list(dtypes), grads=grads)
+    for p in preds:
+        if p.status == "pass":
+            continue
+        _say(f"{p.api} [{p.variant}] {p.dtype}: {p.status} — {p.reason}")
+    ok = sum(1 for p in preds if p.status == "pass")
+    _say(f"{len(preds)} prediction(s): {ok} expected to pass, "
+                      f"{len(preds) - ok} expected to fail or unknown")
+    code = 0
+    if against:
+        conf = against_sweep(preds, str(against))
+        rate = f"{conf.rate:.1%}" if conf.rate is not None else "n/a"
+        _say(f"against {against}: {conf.agree} of {conf.compared} confirmed ({rate}); "
+                          f"{conf.not_compared} not comparable")
+        for d in conf.disagreements:
+            _say(f"  disagreement: {d['api']} [{d['variant']}] {d['dtype']}: predicted "
+                              f"{d['predicted']} ({d['predicted_reason']}), observed {d['observed']} "
+                              f"({d['observed_cause']}: {d['observed_detail'][:160]})")
+        code = 1 if conf.disagreements else 0
+    if docs_dtypes:
+        cmp = compare_with_docs(preds, _load_docs_dtypes(docs_dtypes), profile)
+        rate = f"{cmp.rate:.1%}" if cmp.rate is not None else "n/a"
+        _say(f"vendor docs: {cmp.agree} of {cmp.compared} (api, dtype) pairs agree "
+                          f"({rate}); {cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
+        for d in cmp.disagreements:
+            _say(f"  {d['verdict']}: {d['api']} {d['dtype']}: {d['reason']}")
+    raise typer.Exit(code)
+
+
+# ==== end of sweep block ==================================================================
+
 if __name__ == "__main__":
     main()

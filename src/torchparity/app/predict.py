@@ -1,0 +1,401 @@
+"""`torchparity predict`: which dtypes of an API a capability profile will refuse, and why.
+
+No device runs. The API's operator footprint is recorded on the CPU — every aten overload
+its OpInfo samples (or its hand scenarios) dispatch, forward and backward, with the dtype
+a backend's dtype check sees (``api.footprint.checked_dtype``) — and each (op, dtype) is
+looked up in the profile. A sample is refused when any of its ops is; the per-dtype
+prediction folds samples the way the sweep folds them (pass / partial / unsupported), so
+that a sweep on the profile's emulated device can confirm or refute every prediction
+(:func:`against_sweep`).
+
+Composite APIs (``torch.nn.functional.normalize``, ``torch.cdist``) are predicted from
+their footprint; :func:`compare_with_docs` holds those predictions against vendor docs
+entries for the same APIs ({api: dtypes the docs allow}, e.g. from the vendor-docs
+parser) and sorts each disagreement into "suspected docs error" or "suspected tool
+error" with the reason.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from ..devices.profiles import Profile, load_profile
+from ..errors import InputError
+
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+          "float32", "float64", "complex64", "complex128")
+
+# With ``default: deny`` a profile still lets these reach the device: allocation, copies,
+# views and storage plumbing that every backend has (the profile semantics of
+# ``devices/profiles``; mirrored here so a prediction treats them alike).
+PLUMBING = frozenset({
+    "aten.empty", "aten.empty_strided", "aten._to_copy", "aten._copy_from",
+    "aten._copy_from_and_resize", "aten.copy_", "aten.set_", "aten.resize_", "aten.view",
+    "aten.as_strided", "aten._reshape_alias", "aten._local_scalar_dense", "aten.unfold",
+    "aten.view_as_real", "aten.view_as_complex",
+})
+
+
+def _packet(op: str) -> str:
+    parts = op.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 3 else op
+
+
+def refuses(profile: Profile, op: str, dtype: Optional[str]) -> bool:
+    """Whether ``profile`` refuses the overload ``op`` (e.g. 'aten.dot.default') for ``dtype``."""
+    entry = profile.op_support(op)
+    if entry is None:
+        return profile.default == "deny" and _packet(op) not in PLUMBING
+    if not entry.supported:
+        return True
+    return dtype is not None and entry.dtypes is not None and dtype not in entry.dtypes
+
+
+@dataclass(frozen=True)
+class Refusal:
+    op: str  # packet name, e.g. "aten.dot"
+    dtype: str
+    phase: str  # forward | backward
+
+    def text(self) -> str:
+        return f"{self.op} × {self.dtype}" + (" (backward)" if self.phase == "backward" else "")
+
+
+@dataclass
+class Prediction:
+    api: str
+    variant: str
+    dtype: str
+    status: str  # pass | partial | unsupported | unknown
+    reason: str
+    refusals: List[Refusal] = field(default_factory=list)
+    ops: List[str] = field(default_factory=list)  # compute ops of the footprint (packets)
+    unlisted_ops: List[str] = field(default_factory=list)  # ops the profile has no entry for
+    samples: int = 0
+    refused_samples: int = 0
+    cpu_refuses: bool = False  # the op itself refuses the dtype (CPU raises)
+    source: str = "opinfo"  # opinfo | scenario | none
+
+    @property
+    def supported(self) -> Optional[bool]:
+        if self.status == "unknown":
+            return None
+        return self.status in ("pass", "partial")
+
+
+# -- footprints on the CPU -------------------------------------------------------------------
+
+@dataclass
+class _SampleFootprint:
+    forward: List[Tuple[str, Optional[str]]]
+    backward: List[Tuple[str, Optional[str]]]
+    cpu_error: Optional[str] = None
+
+
+def _record_opinfo_sample(fn, sample, grads: bool) -> _SampleFootprint:
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    from ..api.footprint import DispatchRecorder
+
+    fwd = DispatchRecorder()
+    inp, args, kwargs = sample.input, tuple(sample.args), dict(sample.kwargs)
+    try:
+        with fwd:
+            out = sample.output_process_fn_grad(fn(inp, *args, **kwargs))
+    except Exception as exc:
+        return _SampleFootprint(fwd.calls, [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    bwd = DispatchRecorder()
+    if grads:
+        outs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+        ins = [t for t in tree_leaves((inp, args, kwargs))
+               if isinstance(t, torch.Tensor) and t.requires_grad]
+        if outs and ins:
+            try:
+                with bwd:
+                    torch.autograd.grad(outs, ins, [torch.ones_like(o) for o in outs],
+                                        allow_unused=True)
+            except Exception:
+                pass  # the CPU backward fails: the sweep does not compare it either
+    return _SampleFootprint(fwd.calls, bwd.calls)
+
+
+def _opinfo_footprints(entry, dtype: str, grads: bool, max_samples: Optional[int],
+                       device_type: str) -> Optional[List[_SampleFootprint]]:
+    import torch
+
+    from ..run.opinfo_handler import wants_grads
+    from ..scenarios import opinfo as oi
+
+    op = entry.opinfo
+    dt = getattr(torch, dtype)
+    tests = oi.COMPARE_TESTS + (oi.VARIANT_TESTS if entry.call != "op" else ())
+    with_grads = grads and oi.upstream_skip(op, device_type, dt, tests) is None \
+        and wants_grads(op, dt, entry.call, device_type)
+    try:
+        samples = oi.make_samples(op, dt, requires_grad=with_grads)
+    except Exception:
+        return None
+    if max_samples:
+        samples = samples[:max_samples]
+    fn = entry.callable()
+    out = []
+    for i, s in enumerate(samples):
+        torch.default_generator.manual_seed(oi.SEED + i)
+        out.append(_record_opinfo_sample(fn, s, with_grads))
+    return out
+
+
+def _scenario_footprints(api: str, dtype: str) -> Optional[List[_SampleFootprint]]:
+    import torch
+
+    from ..api.classify import code_objects
+    from ..api.footprint import FootprintRecorder
+    from ..api.resolve import maybe_resolve
+    from ..scenarios import registry
+
+    resolved = maybe_resolve(api)
+    if resolved is None:
+        return None
+    registry.load_suites()
+    scenarios = [sc for sc in registry.scenarios_for_object(resolved.obj) if dtype in sc.dtypes]
+    if not scenarios:
+        return None
+    out = []
+    for sc in scenarios:
+        rec = FootprintRecorder("cpu", api_objects=[resolved.obj],
+                                api_codes=code_objects(resolved.obj), user_files=[sc.source_file])
+        torch.manual_seed(0)
+        error = None
+        try:
+            with rec:
+                sc.fn("cpu", getattr(torch, dtype))
+        except Exception as exc:
+            if sc.raises is None:
+                error = f"{type(exc).__name__}: {exc}"
+        out.append(_SampleFootprint(rec.checked_calls(), [], error))
+    return out
+
+
+# -- predictions -------------------------------------------------------------------------------
+
+def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], profile: Profile,
+          source: str) -> Prediction:
+    from ..api.footprint import METADATA_OPS
+
+    refusals: List[Refusal] = []
+    ops: List[str] = []
+    unlisted: List[str] = []
+    refused = same = ran = bwd_refused = 0
+    for f in feet:
+        fwd_ref = [(op, d) for op, d in f.forward if refuses(profile, op, d)]
+        bwd_ref = [(op, d) for op, d in f.backward if refuses(profile, op, d)]
+        for op, _d in f.forward + f.backward:
+            p = _packet(op)
+            if p.split(".", 1)[-1] not in METADATA_OPS:
+                if p not in ops:
+                    ops.append(p)
+                if profile.op_support(op) is None and p not in unlisted:
+                    unlisted.append(p)
+        for phase, found in (("forward", fwd_ref), ("backward", bwd_ref)):
+            for op, d in found:
+                r = Refusal(_packet(op), d or "?", phase)
+                if r not in refusals:
+                    refusals.append(r)
+        if f.cpu_error:
+            same += 1  # the CPU raises too: the sweep counts it as the op's own refusal
+        elif fwd_ref:
+            refused += 1
+        else:
+            ran += 1
+            if bwd_ref:
+                bwd_refused += 1
+    n = len(feet)
+    why = "; ".join(r.text() for r in refusals) or "-"
+    if not feet:
+        status, reason = "unknown", "no samples"
+    elif not ran:
+        if refused:
+            status, reason = "unsupported", f"the profile refuses {why}"
+        else:
+            status, reason = "unsupported", "the op itself refuses this dtype (the CPU raises)"
+    elif refused:
+        status, reason = "partial", f"{refused} of {n} samples refused: {why}"
+    elif bwd_refused:
+        status, reason = "partial", f"forward runs; backward refused in {bwd_refused} of {ran} samples: {why}"
+    else:
+        status, reason = "pass", "every op of its footprint is allowed"
+    return Prediction(api=api, variant=variant, dtype=dtype, status=status, reason=reason,
+                      refusals=refusals, ops=ops, unlisted_ops=unlisted, samples=n,
+                      refused_samples=refused, cpu_refuses=not ran and not refused and bool(same),
+                      source=source)
+
+
+def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str] = DTYPES,
+            grads: bool = True, max_samples: Optional[int] = None) -> List[Prediction]:
+    """Predictions for every API x OpInfo variant (or hand scenarios) x dtype."""
+    from ..api.resolve import resolve
+    from ..scenarios import opinfo as oi
+
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    bad = [d for d in dtypes if d not in DTYPES]
+    if bad:
+        raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
+    for name in apis:
+        resolve(name)  # an unknown name fails before anything runs
+    out: List[Prediction] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in apis:
+            found = oi.opinfo_for(name, include_refs=False)
+            if found:
+                for e in found:
+                    for d in dtypes:
+                        feet = _opinfo_footprints(e, d, grads, max_samples, prof.device_type)
+                        if feet is None:
+                            out.append(Prediction(name, e.variant, d, "unknown",
+                                                  "OpInfo cannot make samples for this dtype"))
+                        else:
+                            out.append(_fold(name, e.variant, d, feet, prof, "opinfo"))
+                continue
+            any_scenario = False
+            for d in dtypes:
+                feet = _scenario_footprints(name, d)
+                if feet:
+                    any_scenario = True
+                    out.append(_fold(name, "scenarios", d, feet, prof, "scenario"))
+            if not any_scenario:
+                out.append(Prediction(name, "", "*", "unknown",
+                                      "no OpInfo entry and no hand scenario", source="none"))
+    return out
+
+
+# -- confirming against a sweep ------------------------------------------------------------------
+
+SUPPORT_CLASS = {"pass": "all", "fail": "all", "partial": "some", "unsupported": "none"}
+PREDICTED_CLASS = {"pass": "all", "partial": "some", "unsupported": "none"}
+
+
+@dataclass
+class Confirmation:
+    compared: int
+    agree: int
+    disagreements: List[Dict[str, Any]]
+    not_compared: int
+
+    @property
+    def rate(self) -> Optional[float]:
+        return self.agree / self.compared if self.compared else None
+
+
+def against_rows(predictions: Sequence[Prediction], rows: Iterable[Mapping[str, Any]]) -> Confirmation:
+    """Each prediction against the sweep row of the same (api, variant, dtype)."""
+    by_key = {(r["api"], r["variant"], r["dtype"]): r for r in rows}
+    compared = agree = not_compared = 0
+    dis: List[Dict[str, Any]] = []
+    for p in predictions:
+        r = by_key.get((p.api, p.variant, p.dtype))
+        want = PREDICTED_CLASS.get(p.status)
+        got = SUPPORT_CLASS.get(r["status"]) if r else None
+        if want is None or got is None:
+            not_compared += 1
+            continue
+        compared += 1
+        if want == got:
+            agree += 1
+        else:
+            dis.append({"api": p.api, "variant": p.variant, "dtype": p.dtype,
+                        "predicted": p.status, "predicted_reason": p.reason,
+                        "observed": r["status"], "observed_cause": r.get("cause"),
+                        "observed_detail": r.get("detail", "")})
+    return Confirmation(compared, agree, dis, not_compared)
+
+
+def against_sweep(predictions: Sequence[Prediction], out_dir: str) -> Confirmation:
+    from ..results.sweep_store import open_store
+
+    store = open_store(out_dir, must_exist=True)
+    try:
+        return against_rows(predictions, store.rows())
+    finally:
+        store.close()
+
+
+# -- composite APIs against vendor docs -----------------------------------------------------------
+
+@dataclass
+class DocsComparison:
+    compared: int
+    agree: int
+    apis: int
+    apis_agreeing: int
+    disagreements: List[Dict[str, Any]]
+
+    @property
+    def rate(self) -> Optional[float]:
+        return self.agree / self.compared if self.compared else None
+
+
+def compare_with_docs(predictions: Sequence[Prediction], docs: Mapping[str, Iterable[str]],
+                      profile: str | Profile) -> DocsComparison:
+    """Footprint predictions against the dtypes vendor docs allow, per (api, dtype).
+
+    ``docs``: {api: dtypes its docs entry allows} (entries without a dtype statement are
+    simply absent). Only dtypes that were predicted are compared. A disagreement is a
+    "suspected docs error" when the footprint speaks clearly (the docs allow a dtype an
+    op of the footprint is refused for, or the CPU itself refuses; or the docs leave out
+    a dtype every footprint op is explicitly allowed) and a "suspected tool error" when
+    the prediction rests on the profile's silence (an op with no profile entry).
+    """
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    by_api: Dict[str, Dict[str, List[Prediction]]] = {}
+    for p in predictions:
+        if p.status != "unknown":
+            by_api.setdefault(p.api, {}).setdefault(p.dtype, []).append(p)
+    compared = agree = apis = apis_ok = 0
+    dis: List[Dict[str, Any]] = []
+    for api, allowed in docs.items():
+        if api not in by_api:
+            continue
+        allowed_set = set(allowed)
+        apis += 1
+        api_ok = True
+        for dtype, preds in sorted(by_api[api].items(), key=lambda kv: DTYPES.index(kv[0])
+                                   if kv[0] in DTYPES else 99):
+            compared += 1
+            predicted = any(p.supported for p in preds)
+            documented = dtype in allowed_set
+            if predicted == documented:
+                agree += 1
+                continue
+            api_ok = False
+            dis.append(dict(api=api, dtype=dtype, documented=documented, predicted=predicted,
+                            **_suspect(dtype, documented, preds, prof)))
+        apis_ok += api_ok
+    return DocsComparison(compared, agree, apis, apis_ok, dis)
+
+
+def _suspect(dtype: str, documented: bool, preds: List[Prediction], prof: Profile) -> Dict[str, str]:
+    ops = sorted({op for p in preds for op in p.ops})
+    if documented:  # the docs allow it, the prediction refuses it
+        if all(p.cpu_refuses for p in preds):
+            return {"verdict": "suspected docs error",
+                    "reason": f"the docs allow {dtype}, but the API refuses {dtype} even on the CPU"}
+        refusals = sorted({r.text() for p in preds for r in p.refusals})
+        sources = sorted({(prof.op_support(r.op).source or "profile") for p in preds
+                          for r in p.refusals if prof.op_support(r.op) is not None})
+        where = f" (profile entries from: {', '.join(sources)})" if sources else ""
+        return {"verdict": "suspected docs error",
+                "reason": f"the docs allow {dtype}, but its footprint needs {', '.join(refusals)}, "
+                          f"which the profile refuses{where}; unless the device runs a fused "
+                          "kernel for the whole API"}
+    unlisted = sorted({op for p in preds for op in p.unlisted_ops})
+    if unlisted:
+        return {"verdict": "suspected tool error",
+                "reason": f"the docs leave out {dtype}; the prediction allows it only because "
+                          f"{', '.join(unlisted)} have no profile entry (default: {prof.default})"}
+    return {"verdict": "suspected docs error",
+            "reason": f"the docs leave out {dtype}, yet every op of its footprint "
+                      f"({', '.join(ops) or 'none'}) is documented for {dtype} in the profile"}

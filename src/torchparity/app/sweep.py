@@ -1,0 +1,262 @@
+"""`torchparity sweep`: every OpInfo sample of many APIs x every dtype on one device.
+
+One case is one OpInfo entry x one dtype with all its samples; the CPU reference and the
+device run happen in the same worker process (``run.opinfo_handler``). Results go to
+``OUT/results.sqlite`` as they finish (a rerun skips what is done), and the support
+matrix (``matrix.json``, ``matrix.md``, ``matrix.csv``) is written at the end.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .. import __version__
+from ..devices import get_adapter
+from ..devices.base import DeviceAdapter
+from ..devices.environment import capture
+from ..errors import DeviceUnavailableError, InputError
+from ..results.models import Cause, Status
+from ..results.sweep_store import SweepStore, open_store
+from ..run.pool import CaseEvent, WorkerPool
+from ..scenarios import opinfo as oi
+
+DEFAULT_TIMEOUT = 300.0
+DTYPES = oi.DTYPE_NAMES
+
+
+class Progress:
+    """What sweep() reports while it works; the CLI draws it, tests may record it."""
+
+    def start(self, total: int, description: str) -> None: ...
+
+    def advance(self, row: Dict[str, Any]) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass
+class Case:
+    entry: oi.OpEntry
+    dtype: str
+    sample_set: str
+
+    @property
+    def key(self) -> Tuple[str, str, str, str]:
+        return (self.entry.api, self.entry.variant, self.sample_set, self.dtype)
+
+
+@dataclass
+class Plan:
+    cases: List[Case]
+    apis: List[str]
+    no_scenarios: List[str] = field(default_factory=list)
+    selection: str = ""
+
+
+@dataclass
+class SweepSummary:
+    out: Path
+    planned: int
+    ran: int
+    already_done: int
+    seconds: float
+    counts: Dict[str, int]
+    no_scenarios: List[str]
+    matrix_files: List[Path] = field(default_factory=list)
+    interrupted: bool = False
+
+
+# -- choosing what to run ----------------------------------------------------------------
+
+def namespace_apis(namespace: str) -> List[str]:
+    """Public callables of a namespace (``torch.nn.functional``), as dotted names."""
+    from ..api.resolve import resolve
+
+    module = resolve(namespace).obj
+    names = []
+    for name in sorted(dir(module)):
+        if name.startswith("_"):
+            continue
+        try:
+            obj = getattr(module, name)
+        except Exception:
+            continue
+        if isinstance(obj, type) or type(obj).__name__ == "module" or not callable(obj):
+            continue
+        names.append(f"{namespace}.{name}")
+    return names
+
+
+def read_api_file(path: str) -> List[str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--apis {path}: cannot read: {exc.strerror}") from None
+    names = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and line not in names:
+            names.append(line)
+    if not names:
+        raise InputError(f"--apis {path}: no API names in it (one per line, # comments)")
+    return names
+
+
+def plan(*, all_opinfo: bool = False, namespace: Optional[str] = None,
+         apis: Sequence[str] = (), dtypes: Sequence[str] = DTYPES,
+         reference: bool = False, only: Optional[Sequence[str]] = None) -> Plan:
+    """The cases of a sweep. ``only``: restrict --opinfo to these OpInfo keys (tests)."""
+    bad = [d for d in dtypes if d not in DTYPES]
+    if bad:
+        raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
+    sample_set = "reference_inputs" if reference else "sample_inputs"
+    chosen: List[oi.OpEntry] = []
+    no_scenarios: List[str] = []
+    if all_opinfo:
+        chosen = [e for e in oi.entries() if only is None or e.key in only]
+        selection = "op_db"
+        names = sorted({e.api for e in chosen})
+    else:
+        names = list(apis)
+        if namespace:
+            ns = namespace_apis(namespace)
+            names = ns + [n for n in apis if n not in ns]
+        selection = f"namespace {namespace}" if namespace else "api list"
+        for name in names:
+            found = oi.opinfo_for(name, include_refs=False) or oi.opinfo_for(name)
+            if not found:
+                no_scenarios.append(name)
+            chosen.extend(e for e in found if e not in chosen)
+    cases = [Case(e, d, sample_set) for e in chosen for d in dtypes]
+    return Plan(cases=cases, apis=names, no_scenarios=no_scenarios, selection=selection)
+
+
+# -- running ----------------------------------------------------------------------------
+
+def _row(case: Case, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
+    api, variant, sample_set, dtype = case.key
+    row: Dict[str, Any] = dict(api=api, variant=variant, sample_set=sample_set, dtype=dtype,
+                               emulated=emulated, seconds=round(event.seconds, 4))
+    if event.kind == "crash":
+        return dict(row, status=Status.CRASH.value, cause=Cause.CRASH.value, detail=event.detail)
+    if event.kind == "timeout":
+        return dict(row, status=Status.TIMEOUT.value, cause=Cause.TIMEOUT.value, detail=event.detail)
+    p = event.payload
+    if "harness_error" in p:
+        return dict(row, status=Status.ERROR.value, cause=Cause.HARNESS_ERROR.value,
+                    detail=f"torchparity failed on this case: {p['harness_error']}"[:600])
+    for k in ("status", "cause", "detail", "metric", "counts", "claimed", "claimed_backward", "kind"):
+        if k in p:
+            row[k] = p[k]
+    return row
+
+
+def _meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
+    return {
+        "tool_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "device": adapter.info().model_dump(mode="json"),
+        "environment": capture(adapter).model_dump(mode="json"),
+        "options": options,
+    }
+
+
+def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
+    meta = store.meta()
+    old = meta.get("device")
+    if old and (old.get("spec"), old.get("type")) != (adapter.spec, adapter.type):
+        raise InputError(f"{store.path.parent}: holds a sweep on '{old.get('spec')}'; "
+                         f"use another --out for '{adapter.spec}'")
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
+          namespace: Optional[str] = None, apis: Sequence[str] = (),
+          dtypes: Sequence[str] = DTYPES, jobs: Optional[int] = None,
+          timeout: float = DEFAULT_TIMEOUT, reference: bool = False, grads: bool = True,
+          max_samples: Optional[int] = None, progress: Optional[Progress] = None,
+          only: Optional[Sequence[str]] = None, write_matrix: bool = True) -> SweepSummary:
+    """Run (or resume) a sweep into ``out``; returns what happened."""
+    if not (all_opinfo or namespace or apis):
+        raise InputError("nothing to sweep: give --opinfo, --namespace NS or --apis FILE")
+    if timeout <= 0:
+        raise InputError("--timeout must be positive")
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    adapter = get_adapter(device)
+    reason = adapter.unavailable_reason()
+    if reason:
+        raise DeviceUnavailableError(reason)
+    the_plan = plan(all_opinfo=all_opinfo, namespace=namespace, apis=apis, dtypes=dtypes,
+                    reference=reference, only=only)
+    jobs = jobs or default_jobs()
+    threads = max(1, default_jobs() // jobs)
+
+    store = open_store(out_dir)
+    _check_device(store, adapter)
+    options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
+               "grads": grads, "max_samples": max_samples}
+    if not store.meta():
+        store.set_meta(_meta(adapter, options))
+    old_missing = store.meta().get("no_scenarios", [])
+    store.set_meta({"no_scenarios": sorted(set(old_missing) | set(the_plan.no_scenarios))})
+
+    done = store.done_keys()
+    todo = [c for c in the_plan.cases if c.key not in done]
+    payloads = [{"kind": "opinfo", "api": c.entry.api, "key": c.entry.key, "db": c.entry.db,
+                 "call": c.entry.call, "dtype": c.dtype, "reference": reference, "grads": grads,
+                 "max_samples": max_samples} for c in todo]
+    counts: Dict[str, int] = {}
+    start = time.monotonic()
+    interrupted = False
+
+    def on_event(event: CaseEvent) -> None:
+        row = _row(todo[event.index], event, adapter.emulated)
+        store.add(row)
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+        if progress:
+            progress.advance(row)
+
+    if progress:
+        progress.start(len(todo), f"sweep {the_plan.selection} on {adapter.spec}")
+    env = dict(os.environ)
+    env.update(adapter.worker_env())
+    pool = WorkerPool({"device": adapter.spec, "modules": [], "options": {"threads": threads}},
+                      jobs=min(jobs, max(1, len(todo))), env=env)
+    try:
+        if todo:
+            pool.run(payloads, [timeout] * len(payloads), on_event)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if progress:
+            progress.stop()
+
+    files: List[Path] = []
+    if write_matrix:
+        from ..deliver.matrix import build_matrix
+        from ..deliver.matrix import write_matrix as write
+
+        doc = build_matrix(store.rows(), store.meta())
+        files = write(doc, out_dir)
+    summary = SweepSummary(out=out_dir, planned=len(the_plan.cases), ran=sum(counts.values()),
+                           already_done=len(the_plan.cases) - len(todo),
+                           seconds=time.monotonic() - start, counts=counts,
+                           no_scenarios=the_plan.no_scenarios, matrix_files=files,
+                           interrupted=interrupted)
+    store.close()
+    if interrupted:
+        raise KeyboardInterrupt
+    return summary
