@@ -37,19 +37,27 @@ HIGHER = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
 
 
 def _copy(t: torch.Tensor, device: Any = None, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
-    """A detached copy on ``device`` / in ``dtype`` with the same sizes and strides."""
+    """A detached copy on ``device`` / in ``dtype`` that keeps the storage layout.
+
+    The whole storage is copied and viewed with the same sizes, strides and offset, so
+    non-contiguous, overlapping and partial views stay what they were (``as_strided``
+    samples read storage outside the view).
+    """
     t0 = t.detach()
     kw: Dict[str, Any] = {}
     if device is not None:
         kw["device"] = device
     if dtype is not None:
         kw["dtype"] = dtype
-    if t0.layout != torch.strided or t0.numel() == 0 or t0.is_contiguous():
+    if t0.is_conj() or t0.is_neg():
+        t0 = t0.resolve_conj().resolve_neg()
+    if t0.layout != torch.strided or (t0.is_contiguous() and t0.storage_offset() == 0
+                                      and t0.untyped_storage().nbytes() == t0.numel() * t0.element_size()):
         out = t0.to(copy=True, **kw)
     else:
-        span = 1 + sum((s - 1) * st for s, st in zip(t0.shape, t0.stride()))
-        flat = t0.as_strided((span,), (1,), t0.storage_offset()).to(copy=True, **kw)
-        out = flat.as_strided(t0.shape, t0.stride(), 0)
+        storage = t0.untyped_storage()
+        base = torch.empty(0, dtype=t0.dtype).set_(storage, 0, (storage.nbytes() // t0.element_size(),), (1,))
+        out = base.to(copy=True, **kw).as_strided(t0.shape, t0.stride(), t0.storage_offset())
     if t.requires_grad and (out.is_floating_point() or out.is_complex()):
         out.requires_grad_(True)
     return out
