@@ -152,12 +152,16 @@ def main() -> None:
     except SystemExit:
         raise
     except Exception as exc:  # click usage errors come here in non-standalone mode
-        import click
+        try:
+            from click.exceptions import Abort, ClickException
+        except ImportError:  # newer typer vendors its own click, without Abort
+            from typer._click import exceptions as _ce
 
-        if isinstance(exc, click.exceptions.ClickException):
+            ClickException, Abort = _ce.ClickException, getattr(_ce, "Abort", ())
+        if isinstance(exc, ClickException):
             exc.show()
             sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
+        if Abort and isinstance(exc, Abort):
             sys.exit(130)
         if os.environ.get("TORCHPARITY_DEBUG"):
             raise
@@ -229,7 +233,10 @@ def sweep(
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N samples per case."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Run every OpInfo sample of many APIs x dtypes on a device against the CPU."""
+    """Run every OpInfo sample of many APIs x dtypes on a device against the CPU.
+
+    Exit code 1 when a case gave a wrong result, an error, a crash or a timeout.
+    """
     from .app.sweep import read_api_file
     from .app.sweep import sweep as run_sweep
 
@@ -246,6 +253,9 @@ def sweep(
         _say(f"no scenarios (no OpInfo entry): {len(summary.no_scenarios)} API(s), "
                           "listed in matrix.md")
     _say(f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv")
+    if summary.problems:
+        _say(f"{summary.problems} case(s) with a wrong result, error, crash or timeout")
+    raise typer.Exit(1 if summary.problems else 0)
 
 
 @app.command()

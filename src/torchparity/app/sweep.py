@@ -69,6 +69,12 @@ class SweepSummary:
     no_scenarios: List[str]
     matrix_files: List[Path] = field(default_factory=list)
     interrupted: bool = False
+    totals: Dict[str, int] = field(default_factory=dict)  # statuses of every planned case
+
+    @property
+    def problems(self) -> int:
+        """Wrong results, errors, crashes and timeouts among the planned cases."""
+        return sum(self.totals.get(s, 0) for s in ("fail", "error", "crash", "timeout"))
 
 
 # -- choosing what to run ----------------------------------------------------------------
@@ -245,17 +251,22 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
             progress.stop()
 
     files: List[Path] = []
+    all_rows = store.rows()
+    planned_keys = {c.key for c in the_plan.cases}
+    totals: Dict[str, int] = {}
+    for r in all_rows:
+        if (r["api"], r["variant"], r["sample_set"], r["dtype"]) in planned_keys:
+            totals[r["status"]] = totals.get(r["status"], 0) + 1
     if write_matrix:
         from ..deliver.matrix import build_matrix
         from ..deliver.matrix import write_matrix as write
 
-        doc = build_matrix(store.rows(), store.meta())
-        files = write(doc, out_dir)
+        files = write(build_matrix(all_rows, store.meta()), out_dir)
     summary = SweepSummary(out=out_dir, planned=len(the_plan.cases), ran=sum(counts.values()),
                            already_done=len(the_plan.cases) - len(todo),
                            seconds=time.monotonic() - start, counts=counts,
                            no_scenarios=the_plan.no_scenarios, matrix_files=files,
-                           interrupted=interrupted)
+                           interrupted=interrupted, totals=totals)
     store.close()
     if interrupted:
         raise KeyboardInterrupt

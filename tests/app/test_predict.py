@@ -1,0 +1,105 @@
+"""predict: footprints against a profile, confirmation by a sweep, comparison with docs."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from torchparity.app.predict import against_rows, compare_with_docs, predict, refuses
+from torchparity.devices.profiles import load_profile
+
+PROFILE = """\
+name: test-no-f64
+device_type: npu
+ops:
+  aten.dot: {dtypes: [float16, bfloat16, float32, int64]}
+  aten.linalg_vector_norm: {dtypes: [float16, bfloat16, float32], source: "docs: torch.linalg.vector_norm"}
+  aten.mm: {supported: false}
+"""
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    path = tmp_path_factory.mktemp("p") / "no-f64.yaml"
+    path.write_text(PROFILE, encoding="utf-8")
+    return str(path)
+
+
+def by_dtype(preds, api):
+    return {p.dtype: p for p in preds if p.api == api}
+
+
+def test_dot_float64_is_predicted_to_fail_with_the_op(profile):
+    preds = by_dtype(predict(["torch.dot"], profile, dtypes=["float32", "float64", "int64"]), "torch.dot")
+    assert preds["float32"].status == "pass" and preds["int64"].status == "pass"
+    f64 = preds["float64"]
+    assert f64.status == "unsupported"
+    assert [(r.op, r.dtype, r.phase) for r in f64.refusals] == [("aten.dot", "float64", "forward")]
+    assert "aten.dot × float64" in f64.reason
+
+
+def test_composite_is_predicted_from_its_footprint(profile):
+    preds = by_dtype(predict(["torch.nn.functional.normalize"], profile,
+                             dtypes=["float32", "float64", "int32"]), "torch.nn.functional.normalize")
+    assert preds["float32"].status == "pass"
+    assert "aten.linalg_vector_norm" in preds["float32"].ops and len(preds["float32"].ops) > 2
+    assert preds["float64"].status == "unsupported"
+    assert {r.op for r in preds["float64"].refusals} == {"aten.linalg_vector_norm"}
+    assert preds["int32"].cpu_refuses  # the op itself refuses ints; not the profile's doing
+
+
+def test_refusal_rules(profile):
+    p = load_profile(profile)
+    assert refuses(p, "aten.dot.default", "float64") and not refuses(p, "aten.dot.default", "float32")
+    assert refuses(p, "aten.mm.default", "float32")  # no kernel at all
+    assert not refuses(p, "aten.add.Tensor", "float64")  # not listed, default allow
+    deny = p.model_copy(update={"default": "deny"})
+    assert refuses(deny, "aten.add.Tensor", "float32") and not refuses(deny, "aten.view.default", "float32")
+
+
+def test_against_a_sweep_lists_disagreements(profile):
+    preds = predict(["torch.dot"], profile, dtypes=["float32", "float64"])
+    rows = [dict(api="torch.dot", variant="dot", dtype="float32", status="pass"),
+            dict(api="torch.dot", variant="dot", dtype="float64", status="pass", cause=None, detail="ran")]
+    conf = against_rows(preds, rows)
+    assert (conf.compared, conf.agree) == (2, 1)
+    d = conf.disagreements[0]
+    assert (d["dtype"], d["predicted"], d["observed"]) == ("float64", "unsupported", "pass")
+    rows[1].update(status="unsupported", cause="dtype_limit")
+    assert against_rows(preds, rows).rate == 1.0
+
+
+def test_comparison_with_vendor_docs(profile):
+    apis = ["torch.nn.functional.normalize", "torch.dot"]
+    preds = predict(apis, profile, dtypes=["float16", "float32", "float64", "int64"])
+    docs = {
+        # docs claim float64, the footprint needs linalg_vector_norm x float64: docs error
+        "torch.nn.functional.normalize": ["float16", "float32", "float64"],
+        # docs leave out int64 although aten.dot is explicitly allowed for it: docs error;
+        # docs leave out float16? no: listed. agree elsewhere
+        "torch.dot": ["float16", "float32"],
+        "torch.not_predicted": ["float32"],
+    }
+    cmp = compare_with_docs(preds, docs, profile)
+    assert cmp.apis == 2 and cmp.compared == 8
+    found = {(d["api"], d["dtype"]): d for d in cmp.disagreements}
+    assert set(found) == {("torch.nn.functional.normalize", "float64"), ("torch.dot", "int64")}
+    norm = found[("torch.nn.functional.normalize", "float64")]
+    assert norm["verdict"] == "suspected docs error" and "aten.linalg_vector_norm" in norm["reason"]
+    assert "docs: torch.linalg.vector_norm" in norm["reason"]
+    assert found[("torch.dot", "int64")]["verdict"] == "suspected docs error"
+    assert cmp.rate == 6 / 8
+    # a dtype allowed only because the profile is silent: suspected tool error
+    cmp2 = compare_with_docs(predict(["torch.mul"], profile, dtypes=["float64"]),
+                             {"torch.mul": ["float32"]}, profile)
+    assert cmp2.disagreements[0]["verdict"] == "suspected tool error"
+    assert "no profile entry" in cmp2.disagreements[0]["reason"]
+
+
+def test_cli_predict_names_dtype_and_op(profile):
+    proc = subprocess.run([sys.executable, "-m", "torchparity", "predict", "torch.dot",
+                           "--profile", profile, "--dtypes", "float32,float64"],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "torch.dot [dot] float64: unsupported — the profile refuses aten.dot × float64" in proc.stdout

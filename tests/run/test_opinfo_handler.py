@@ -1,0 +1,104 @@
+"""The "opinfo" case kind, in-process on the CPU, with test doubles for a faulty device.
+
+The device run is the only ``_call`` that passes ``sync``; the doubles below wrap it to
+return wrong values or to raise like a backend that lacks a kernel.
+"""
+
+import pytest
+import torch
+
+from torchparity.devices import get_adapter
+from torchparity.run import opinfo_handler as h
+from torchparity.run.handlers import WorkerContext, handle
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return WorkerContext(adapter=get_adapter("cpu"), options={"threads": 1})
+
+
+def run(ctx, key, dtype, **extra):
+    return handle(ctx, dict({"kind": "opinfo", "api": "x", "key": key, "dtype": dtype}, **extra))
+
+
+REAL_CALL = h._call
+
+
+def device_double(monkeypatch, transform=None, raise_for=None):
+    real = REAL_CALL
+    seen = {"n": 0}
+
+    def fake(fn, tree, process, seed, sync=None, **kw):
+        if sync is None:  # the CPU reference or the golden
+            return real(fn, tree, process, seed, sync, **kw)
+        seen["n"] += 1
+        if raise_for is not None and raise_for(seen["n"]):
+            return h._Run(exc=RuntimeError("\"add_npu\" not implemented for 'Float'"), tree=tree)
+        r = real(fn, tree, process, seed, sync, **kw)
+        if r.exc is None and transform is not None:
+            r.value = transform(r.value)
+        return r
+
+    monkeypatch.setattr(h, "_call", fake)
+
+
+def test_cpu_against_cpu_passes_with_gradients(ctx):
+    r = run(ctx, "add", "float32")
+    assert r["status"] == "pass" and r["claimed"] is True
+    n = r["counts"]["samples"]
+    assert r["counts"]["forward"] == {"pass": n} and r["counts"]["backward"] == {"pass": n}
+    assert r["metric"]["standard"] == "cpu float32"
+    assert run(ctx, "add", "float32", grads=False)["counts"]["backward"] == {}
+
+
+def test_op_limits_and_upstream_skips(ctx):
+    r = run(ctx, "mean", "int64")
+    assert (r["status"], r["cause"]) == ("unsupported", "op_limit") and "mean()" in r["detail"]
+    r = run(ctx, "linalg.lu", "float32")
+    assert (r["status"], r["cause"]) == ("skip", "upstream_skip")
+    assert "expected failure" in r["detail"] and "ran on the device" in r["detail"]
+    r = run(ctx, "as_strided.partial_views", "int32")  # views that read outside themselves
+    assert r["status"] == "skip" and r["counts"]["forward"] == {"not_comparable": 3}
+
+
+def test_nan_on_the_device_fails(ctx, monkeypatch):
+    def nan10(value):
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel() >= 10:
+            value = value.detach().clone()
+            value.view(-1)[::10] = float("nan")
+        return value
+
+    device_double(monkeypatch, transform=nan10)
+    r = run(ctx, "mul", "float32", grads=False)
+    assert (r["status"], r["cause"]) == ("fail", "mismatch")
+    assert r["metric"]["name"] == "nan_mismatch" and r["metric"]["threshold"] == 0
+
+
+def test_slightly_off_device_is_judged_against_the_golden(ctx, monkeypatch):
+    device_double(monkeypatch, transform=lambda v: v * (1 + 2 ** -9) if isinstance(v, torch.Tensor) else v)
+    r = run(ctx, "mul", "float16", grads=False)
+    assert r["status"] == "fail" and r["metric"]["standard"] == "golden float16"
+    assert r["metric"]["name"].endswith("_ratio")
+
+
+def test_device_refusals_are_unsupported_or_partial(ctx, monkeypatch):
+    device_double(monkeypatch, raise_for=lambda n: True)
+    r = run(ctx, "add", "float32", grads=False)
+    assert (r["status"], r["cause"]) == ("unsupported", "dtype_limit")
+    assert "add_npu" in r["detail"]  # the device's own message is kept
+
+    device_double(monkeypatch, raise_for=lambda n: n % 2 == 0)
+    r = run(ctx, "add", "float32", grads=False)
+    assert (r["status"], r["cause"]) == ("partial", "dtype_limit")
+
+
+def test_copies_keep_strides_and_storage():
+    base = torch.arange(20.0)
+    view = base[2:].as_strided((2, 3), (1, 4), 3)
+    c = h._copy(view)
+    assert c.stride() == view.stride() and c.storage_offset() == view.storage_offset()
+    assert torch.equal(c, view) and c.untyped_storage().data_ptr() != view.untyped_storage().data_ptr()
+    up = h._copy(view, dtype=torch.float64)
+    assert up.dtype == torch.float64 and torch.equal(up, view.double())
+    g = torch.ones(3, requires_grad=True)
+    assert h._copy(g).requires_grad and h._copy(g).is_leaf
