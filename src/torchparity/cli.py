@@ -170,7 +170,7 @@ def main() -> None:
         sys.exit(1)
 
 
-# ==== sweep, matrix, predict (branch sweep) ==============================================
+# ==== sweep, sweep-matrix, predict (branch sweep) ==============================================
 
 
 def _say(text: str) -> None:
@@ -258,13 +258,16 @@ def sweep(
     raise typer.Exit(1 if summary.problems else 0)
 
 
-@app.command()
-def matrix(
+@app.command("sweep-matrix")
+def sweep_matrix(
     dirs: List[Path] = typer.Argument(..., help="Sweep output folders (one per device or profile)."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for matrix.{json,md,csv}."),
 ) -> None:
-    """Write one support matrix from one or more sweeps (devices / profiles side by side)."""
-    from .deliver.matrix import build_matrix, merge_matrices, write_matrix
+    """Write one support matrix from one or more sweeps (devices / profiles side by side).
+
+    (`torchparity matrix` merges check report bundles; this merges sweep stores.)
+    """
+    from .deliver.sweep_matrix import build_matrix, merge_matrices, write_matrix
     from .results.sweep_store import open_store
 
     docs = []

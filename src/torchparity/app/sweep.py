@@ -258,8 +258,8 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
         if (r["api"], r["variant"], r["sample_set"], r["dtype"]) in planned_keys:
             totals[r["status"]] = totals.get(r["status"], 0) + 1
     if write_matrix:
-        from ..deliver.matrix import build_matrix
-        from ..deliver.matrix import write_matrix as write
+        from ..deliver.sweep_matrix import build_matrix
+        from ..deliver.sweep_matrix import write_matrix as write
 
         files = write(build_matrix(all_rows, store.meta()), out_dir)
     summary = SweepSummary(out=out_dir, planned=len(the_plan.cases), ran=sum(counts.values()),

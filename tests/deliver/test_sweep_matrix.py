@@ -4,7 +4,7 @@ import csv
 import io
 import json
 
-from torchparity.deliver.matrix import (
+from torchparity.deliver.sweep_matrix import (
     CSV_HEADER,
     build_matrix,
     merge_matrices,

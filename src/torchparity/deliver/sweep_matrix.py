@@ -1,4 +1,7 @@
-"""The support matrix: API x dtype (x device or profile) as JSON, Markdown and CSV.
+"""The sweep's support matrix: API x dtype (x device or profile) as JSON, Markdown and CSV.
+
+(``deliver.matrix`` merges check report bundles across torch versions and chips; this one
+renders sweep stores: every OpInfo variant x dtype.)
 
 ``build_matrix(rows, meta)`` turns a sweep store's rows and meta into one JSON-able
 document; ``merge_matrices`` puts several (devices, profiles) side by side;
