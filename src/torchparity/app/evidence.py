@@ -157,8 +157,12 @@ def docs_block(apis: Sequence[str], chips: Optional[Sequence[str]],
         given = verdicts.get(api)
         if not given:
             raise InputError(f"no verdicts for {api}")
-        known = vendor_index.chips if vendor_index is not None else list(given)
-        names = resolve_chips(chips, known) if chips else list(given)
+        if not chips:
+            names = list(given)
+        elif vendor_index is not None:
+            names = resolve_chips(chips, vendor_index.chips)
+        else:
+            names = list(chips)  # no vendor docs to expand short names against
         table: Dict[str, bool] = {}
         for chip in names:
             value = given.get(chip)

@@ -153,7 +153,7 @@ RULES: List[Tuple[str, Callable[[Decorator, str], Tuple[str, str]]]] = [
     (r"expectedFailure|xfail|xfailIf\w*", _xfail),
     (r"(skip|skipIf|expectedFailure|xfail|xfailIf)[A-Z]\w*", None),  # resolved below
 ]
-_COMPILED = [(re.compile(p + r"$"), rule) for p, rule in RULES]
+_COMPILED = [(re.compile(f"(?:{p})$"), rule) for p, rule in RULES]
 
 
 def classify(d: Decorator, backend: str = "npu") -> Optional[Tuple[str, str]]:

@@ -318,7 +318,13 @@ class _FileScanner:
                     if type(node.ctx) is Load:  # type: ignore[attr-defined]
                         self.record(parts, node.lineno, scope, cls)  # type: ignore[attr-defined]
                     continue
-                push(_chain_root(node))
+                # a chain on a call result: x.cpu().npu() still names the device
+                cur = node
+                while type(cur) is Attribute:
+                    if cur.attr == backend:  # type: ignore[attr-defined]
+                        sc.uses_backend = True
+                    cur = cur.value  # type: ignore[attr-defined]
+                push(cur)
                 continue
             if t is Constant:
                 v = node.value  # type: ignore[attr-defined]

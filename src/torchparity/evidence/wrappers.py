@@ -264,14 +264,22 @@ class WrapperAnalyzer:
         Built once; call after the modules the test tree needs are imported."""
         if self._level1 is not None:
             return self._level1
-        out: Set[str] = set()
+        modules = []
         for mod_name, module in list(sys.modules.items()):
             if module is None or mod_name.split(".", 1)[0] not in self.roots:
                 continue
             try:
-                items = list(vars(module).items())
+                modules.append(list(vars(module).items()))
             except TypeError:
                 continue
+        # names a target is bound to anywhere ("from .core import target as renamed")
+        target_ids = set(self._by_id)
+        for items in modules:
+            for key, value in items:
+                if id(value) in target_ids or id(_unwrap(value)) in target_ids:
+                    self.needles.add(key)
+        out: Set[str] = set()
+        for items in modules:
             for key, value in items:
                 try:
                     if inspect.isfunction(value):
@@ -293,10 +301,11 @@ class WrapperAnalyzer:
         return out
 
     def _may_reach(self, fn: types.FunctionType, depth: int) -> bool:
+        level1 = self.level1_names()  # first call also completes the needles
         names = self._code_names(fn.__code__)
         if names & self.needles:
             return True
-        return depth > 1 and bool(names & self.level1_names())
+        return depth > 1 and bool(names & level1)
 
     # -- reaching the targets -----------------------------------------------------------
     def reach(self, obj: Any, depth: Optional[int] = None) -> Dict[str, List[str]]:
