@@ -52,6 +52,19 @@ def test_from_import_as_and_reference_as_value(result):
                   "TestAliases") == (1, 0)
 
 
+def test_top_level_rebinding_is_an_alias(result):
+    ev = result.evidence[ENTER]
+    s = site(ev, "test_aliases.py", "test_rebound_alias", "TestAliases")
+    assert (s.direct, s.indirect) == (0, 1) and s.via == ["torch.autograd.forward_ad.dual_level"]
+
+
+def test_methods_count_dotted_references_only_and_say_so():
+    api = "torch.Tensor.add"
+    ev = census(TREE, [api], processes=1, depth=0).evidence[api]
+    assert counts(ev, "test_aliases.py", "test_tensor_method", "TestAliases") == (1, 0)
+    assert any("calls through instances" in n for n in ev.notes)
+
+
 def test_nested_function_counts_for_its_test(result):
     ev = result.evidence[UNPACK]
     assert counts(ev, "test_aliases.py", "test_nested_function", "TestAliases") == (1, 0)

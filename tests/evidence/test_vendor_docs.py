@@ -84,6 +84,14 @@ def test_per_chip_and_extra_dtypes(index):
     assert all(c.arg == "self" for c in only)
 
 
+def test_to_dict_is_plain_data(index):
+    import json
+
+    d = index.get("torch.Tensor.add").to_dict()
+    assert json.loads(json.dumps(d, ensure_ascii=False)) == d
+    assert d["class"] == "torch.Tensor" and d["dtype_clauses"][2]["kind"] == "extra"
+
+
 def test_only_without_dtypes_is_not_a_dtype_limit(index):
     t = index.get("torch.Tensor.T")
     assert "仅支持True" in t.limits and t.dtypes is None

@@ -142,3 +142,12 @@ def test_device_share_ignores_skipped_and_helpers():
                    {"direct": 5, "runs_on_backend": True, "kind": "helper"})
     has, share = rules.device_share(tests)
     assert has and share == pytest.approx(0.2)
+
+
+def test_docs_table_lists_every_rule():
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "evidence.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1].strip() for line in doc.splitlines()
+            if line.startswith("| ") and not line.startswith("| rule")]
+    assert [r.id for r in rules.RULES] == rows

@@ -180,6 +180,7 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
     names = len(objects)
 
     generic = _device_generic(scans, backend)
+    method_like = {api for api, obj in targets.items() if _is_method_like(obj)}
     evidence = {api: _evidence_for(api, scans, hits, generic, backend, local_helpers, root)
                 for api in apis}
     errors = {s.rel: s.error for s in scans if s.error}
@@ -187,12 +188,30 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
         if errors:
             ev.notes.append(f"{len(errors)} file(s) could not be parsed: "
                             + ", ".join(sorted(errors)[:5]))
+    for api in method_like:
+        evidence[api].notes.append(
+            "a method: calls through instances (x.name(...)) are not counted, only dotted "
+            f"references such as {api}")
+    for ev in evidence.values():
         bad = sorted(resolver.import_errors)
         if bad:
-            ev.notes.append("modules that could not be imported (their names were not "
-                            f"followed): {', '.join(bad[:8])}" + (" ..." if len(bad) > 8 else ""))
+            shown = ", ".join(f"{m} ({resolver.import_errors[m]})" for m in bad[:5])
+            ev.notes.append("modules that could not be imported here, so names under them "
+                            f"were not followed: {shown}" + (" ..." if len(bad) > 5 else ""))
     return CensusResult(evidence=evidence, files=len(files), parse_errors=errors,
                         seconds=time.perf_counter() - started, names=names)
+
+
+def _is_method_like(obj: object) -> bool:
+    """Methods and descriptors of classes (torch.Tensor.add): used through instances."""
+    import inspect
+
+    kind = type(obj).__name__
+    if kind in ("method_descriptor", "wrapper_descriptor", "getset_descriptor",
+                "member_descriptor", "property"):
+        return True
+    qual = getattr(obj, "__qualname__", "") or ""
+    return inspect.isfunction(obj) and "." in qual and "<locals>" not in qual
 
 
 def _evidence_for(api: str, scans: Sequence[FileScan],

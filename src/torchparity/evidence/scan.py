@@ -176,6 +176,14 @@ class _FileScanner:
                 self.local_names.add(node.name)
         for name in self.local_names:
             self.aliases.pop(name, None)
+        # "dual_level = fwAD.dual_level" at top level: a plain rebinding is an alias too
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)):
+                parts = _dotted(node.value)
+                name = node.targets[0].id
+                if parts and parts[0] in self.aliases and name not in self.local_names:
+                    self.aliases[name] = ".".join([self.aliases[parts[0]], *parts[1:]])
 
     # -- references -------------------------------------------------------------------
     def _expand(self, parts: List[str]) -> List[str]:

@@ -151,6 +151,18 @@ class VendorEntry:
                 seen.setdefault(d, None)
         return list(seen)
 
+    def to_dict(self) -> Dict[str, object]:
+        """Plain data (JSON/YAML-ready), e.g. for building capability profiles."""
+        return {
+            "name": self.name, "heading": self.heading, "class": self.cls,
+            "section": self.section, "url": self.url, "chips": dict(self.chips),
+            "limits": self.limits, "dtypes": self.dtypes,
+            "dtype_clauses": [{"kind": c.kind, "dtypes": list(c.dtypes), "arg": c.arg,
+                               "chips": list(c.chips), "text": c.text}
+                              for c in self.dtype_clauses],
+            "source": self.source, "line": self.line,
+        }
+
     def to_model(self, matched_by: Optional[str] = None) -> VendorDocs:
         return VendorDocs(present=True, name=self.name, chips=dict(self.chips),
                           limits=self.limits, dtypes=self.dtypes,
