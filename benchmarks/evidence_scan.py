@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 
@@ -54,6 +55,11 @@ def main(argv=None) -> int:
           f"distinct names resolved: {result.names}  cpus: {os.cpu_count()}")
     print(f"torch import: {t_import:.2f} s  census: {result.seconds:.2f} s  "
           f"total: {total:.2f} s")
+    print("census phases: " + "  ".join(f"{k} {v:.2f} s" for k, v in result.phases.items()))
+    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    print(f"cpu time (this process + workers): {cpu:.2f} s  "
+          f"load average: {os.getloadavg()[0]:.2f} (other work on the machine slows the wall time)")
     for api, ev in result.evidence.items():
         tests = [t for t in ev.tests if t.kind == "test"]
         print(f"\n{api}")

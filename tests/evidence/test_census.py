@@ -258,3 +258,10 @@ def test_scan_source_reports_references_by_scope():
     assert list(scan.refs) == ["torch.nn.functional.relu"]
     (line, scope), = scan.refs["torch.nn.functional.relu"]
     assert line == 4 and scan.scopes[scope].name == "test_a" and scan.scopes[scope].cls == "TestX"
+
+
+def test_one_file_and_empty_folder(tmp_path):
+    ev = census(TREE / "test_aliases.py", [ENTER], processes=1).evidence[ENTER]
+    assert {t.file for t in ev.tests} == {"test_aliases.py"}
+    with pytest.raises(InputError, match="no Python files"):
+        census(tmp_path, [ENTER])

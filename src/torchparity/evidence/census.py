@@ -25,7 +25,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError
 from ..results.models import TestClassInfo, TestsEvidence, TestSite
@@ -54,6 +54,7 @@ class CensusResult:
     parse_errors: Dict[str, str]
     seconds: float
     names: int  # distinct dotted names resolved
+    phases: Dict[str, float] = field(default_factory=dict)  # scan, lookup, wrappers, count
 
 
 def list_test_files(root: Path) -> List[Path]:
@@ -66,25 +67,40 @@ def list_test_files(root: Path) -> List[Path]:
     return out
 
 
-def _scan_all(root: Path, files: List[Path], roots: Tuple[str, ...], backend: str,
-              processes: Optional[int]) -> List[FileScan]:
+def _indexed_scan(arg: Tuple[int, Tuple[str, str, Tuple[str, ...], str]]) -> Tuple[int, FileScan]:
+    index, job = arg
+    return index, scan_file(job)
+
+
+def scan_iter(root: Path, files: List[Path], roots: Tuple[str, ...], backend: str,
+              processes: Optional[int]) -> Iterator[Tuple[int, FileScan]]:
+    """(index in ``files``, scan) as workers finish, so the caller can work meanwhile."""
     jobs = [(str(p), p.relative_to(root).as_posix(), roots, backend) for p in files]
     if processes is None:
         processes = min(os.cpu_count() or 1, 8)
-    if processes <= 1 or len(jobs) < 16:
-        return [scan_file(j) for j in jobs]
-    try:
-        ctx = multiprocessing.get_context("fork")
-    except ValueError:  # no fork (Windows, macOS defaults): stay in this process
-        return [scan_file(j) for j in jobs]
+    ctx = None
+    if processes > 1 and len(jobs) >= 16:
+        try:
+            ctx = multiprocessing.get_context("fork")
+        except ValueError:  # no fork (Windows): stay in this process
+            ctx = None
+    if ctx is None:
+        for i, job in enumerate(jobs):
+            yield i, scan_file(job)
+        return
     # big files first so the pool's tail is short
     order = sorted(range(len(jobs)), key=lambda i: -files[i].stat().st_size)
     with ctx.Pool(processes) as pool:
-        results = pool.map(scan_file, [jobs[i] for i in order], chunksize=4)
-    out: List[Optional[FileScan]] = [None] * len(jobs)
-    for i, r in zip(order, results):
-        out[i] = r
-    return [r for r in out if r is not None]
+        yield from pool.imap_unordered(_indexed_scan, [(i, jobs[i]) for i in order],
+                                       chunksize=4)
+
+
+def scan_all(root: Path, files: List[Path], roots: Tuple[str, ...] = ("torch",),
+             backend: str = "npu", processes: Optional[int] = None) -> List[FileScan]:
+    out: List[Optional[FileScan]] = [None] * len(files)
+    for i, scan in scan_iter(root, files, roots, backend, processes):
+        out[i] = scan
+    return [s for s in out if s is not None]
 
 
 def backend_included(inst: Instantiation, backend: str) -> Optional[bool]:
@@ -146,26 +162,35 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
 
     started = time.perf_counter()
     root = Path(tests_dir)
-    if not root.is_dir():
+    if root.is_file() and root.suffix == ".py":  # one file: its folder is the tree
+        files = [root]
+        root = root.parent
+    elif root.is_dir():
+        files = list_test_files(root)
+    else:
         raise InputError(f"test folder not found: {root}")
     targets = {api: resolve(api).obj for api in apis}
-    files = list_test_files(root)
     if not files:
         raise InputError(f"no Python files under {root}")
     roots_t = tuple(roots)
-    scans = _scan_all(root, files, roots_t, backend, processes)
-
+    phases: Dict[str, float] = {}
+    mark = time.perf_counter()
     resolver = Resolver(roots_t)
     analyzer = WrapperAnalyzer(targets, roots_t, depth=depth)
-    # every distinct name once: first look them all up (imports happen here), then ask
-    # which reach a target (the wrapper filter needs the imported modules)
+    # every distinct name once: look each up as its file's scan arrives (imports happen
+    # here, while workers parse the rest), then ask which reach a target (the wrapper
+    # filter needs the imported modules)
     objects: Dict[str, object] = {}
+    ordered: List[Optional[FileScan]] = [None] * len(files)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for s in scans:
+        for i, s in scan_iter(root, files, roots_t, backend, processes):
+            ordered[i] = s
             for dotted in s.refs:
                 if dotted not in objects:
                     objects[dotted] = resolver.lookup(dotted)
+        scans = [s for s in ordered if s is not None]
+        phases["scan+lookup"] = time.perf_counter() - mark
         hits: Dict[str, List[Tuple[str, Optional[str]]]] = {}  # name -> [(api, via)]
         for dotted, obj in objects.items():
             found: List[Tuple[str, Optional[str]]] = []
@@ -178,6 +203,7 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
                             found.append((t, " -> ".join(chain)))
             hits[dotted] = found
     names = len(objects)
+    phases["wrappers"] = time.perf_counter() - mark - phases["scan+lookup"]
 
     generic = _device_generic(scans, backend)
     method_like = {api for api, obj in targets.items() if _is_method_like(obj)}
@@ -198,8 +224,9 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
             shown = ", ".join(f"{m} ({resolver.import_errors[m]})" for m in bad[:5])
             ev.notes.append("modules that could not be imported here, so names under them "
                             f"were not followed: {shown}" + (" ..." if len(bad) > 5 else ""))
+    phases["count"] = time.perf_counter() - mark - sum(phases.values())
     return CensusResult(evidence=evidence, files=len(files), parse_errors=errors,
-                        seconds=time.perf_counter() - started, names=names)
+                        seconds=time.perf_counter() - started, names=names, phases=phases)
 
 
 def _is_method_like(obj: object) -> bool:
@@ -223,12 +250,12 @@ def _evidence_for(api: str, scans: Sequence[FileScan],
     sites: List[TestSite] = []
     classes: Dict[Tuple[str, str], TestClassInfo] = {}
     files_with = 0
+    names = [(dotted, via) for dotted, found in hits.items() for t, via in found if t == api]
     for s in scans:
         counts: Dict[int, _Count] = {}
-        for dotted, refs in s.refs.items():
-            for t, via in hits.get(dotted, ()):
-                if t != api:
-                    continue
+        for dotted, via in names:
+            refs = s.refs.get(dotted)
+            if refs:
                 for line, scope in refs:
                     c = counts.setdefault(scope, _Count())
                     if via is None:
