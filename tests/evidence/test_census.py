@@ -65,6 +65,13 @@ def test_methods_count_dotted_references_only_and_say_so():
     assert any("calls through instances" in n for n in ev.notes)
 
 
+def test_base_classes_are_sites():
+    api = "torch.autograd.Function"
+    ev = census(TREE / "test_aliases.py", [api], processes=1, depth=0).evidence[api]
+    s = site(ev, "test_aliases.py", "<class body>", "Double")
+    assert (s.kind, s.direct) == ("helper", 1)
+
+
 def test_nested_function_counts_for_its_test(result):
     ev = result.evidence[UNPACK]
     assert counts(ev, "test_aliases.py", "test_nested_function", "TestAliases") == (1, 0)

@@ -6,8 +6,8 @@ side and wrappers.py for how a name is tied to an API.
 
 Counting rules (stated once, used everywhere):
 
-- a *site* is one reference to a name in code - a call, a ``with``, or the object passed
-  as a value; imports and decorators are not sites;
+- a *site* is one reference to a name in code - a call, a ``with``, the object passed
+  as a value, or a base class; imports and decorators are not sites;
 - *direct*: the name is the API itself (after following import aliases and attribute
   chains: ``fwAD.unpack_dual``, ``from torch.autograd import gradcheck as gc``);
 - *indirect*: the name is a wrapper whose source in the installed torch reaches the API

@@ -288,6 +288,10 @@ class _FileScanner:
                 info.methods.add(stmt.name)
         self.out.classes[name] = info
         body_scope = None
+        if node.bases or node.keywords:  # class MyFn(torch.autograd.Function): a use too
+            body_scope = self.new_scope(name, "<class body>", "helper", node.lineno)
+            for expr in [*node.bases, *(k.value for k in node.keywords)]:
+                self.walk_expr(expr, body_scope, name)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.visit_function(stmt, name)
