@@ -344,8 +344,10 @@ def _propagate_helpers(s: FileScan, counts: Dict[int, _Count]) -> None:
 
 
 def main_locations(ev: TestsEvidence, n: int = 2) -> List[str]:
-    """"file → class" of the classes with most sites (the seeds' "main location" column)."""
-    return [f"{c.file} → {c.cls}" for c in ev.classes[:n]]
+    """"file → class" for the seeds' "main location" column: the classes with most direct
+    sites (then indirect ones); by indirect sites when the API has no direct site."""
+    ranked = sorted(ev.classes, key=lambda c: (-c.direct, -c.indirect, c.file, c.cls))
+    return [f"{c.file} → {c.cls}" for c in ranked[:n]]
 
 
 def iter_sites(ev: TestsEvidence, kind: Optional[str] = "test") -> Iterable[TestSite]:
