@@ -15,8 +15,8 @@ import pytest
 collect_ignore_glob = ["fixtures/*"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SHARED_DATA = Path(os.environ.get("TORCHPARITY_SHARED_DATA", "/work/shared/data"))
-ASCEND_DOCS = SHARED_DATA / "ascend-native-api-docs"
+# A copy of Ascend's published support docs ships with the tests (tests/data/README.md).
+ASCEND_DOCS = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
 # A checkout of Ascend/pytorch's test/ tree (not in this repository: fetched separately).
 ASCEND_TESTS = Path(os.environ.get("TORCHPARITY_ASCEND_TESTS", "/work/data/ascend-pytorch/test"))
 
@@ -33,8 +33,7 @@ def fakepkg_on_path():
 
 @pytest.fixture(scope="session")
 def ascend_docs() -> Path:
-    if not (ASCEND_DOCS / "pytorch_2-12-0").is_dir():
-        pytest.skip(f"shared Ascend docs not found at {ASCEND_DOCS}")
+    assert (ASCEND_DOCS / "pytorch_2-12-0").is_dir(), f"test data missing: {ASCEND_DOCS}"
     return ASCEND_DOCS
 
 

@@ -38,7 +38,7 @@ def test_sections_not_run_and_unknown_official_status():
     out = evidence([ENTER], vendor_docs_dir=FIXTURES / "vendor", torch_version="2.7.1")
     ev = out[ENTER]
     assert ev.tests is None and ev.recommendation is None
-    assert ev.not_run == {"tests": "--tests-dir", "docs.official": "--docs-dir"}
+    assert ev.not_run == {"tests": "--tests DIR", "docs.official": "--docs DIR"}
     assert ev.docs.official.status == "unknown"
     assert ev.docs.official.url == ("https://pytorch.org/docs/2.7/generated/"
                                     "torch.autograd.forward_ad.enter_dual_level.html")

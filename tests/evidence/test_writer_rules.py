@@ -122,12 +122,13 @@ RULE_CASES = [  # (tests, involvement, expected rule id, add_tests, priority)
      "indirect", "indirect-not-run", True, "medium"),
     (None, "indirect", "indirect-untested", True, "medium"),
     (_tests(CPU), None, "involvement-unknown", None, None),
+    (_tests(CPU), "direct", "harness", False, "low"),  # gradcheck: wraps user code
 ]
 
 
 @pytest.mark.parametrize("tests, involvement, rule, add, priority", RULE_CASES)
 def test_recommendation_rules(tests, involvement, rule, add, priority):
-    rec = rules.decide(tests, involvement)
+    rec = rules.decide(tests, involvement, harness=(rule == "harness"))
     assert (rec.rule, rec.add_tests, rec.priority) == (rule, add, priority)
     assert rec.reason.en and rec.reason.zh
 

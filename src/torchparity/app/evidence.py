@@ -23,8 +23,8 @@ from ..results.models import DocsEvidence, Evidence
 PathLike = Union[str, Path]
 
 # section of Evidence -> the CLI option that turns it on (Evidence.not_run)
-OPTIONS = {"tests": "--tests-dir", "docs.official": "--docs-dir",
-           "docs.vendor": "--vendor-docs-dir"}
+OPTIONS = {"tests": "--tests DIR", "docs.official": "--docs DIR",
+           "docs.vendor": "--vendor-docs DIR"}
 
 
 def installed_torch_version() -> str:
@@ -46,7 +46,7 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
              docs_dir: Optional[PathLike] = None, vendor_docs_dir: Optional[PathLike] = None,
              torch_version: Optional[str] = None, chips: Optional[Sequence[str]] = None,
              device_involvement: Optional[Mapping[str, Optional[str]]] = None,
-             backend: str = "npu", depth: int = 2,
+             harness: Optional[Mapping[str, bool]] = None, backend: str = "npu", depth: int = 2,
              processes: Optional[int] = None) -> Dict[str, Evidence]:
     """Gather the evidence sections for each API; returns ``{api: Evidence}``.
 
@@ -64,6 +64,8 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
         "A2", "950DT"); default all the entry lists.
     device_involvement: {api: "none" | "indirect" | "direct"} from the analysis; feeds
         the recommendation (the seeds' "add tests / priority" columns).
+    harness: {api: True} for APIs that wrap user code (gradcheck, emit_itt): the
+        recommendation then needs no new device tests (category 1.2①).
     backend: the PrivateUse1 device type ("npu"): decides whether device-generic classes
         and tests reach the device.
     depth: levels of torch wrappers followed by the census (0 = direct sites only).
@@ -105,8 +107,9 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
             ev.not_run["docs.official"] = OPTIONS["docs.official"]
         ev.docs = DocsEvidence(official=official, vendor=vendor)
         inv = involvement.get(api)
-        if tests_root is not None or inv == "none":
-            ev.recommendation = decide(ev.tests, inv)
+        wraps = bool((harness or {}).get(api))
+        if tests_root is not None or inv == "none" or wraps:
+            ev.recommendation = decide(ev.tests, inv, wraps)
         out[api] = ev
     return out
 
@@ -179,3 +182,13 @@ def docs_block(apis: Sequence[str], chips: Optional[Sequence[str]],
             url = od.url_pattern(api, version)
         blocks.append(write_vendor_entry(api, table, (limits or {}).get(api), url))
     return "\n".join(blocks)
+
+
+def write_evidence(found: Mapping[str, Evidence], path: Path) -> None:
+    """evidence.json: {api: Evidence} in the report's evidence shape."""
+    import json
+
+    from ..results.store import write_text_atomic
+
+    data = {api: ev.model_dump(mode="json", by_alias=True) for api, ev in found.items()}
+    write_text_atomic(Path(path), json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -6,6 +6,8 @@ backend add tests | priority. Inputs:
 - ``has_tests``: the census found sites (direct or indirect) in test functions;
 - ``involvement``: the analysis' device_involvement - none | indirect | direct (None when
   the analysis has not decided it);
+- ``harness``: the API wraps user code (takes a callable, or is a context manager), as
+  gradcheck and emit_itt do: its device work is the user's operators (category 1.2①);
 - ``runs``: the API is mostly exercised on the backend's device already - at least
   ``RUN_SHARE`` of its test sites (the direct ones when there are any, else all) sit in
   tests that run there (a device-generic class that includes PrivateUse1, or a test that
@@ -38,9 +40,15 @@ class Rule:
     scenario: str
     en: str
     zh: str
+    harness: Optional[bool] = None
 
 
 RULES: Tuple[Rule, ...] = (
+    Rule("harness", None, None, None, False, "low", "none_needed",
+         "pure-Python harness around user code: its device work is the user's operators; "
+         "no new test cases (issue + run screenshot + support verification)",
+         "包裹用户代码的纯 Python 接口，设备侧工作来自用户算子：无需新增用例（issue 说明 + 运行截图 + 支持情况验证）",
+         harness=True),
     Rule("pure-python", ("none",), None, None, False, "low", "none_needed",
          "pure-Python API, no device operators: no new test cases (issue + run screenshot + "
          "support verification)",
@@ -92,11 +100,14 @@ def device_share(tests: Optional[TestsEvidence]) -> Tuple[bool, float]:
     return True, on_device / total if total else 0.0
 
 
-def decide(tests: Optional[TestsEvidence], involvement: Optional[str]) -> Recommendation:
+def decide(tests: Optional[TestsEvidence], involvement: Optional[str],
+           harness: bool = False) -> Recommendation:
     """Apply RULES to one API."""
     has, share = device_share(tests)
     runs = share >= RUN_SHARE
     for rule in RULES:
+        if rule.harness is not None and rule.harness != harness:
+            continue
         if rule.involvement is not None and involvement not in rule.involvement:
             continue
         if rule.has_tests is not None and rule.has_tests != has:
