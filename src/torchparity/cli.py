@@ -175,6 +175,37 @@ def profile_list() -> None:
                           f"chips: {', '.join(p.chips) or '-'}")
 
 
+@profile_app.command("build")
+def profile_build(
+    from_ascend_docs: Path = typer.Option(..., "--from-ascend-docs", help=VENDOR_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the <profile>.yaml files."),
+    torch_version: Optional[str] = typer.Option(None, help="Docs version to read (default: the installed torch's)."),
+    chips: List[str] = typer.Option([], "--chips", help="Only these chips, e.g. A2 (repeatable)."),
+    observations: Optional[Path] = typer.Option(None, help="Hardware observations YAML (default: the shipped Ascend ones)."),
+    no_observations: bool = typer.Option(False, help="Docs only, no hardware observations."),
+) -> None:
+    """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs."""
+    from rich.progress import Progress
+
+    from .app.evidence import installed_torch_version
+    from .app.profile_build import OBSERVATIONS, build_profiles
+    from .devices.profiles import dump_profile
+    from .results.store import write_text_atomic
+
+    version = torch_version or installed_torch_version()
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("footprints of documented APIs", total=None)
+        profiles = build_profiles(
+            from_ascend_docs, version, chips=chips,
+            observations=None if no_observations else (observations or OBSERVATIONS),
+            progress=lambda i, n: bar.update(task, completed=i, total=n))
+    for name, profile in profiles.items():
+        path = out / f"{name}.yaml"
+        write_text_atomic(path, dump_profile(profile))
+        restricted = sum(1 for e in profile.ops.values() if not e.supported or e.dtypes is not None)
+        out_console.print(f"wrote {path}: {len(profile.ops)} ops ({restricted} restricted), itt={profile.features.itt}")
+
+
 def _fail_line(message: str) -> None:
     """One line on stderr, unwrapped, whatever the terminal width."""
     line = " ".join(message.split())
