@@ -168,3 +168,37 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# ============================================================================ deliverables
+# gentest, review, matrix (branch `deliver`). Commands of other branches go above or below
+# this block; keep each block self-contained.
+
+
+@app.command()
+def gentest(
+    apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
+    style: str = typer.Option("device-generic", "--style",
+                              help="device-generic (instantiate_device_type_tests) or npu "
+                                   "(Ascend test/npu: torch_npu TestCase, SupportedDevices)"),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the test files (one per API)."),
+    scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
+    limits_from: Optional[Path] = typer.Option(None, "--limits-from",
+                                               help="report.json (or its folder) of a check run: "
+                                                    "its refused cases become recorded limits."),
+    supported_devices: Optional[str] = typer.Option(None, "--supported-devices",
+                                                    help="npu style: comma-separated SupportedDevices "
+                                                         "names (default Ascend910B,Ascend910_93,Ascend950)."),
+) -> None:
+    """Write test files generated from the scenarios: device, dtypes and shapes as parameters."""
+    from .app.gentest import gentest as run_gentest
+    from .deliver.gentest import DEFAULT_SUPPORTED_DEVICES
+    from .results.store import load_report
+
+    report = load_report(limits_from) if limits_from else None
+    chips = [c.strip() for c in supported_devices.split(",") if c.strip()] if supported_devices \
+        else list(DEFAULT_SUPPORTED_DEVICES)
+    files = run_gentest(apis, style, str(out), scenario_modules=scenarios, report=report,
+                        supported_devices=chips)
+    for f in files:
+        out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
