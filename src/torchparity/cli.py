@@ -85,19 +85,35 @@ def check(
     scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
     category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary table."),
+    html: bool = typer.Option(True, "--html/--no-html", help="With --out: report.html (self-contained)."),
+    screenshot: bool = typer.Option(True, "--screenshot/--no-screenshot",
+                                    help="With --out: screenshot.svg of the summary, and .png where a converter is found."),
+    gentest_styles: List[str] = typer.Option([], "--gentest",
+                                             help="With --out: generated tests under tests/STYLE/ "
+                                                  "(device-generic, npu or all; repeatable)."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     from .app.check import check as run_check
+    from .app.deliverables import deliverable_writers, expand_styles
     from .deliver.console import print_summary
 
+    writers = deliverable_writers(html=html, screenshot=screenshot, gentest_styles=expand_styles(gentest_styles),
+                                  scenario_modules=scenarios) if out else []
     progress = None if quiet else _RichProgress(err_console)
     report = run_check(apis, device, out=str(out) if out else None, timeout=timeout, jobs=jobs,
                        scenario_modules=scenarios, category_rules=str(category_rules) if category_rules else None,
-                       progress=progress)
+                       progress=progress, writers=writers)
     if not quiet:
         print_summary(report, out_console)
     if out:
-        out_console.print(f"wrote {out}/report.json, report.en.md, report.zh.md")
+        from .deliver.artifacts import artifacts
+
+        files = artifacts(out)
+        written = ["report.json", "report.en.md", "report.zh.md"]
+        written += [f for f in (files["html"], files["screenshot_svg"]) if f]
+        written += ["screenshot.png"] if files["screenshot"] == "screenshot.png" else []
+        written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
+        out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
 

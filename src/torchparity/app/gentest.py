@@ -42,15 +42,15 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
     return files
 
 
-def gentest_writer(style: str, subdir: Optional[str] = None):
-    """A check() writer: the report's APIs as test files under ``out/tests/<style>/``."""
+def gentest_writer(style: str, scenario_modules: Sequence[str] = ()):
+    """A check() writer: the report's APIs as test files under ``out/tests/<style>/``,
+    with the cases the device refused recorded as limits."""
 
     def write(report: Report, out: Path) -> None:
         apis = [a.name for a in report.apis if a.scenarios]
-        if not apis:
-            return
-        gentest(apis, style, str(out / "tests" / (subdir or style)), report=report,
-                scenario_modules=list(report.options.get("scenario_modules", [])))
+        if apis:
+            gentest(apis, style, str(Path(out) / "tests" / style), report=report,
+                    scenario_modules=scenario_modules)
 
     write.__name__ = f"gentest_{style.replace('-', '_')}"
     return write
