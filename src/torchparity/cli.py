@@ -218,3 +218,24 @@ def gentest(
                         supported_devices=chips)
     for f in files:
         out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
+
+
+@app.command()
+def matrix(
+    bundles: List[Path] = typer.Argument(..., help="report.json files, or the folders holding them."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="Folder for matrix.md, matrix.csv, matrix.html and "
+                                            "vendor-docs/pytorch_X-Y-Z.md."),
+    formats: str = typer.Option("md,csv,html,vendor", "--formats", help="Comma-separated subset of md,csv,html,vendor."),
+) -> None:
+    """Merge bundles from several environments (torch versions x chips/profiles x devices)."""
+    from .app.matrix import matrix as run_matrix
+    from .deliver.matrix import render_markdown
+
+    m, written = run_matrix([str(b) for b in bundles], str(out) if out else None,
+                            [f.strip() for f in formats.split(",") if f.strip()])
+    if out is None:
+        sys.stdout.write(render_markdown(m))
+        return
+    for path in written:
+        out_console.print(f"wrote {path}", markup=False, soft_wrap=True)
