@@ -239,3 +239,39 @@ def matrix(
         return
     for path in written:
         out_console.print(f"wrote {path}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def review(
+    file: Path = typer.Argument(..., help="The contributor's issue or PR text (Markdown or plain text)."),
+    report: List[Path] = typer.Option([], "--report",
+                                      help="report.json (or its folder) whose analysis to use instead "
+                                           "of running the APIs' scenarios on the CPU (repeatable)."),
+    versions: Optional[str] = typer.Option(None, "--versions",
+                                           help="Torch versions the results must cover (default 2.7.1,2.11.0,2.12.0)."),
+    chips: Optional[str] = typer.Option(None, "--chips", help="Chip groups the results must cover (default A2/A3,A5)."),
+    lang: str = typer.Option("both", "--lang", help="zh, en or both."),
+    run: bool = typer.Option(True, "--run/--no-run",
+                             help="Run the APIs' scenarios on the CPU to learn their device involvement."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the verdict as JSON here."),
+) -> None:
+    """First review of a task deliverable: exit 0 when acceptable, 1 with every problem named."""
+    import json
+
+    from .app.review import review as run_review
+    from .deliver.review import as_dict, render
+    from .errors import InputError
+    from .results.store import write_text_atomic
+
+    if lang not in ("zh", "en", "both"):
+        raise InputError("--lang must be zh, en or both")
+    def split(text: Optional[str]) -> Optional[List[str]]:
+        return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+    result = run_review(str(file), reports=[str(r) for r in report], versions=split(versions),
+                        chips=split(chips), run=run)
+    texts = [render(result, code) for code in (("zh", "en") if lang == "both" else (lang,))]
+    sys.stdout.write("\n".join(texts))
+    if json_out:
+        write_text_atomic(json_out, json.dumps(as_dict(result), ensure_ascii=False, indent=2) + "\n")
+    raise typer.Exit(0 if result.accepted else 1)
