@@ -26,6 +26,11 @@ app.add_typer(profile_app, name="profile")
 out_console = Console()
 err_console = Console(stderr=True)
 
+TESTS_HELP = "A test tree (PyTorch's test/ or a backend's port) for the upstream test census."
+DOCS_HELP = "PyTorch docs sources (docs/ or docs/source) for the official docs check."
+VENDOR_HELP = "Vendor support docs: Ascend's native_api folder (pytorch_X-Y-Z/ inside)."
+CONFIG_HELP = ("YAML file with defaults for device, tests, docs, vendor_docs, torch_version, chips, "
+               "timeout, jobs; flags override it.")
 DEVICE_HELP = ("cpu, cuda[:N], npu[:N], xpu, mps, auto (first available accelerator), or "
                "emu:<profile> for the emulated accelerator (e.g. emu:ascend-a2)")
 
@@ -78,12 +83,18 @@ class _RichProgress:
 @app.command()
 def check(
     apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
-    device: str = typer.Option("auto", "--device", "-d", help=DEVICE_HELP),
+    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " [default: auto]"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
-    timeout: float = typer.Option(120.0, help="Seconds per scenario before it counts as a timeout."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout [default: 120]."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes [default: 1]."),
     scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
     category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
+    tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
+    docs: Optional[Path] = typer.Option(None, "--docs", help=DOCS_HELP),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    torch_version: Optional[str] = typer.Option(None, help="Torch version for docs links and vendor docs (default: installed)."),
+    chips: List[str] = typer.Option([], "--chips", help="Chips to list in the vendor docs check, e.g. A2 (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary table."),
     html: bool = typer.Option(True, "--html/--no-html", help="With --out: report.html (self-contained)."),
     screenshot: bool = typer.Option(True, "--screenshot/--no-screenshot",
@@ -94,15 +105,21 @@ def check(
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     from .app.check import check as run_check
+    from .app.config import merge_options
     from .app.deliverables import deliverable_writers, expand_styles
     from .deliver.console import print_summary
 
+    opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
+                         torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
     writers = deliverable_writers(html=html, screenshot=screenshot, gentest_styles=expand_styles(gentest_styles),
                                   scenario_modules=scenarios) if out else []
     progress = None if quiet else _RichProgress(err_console)
-    report = run_check(apis, device, out=str(out) if out else None, timeout=timeout, jobs=jobs,
-                       scenario_modules=scenarios, category_rules=str(category_rules) if category_rules else None,
-                       progress=progress, writers=writers)
+    report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
+                       jobs=opts["jobs"], scenario_modules=scenarios,
+                       category_rules=str(category_rules) if category_rules else None,
+                       progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                       vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                       chips=opts["chips"], writers=writers)
     if not quiet:
         print_summary(report, out_console)
     if out:
@@ -116,6 +133,34 @@ def check(
         out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
+
+
+@app.command()
+def evidence(
+    apis: List[str] = typer.Argument(..., help="Dotted API names."),
+    tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
+    docs: Optional[Path] = typer.Option(None, "--docs", help=DOCS_HELP),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    torch_version: Optional[str] = typer.Option(None, help="Torch version for docs links and vendor docs (default: installed)."),
+    chips: List[str] = typer.Option([], "--chips", help="Chips to list, e.g. A2 (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for evidence.json."),
+) -> None:
+    """Upstream test census and docs checks, without running anything on a device."""
+    from .app.config import merge_options
+    from .app.evidence import evidence as gather
+    from .app.evidence import write_evidence
+    from .deliver.evidence_md import print_evidence
+
+    opts = merge_options(config, tests=tests, docs=docs, vendor_docs=vendor_docs,
+                         torch_version=torch_version, chips=chips)
+    found = gather(apis, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                   vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                   chips=opts["chips"] or None)
+    print_evidence(found, out_console)
+    if out:
+        write_evidence(found, out / "evidence.json")
+        out_console.print(f"wrote {out}/evidence.json")
 
 
 @app.command()

@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterable, List, Optional
 import jinja2
 import yaml
 
-from ..results.models import DocsEvidence, FootprintEntry, Report, TestsEvidence
+from ..results.models import DocsEvidence, Evidence, FootprintEntry, Report
 
 HERE = Path(__file__).resolve().parent
 LANGS = ("en", "zh")
@@ -67,22 +67,24 @@ def metric_text(metric: Any) -> str:
     return f" (metric {metric['name']} = {metric['value']}, threshold {metric['threshold']}{std})"
 
 
-def tests_section(tests: TestsEvidence, lang: str) -> str:
+def tests_section(api: Any, lang: str) -> str:
     from .evidence_md import render_tests
 
-    return render_tests(tests, lang)
+    ev = Evidence.model_validate(api["evidence"])
+    return render_tests(api["name"], ev.tests, ev.recommendation, lang)
 
 
-def docs_section(docs: DocsEvidence, lang: str) -> str:
+def docs_section(api: Any, lang: str) -> str:
     from .evidence_md import render_docs
 
-    return render_docs(docs, lang)
+    ev = Evidence.model_validate(api["evidence"])
+    return render_docs(ev.docs, ev.not_run, lang)
 
 
-def docs_conclusion(docs: DocsEvidence, lang: str) -> str:
+def docs_conclusion(docs: Any, lang: str) -> str:
     from .evidence_md import docs_conclusion as conclude
 
-    return conclude(docs, lang)
+    return conclude(DocsEvidence.model_validate(docs), lang)
 
 
 def test_file_for(files: Dict[str, Any], api: str) -> List[str]:
