@@ -15,8 +15,9 @@ import pytest
 
 from torchparity.app.matrix import matrix
 from torchparity.deliver.matrix import build, render_csv, render_markdown, vendor_docs
-from torchparity.deliver.vendor_block import render_entry
 from torchparity.errors import InputError
+from torchparity.evidence.vendor_docs import parse_vendor_file
+from torchparity.evidence.writer import write_vendor_entry
 from torchparity.results.store import load_report
 
 GC = "torch.autograd.gradcheck"
@@ -111,36 +112,25 @@ def test_vendor_docs_blocks_per_version_and_chip(bundles):
     itt = old.split("### torch.autograd.profiler.emit_itt\n", 1)[1].split("</div>", 1)[0]
     assert "| <term>Atlas A2 训练系列产品</term> | ✘ |" in itt
     new = docs["pytorch_2-12-0"]
-    expected = render_entry(
-        UNPACK, "https://pytorch.org/docs/2.12/generated/torch.autograd.forward_ad.unpack_dual.html",
+    expected = write_vendor_entry(
+        UNPACK,
         {"Atlas A2 训练系列产品": True, "Ascend 950DT": True},
-        "仅支持fp32；模拟设备预测，未经硬件验证：Ascend 950DT")
+        "仅支持fp32；模拟设备预测，未经硬件验证：Ascend 950DT",
+        "https://pytorch.org/docs/2.12/generated/torch.autograd.forward_ad.unpack_dual.html")
     assert expected in new
     assert "emulated: a prediction" in new.splitlines()[1]
 
 
-def test_entry_format_is_the_documented_one():
-    text = render_entry(UNPACK, "https://pytorch.org/docs/2.12/generated/torch.autograd.forward_ad.unpack_dual.html",
-                        {"Atlas A2 训练系列产品": True, "Atlas A3 训练系列产品": True, "Ascend 950DT": False},
-                        "`input`仅支持fp32")
-    assert text == """### torch.autograd.forward_ad.unpack_dual
-
-<div style="margin-left: 2em">
-
-**原生文档**：[torch.autograd.forward_ad.unpack_dual](https://pytorch.org/docs/2.12/generated/torch.autograd.forward_ad.unpack_dual.html)
-
-**支持情况**：
-
-| 硬件 | 是否支持 |
-| ---- | :----: |
-| <term>Atlas A2 训练系列产品</term> | ✔ |
-| <term>Atlas A3 训练系列产品</term> | ✔ |
-| <term>Ascend 950DT</term> | ✘ |
-
-**限制与说明**：`input`仅支持fp32
-
-</div>
-"""
+def test_entries_read_back_with_the_vendor_docs_parser(bundles, tmp_path):
+    m = build([(str(b), load_report(b)) for b in bundles])
+    path = tmp_path / "torch-autograd.md"
+    path.write_text(vendor_docs(m)["pytorch_2-12-0"], encoding="utf-8")
+    entries = {e.name: e for e in parse_vendor_file(path, path.name)}
+    assert set(entries) >= {UNPACK, "torch.autograd.gradcheck.gradcheck", ITT}
+    unpack = entries[UNPACK]
+    assert unpack.chips == {"Atlas A2 训练系列产品": True, "Ascend 950DT": True}
+    assert unpack.dtypes == ["float32"]  # "仅支持fp32" parsed back
+    assert unpack.url == "https://pytorch.org/docs/2.12/generated/torch.autograd.forward_ad.unpack_dual.html"
 
 
 def test_cli_writes_every_format(bundles, tmp_path):

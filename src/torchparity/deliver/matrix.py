@@ -20,11 +20,20 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
+# vendor docs: the evidence branch's parser and writer are the one implementation
+from ..evidence.official_docs import url_pattern
+from ..evidence.vendor_docs import DTYPE_NAMES
+from ..evidence.vendor_docs import _version_folder as version_folder
+from ..evidence.writer import write_vendor_entry
 from ..judge.causes import CAUSE_TEXT
 from ..results.models import EMULATED_BANNER, ApiReport, Cause, Report
 from .gentest import check_api_name
 from .report import HERE, cell
-from .vendor_block import DTYPE_SHORT, docs_url, render_entry, version_folder
+
+# torch dtype -> the docs' short spelling (fp32, bf16, ...): the first one the docs table lists
+DTYPE_SHORT = {}
+for _short, _dtype in DTYPE_NAMES.items():
+    DTYPE_SHORT.setdefault(_dtype, _short)
 
 MARK = {"pass": "✔", "fail": "✘", "unsupported": "✘", "error": "✘", "crash": "✘", "timeout": "✘",
         "skip": "–", "partial": "◐", "supported": "✔", "broken": "✘", "unknown": "?"}
@@ -323,7 +332,7 @@ def vendor_docs(m: Matrix) -> Dict[str, str]:
             support: Dict[str, bool] = {}
             limits: List[str] = []
             emulated_terms: List[str] = []
-            name = None
+            name = url = None
             for chip in chips():
                 # hardware first, then emulated evidence
                 for col in sorted((c for c in cols if chip in c.chips), key=lambda c: c.emulated):
@@ -335,8 +344,12 @@ def vendor_docs(m: Matrix) -> Dict[str, str]:
                         continue
                     support[chip.term] = mark
                     if name is None:
-                        vendor = rep.evidence.docs.vendor if rep.evidence and rep.evidence.docs else None
+                        docs = rep.evidence.docs if rep.evidence else None
+                        vendor = docs.vendor if docs else None
                         name = vendor.name if vendor and vendor.present and vendor.name else rep.analysis.qualified_name
+                        official = docs.official if docs else None
+                        url = official.url if official and official.url and official.status in (
+                            "own_page", "anchor") else None
                     text = _limits(rep)
                     if text and text not in limits:
                         limits.append(text)
@@ -353,8 +366,8 @@ def vendor_docs(m: Matrix) -> Dict[str, str]:
             if emulated_terms:
                 any_emulated = True
                 limits.append("模拟设备预测，未经硬件验证：" + "、".join(emulated_terms))
-            entries.append(render_entry(name, docs_url(name, version), support,
-                                        cell("；".join(limits)) if limits else None))
+            entries.append(write_vendor_entry(name, support, cell("；".join(limits)) if limits else None,
+                                              url or url_pattern(name, version)))
         if not entries:
             continue
         head = [f"<!-- torchparity: support entries for torch {version}; chips measured: "
