@@ -30,3 +30,10 @@ def test_reports_link_the_screenshot_html_and_tests(seed_bundle):
     for link in re.findall(r'href="([^"#:]+)"', html):
         assert (seed_bundle / link).exists(), link
     assert 'src="screenshot.' in html
+
+
+def test_conclusion_items_are_one_per_line(seed_bundle):
+    md = (seed_bundle / "report.zh.md").read_text(encoding="utf-8")
+    for item in ("验证策略", "验证环境及版本", "验证结果", "运行日志"):
+        assert re.search(rf"^  - {item}: ", md, re.M), item
+    assert re.search(r"^  - 运行日志: .*运行截图: \[screenshot\.(png|svg)\]", md, re.M)
