@@ -87,3 +87,12 @@ def test_chromium_renders_banner_names_and_sorted_scenarios(tmp_path):
     assert "torch.autograd.forward_ad.unpack_dual" in text and "torch.autograd.gradcheck" in text
     assert dom.count("<script") == 1
     assert "alert(1)>" not in dom.replace("&gt;", ">").split("<body", 1)[0]
+
+
+def test_every_html_label_is_used_and_bilingual():
+    from torchparity.deliver.html import HERE, html_labels
+
+    template = (HERE / "templates" / "report.html.j2").read_text(encoding="utf-8")
+    for key, value in html_labels().items():
+        assert set(value) == {"en", "zh"}, key
+        assert f't("{key}"' in template or f'"{key.rsplit("_", 1)[0]}_"' in template, key
