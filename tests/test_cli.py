@@ -62,3 +62,32 @@ def test_crash_and_timeout_fixture_through_check(tmp_path, fixture_path):
     status = {s["id"]: s["status"] for s in report["apis"][0]["scenarios"]}
     assert status == {"before": "pass", "segfault": "crash", "sleeps": "timeout", "after": "pass"}
     assert proc.returncode == 1  # broken verdict
+
+
+def test_evidence_sections_in_check_reports(tmp_path):
+    from pathlib import Path
+
+    vendor = Path(__file__).resolve().parent / "data" / "ascend-native-api-docs"
+    out = tmp_path / "o"
+    proc = _cli("check", "torch.autograd.forward_ad.unpack_dual", "torch.autograd.forward_ad.enter_dual_level",
+                "--device", "cpu", "--vendor-docs", str(vendor), "--torch-version", "2.12.0",
+                "--out", str(out), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    unpack, enter = report["apis"]
+    assert unpack["evidence"]["docs"]["vendor"]["present"] is True
+    assert unpack["evidence"]["docs"]["vendor"]["dtypes"] == ["float32"]
+    assert enter["evidence"]["docs"]["vendor"]["present"] is False
+    assert unpack["evidence"]["not_run"]["tests"] == "--tests DIR"
+    zh = (out / "report.zh.md").read_text(encoding="utf-8")
+    assert "当前资料缺失，需要进行资料补充" in zh and "未执行 —— 使用 `--tests DIR` 开启" in zh
+
+
+def test_config_file_supplies_defaults_and_bad_config_is_one_line(tmp_path):
+    cfg = tmp_path / "tp.yaml"
+    cfg.write_text("device: cpu\nvendor_docs: /no/such/folder\n")
+    proc = _cli("check", "torch.autograd.forward_ad.unpack_dual", "--config", str(cfg), "--quiet")
+    assert proc.returncode == 2 and "--vendor-docs /no/such/folder" in proc.stderr
+    cfg.write_text("device: cpu\ncolour: blue\n")
+    proc = _cli("check", "torch.autograd.forward_ad.unpack_dual", "--config", str(cfg), "--quiet")
+    assert proc.returncode == 2 and "colour" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

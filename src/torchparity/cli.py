@@ -26,6 +26,11 @@ app.add_typer(profile_app, name="profile")
 out_console = Console()
 err_console = Console(stderr=True)
 
+TESTS_HELP = "A test tree (PyTorch's test/ or a backend's port) for the upstream test census."
+DOCS_HELP = "PyTorch docs sources (docs/ or docs/source) for the official docs check."
+VENDOR_HELP = "Vendor support docs: Ascend's native_api folder (pytorch_X-Y-Z/ inside)."
+CONFIG_HELP = ("YAML file with defaults for device, tests, docs, vendor_docs, torch_version, chips, "
+               "timeout, jobs; flags override it.")
 DEVICE_HELP = ("cpu, cuda[:N], npu[:N], xpu, mps, auto (first available accelerator), or "
                "emu:<profile> for the emulated accelerator (e.g. emu:ascend-a2)")
 
@@ -78,28 +83,84 @@ class _RichProgress:
 @app.command()
 def check(
     apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
-    device: str = typer.Option("auto", "--device", "-d", help=DEVICE_HELP),
+    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " [default: auto]"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
-    timeout: float = typer.Option(120.0, help="Seconds per scenario before it counts as a timeout."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout [default: 120]."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes [default: 1]."),
     scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
     category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
+    tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
+    docs: Optional[Path] = typer.Option(None, "--docs", help=DOCS_HELP),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    torch_version: Optional[str] = typer.Option(None, help="Torch version for docs links and vendor docs (default: installed)."),
+    chips: List[str] = typer.Option([], "--chips", help="Chips to list in the vendor docs check, e.g. A2 (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary table."),
+    html: bool = typer.Option(True, "--html/--no-html", help="With --out: report.html (self-contained)."),
+    screenshot: bool = typer.Option(True, "--screenshot/--no-screenshot",
+                                    help="With --out: screenshot.svg of the summary, and .png where a converter is found."),
+    gentest_styles: List[str] = typer.Option([], "--gentest",
+                                             help="With --out: generated tests under tests/STYLE/ "
+                                                  "(device-generic, npu or all; repeatable)."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     from .app.check import check as run_check
+    from .app.config import merge_options
+    from .app.deliverables import deliverable_writers, expand_styles
     from .deliver.console import print_summary
 
+    opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
+                         torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
+    writers = deliverable_writers(html=html, screenshot=screenshot, gentest_styles=expand_styles(gentest_styles),
+                                  scenario_modules=scenarios) if out else []
     progress = None if quiet else _RichProgress(err_console)
-    report = run_check(apis, device, out=str(out) if out else None, timeout=timeout, jobs=jobs,
-                       scenario_modules=scenarios, category_rules=str(category_rules) if category_rules else None,
-                       progress=progress)
+    report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
+                       jobs=opts["jobs"], scenario_modules=scenarios,
+                       category_rules=str(category_rules) if category_rules else None,
+                       progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                       vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                       chips=opts["chips"], writers=writers)
     if not quiet:
         print_summary(report, out_console)
     if out:
-        out_console.print(f"wrote {out}/report.json, report.en.md, report.zh.md")
+        from .deliver.artifacts import artifacts
+
+        files = artifacts(out)
+        written = ["report.json", "report.en.md", "report.zh.md"]
+        written += [f for f in (files["html"], files["screenshot_svg"]) if f]
+        written += ["screenshot.png"] if files["screenshot"] == "screenshot.png" else []
+        written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
+        out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
+
+
+@app.command()
+def evidence(
+    apis: List[str] = typer.Argument(..., help="Dotted API names."),
+    tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
+    docs: Optional[Path] = typer.Option(None, "--docs", help=DOCS_HELP),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    torch_version: Optional[str] = typer.Option(None, help="Torch version for docs links and vendor docs (default: installed)."),
+    chips: List[str] = typer.Option([], "--chips", help="Chips to list, e.g. A2 (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for evidence.json."),
+) -> None:
+    """Upstream test census and docs checks, without running anything on a device."""
+    from .app.config import merge_options
+    from .app.evidence import evidence as gather
+    from .app.evidence import write_evidence
+    from .deliver.evidence_md import print_evidence
+
+    opts = merge_options(config, tests=tests, docs=docs, vendor_docs=vendor_docs,
+                         torch_version=torch_version, chips=chips)
+    found = gather(apis, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                   vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                   chips=opts["chips"] or None)
+    print_evidence(found, out_console)
+    if out:
+        write_evidence(found, out / "evidence.json")
+        out_console.print(f"wrote {out}/evidence.json")
 
 
 @app.command()
@@ -128,6 +189,37 @@ def profile_list() -> None:
         p = load_profile(path)
         out_console.print(f"{name:16} device '{p.device_type}', {len(p.ops)} op rules, "
                           f"chips: {', '.join(p.chips) or '-'}")
+
+
+@profile_app.command("build")
+def profile_build(
+    from_ascend_docs: Path = typer.Option(..., "--from-ascend-docs", help=VENDOR_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the <profile>.yaml files."),
+    torch_version: Optional[str] = typer.Option(None, help="Docs version to read (default: the installed torch's)."),
+    chips: List[str] = typer.Option([], "--chips", help="Only these chips, e.g. A2 (repeatable)."),
+    observations: Optional[Path] = typer.Option(None, help="Hardware observations YAML (default: the shipped Ascend ones)."),
+    no_observations: bool = typer.Option(False, help="Docs only, no hardware observations."),
+) -> None:
+    """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs."""
+    from rich.progress import Progress
+
+    from .app.evidence import installed_torch_version
+    from .app.profile_build import OBSERVATIONS, build_profiles
+    from .devices.profiles import dump_profile
+    from .results.store import write_text_atomic
+
+    version = torch_version or installed_torch_version()
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("footprints of documented APIs", total=None)
+        profiles = build_profiles(
+            from_ascend_docs, version, chips=chips,
+            observations=None if no_observations else (observations or OBSERVATIONS),
+            progress=lambda i, n: bar.update(task, completed=i, total=n))
+    for name, profile in profiles.items():
+        path = out / f"{name}.yaml"
+        write_text_atomic(path, dump_profile(profile))
+        restricted = sum(1 for e in profile.ops.values() if not e.supported or e.dtypes is not None)
+        out_console.print(f"wrote {path}: {len(profile.ops)} ops ({restricted} restricted), itt={profile.features.itt}")
 
 
 def _fail_line(message: str) -> None:
@@ -337,6 +429,98 @@ def predict(
 
 
 # ==== end of sweep block ==================================================================
+
+
+# ============================================================================ deliverables
+# gentest, review, matrix (branch `deliver`). Commands of other branches go above or below
+# this block; keep each block self-contained.
+
+
+@app.command()
+def gentest(
+    apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
+    style: str = typer.Option("device-generic", "--style",
+                              help="device-generic (instantiate_device_type_tests) or npu "
+                                   "(Ascend test/npu: torch_npu TestCase, SupportedDevices)"),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the test files (one per API)."),
+    scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
+    limits_from: Optional[Path] = typer.Option(None, "--limits-from",
+                                               help="report.json (or its folder) of a check run: "
+                                                    "its refused cases become recorded limits."),
+    supported_devices: Optional[str] = typer.Option(None, "--supported-devices",
+                                                    help="npu style: comma-separated SupportedDevices "
+                                                         "names (default Ascend910B,Ascend910_93,Ascend950)."),
+) -> None:
+    """Write test files generated from the scenarios: device, dtypes and shapes as parameters."""
+    from .app.gentest import gentest as run_gentest
+    from .deliver.gentest import DEFAULT_SUPPORTED_DEVICES
+    from .results.store import load_report
+
+    report = load_report(limits_from) if limits_from else None
+    chips = [c.strip() for c in supported_devices.split(",") if c.strip()] if supported_devices \
+        else list(DEFAULT_SUPPORTED_DEVICES)
+    files = run_gentest(apis, style, str(out), scenario_modules=scenarios, report=report,
+                        supported_devices=chips)
+    for f in files:
+        out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
+
+
+@app.command()
+def matrix(
+    bundles: List[Path] = typer.Argument(..., help="report.json files, or the folders holding them."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="Folder for matrix.md, matrix.csv, matrix.html and "
+                                            "vendor-docs/pytorch_X-Y-Z.md."),
+    formats: str = typer.Option("md,csv,html,vendor", "--formats", help="Comma-separated subset of md,csv,html,vendor."),
+) -> None:
+    """Merge bundles from several environments (torch versions x chips/profiles x devices)."""
+    from .app.matrix import matrix as run_matrix
+    from .deliver.matrix import render_markdown
+
+    m, written = run_matrix([str(b) for b in bundles], str(out) if out else None,
+                            [f.strip() for f in formats.split(",") if f.strip()])
+    if out is None:
+        sys.stdout.write(render_markdown(m))
+        return
+    for path in written:
+        out_console.print(f"wrote {path}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def review(
+    file: Path = typer.Argument(..., help="The contributor's issue or PR text (Markdown or plain text)."),
+    report: List[Path] = typer.Option([], "--report",
+                                      help="report.json (or its folder) whose analysis to use instead "
+                                           "of running the APIs' scenarios on the CPU (repeatable)."),
+    versions: Optional[str] = typer.Option(None, "--versions",
+                                           help="Torch versions the results must cover (default 2.7.1,2.11.0,2.12.0)."),
+    chips: Optional[str] = typer.Option(None, "--chips", help="Chip groups the results must cover (default A2/A3,A5)."),
+    lang: str = typer.Option("both", "--lang", help="zh, en or both."),
+    run: bool = typer.Option(True, "--run/--no-run",
+                             help="Run the APIs' scenarios on the CPU to learn their device involvement."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the verdict as JSON here."),
+) -> None:
+    """First review of a task deliverable: exit 0 when acceptable, 1 with every problem named."""
+    import json
+
+    from .app.review import review as run_review
+    from .deliver.review import as_dict, render
+    from .errors import InputError
+    from .results.store import write_text_atomic
+
+    if lang not in ("zh", "en", "both"):
+        raise InputError("--lang must be zh, en or both")
+    def split(text: Optional[str]) -> Optional[List[str]]:
+        return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+    result = run_review(str(file), reports=[str(r) for r in report], versions=split(versions),
+                        chips=split(chips), run=run)
+    texts = [render(result, code) for code in (("zh", "en") if lang == "both" else (lang,))]
+    sys.stdout.write("\n".join(texts))
+    if json_out:
+        write_text_atomic(json_out, json.dumps(as_dict(result), ensure_ascii=False, indent=2) + "\n")
+    raise typer.Exit(0 if result.accepted else 1)
+
 
 if __name__ == "__main__":
     main()

@@ -20,7 +20,6 @@ from ..results.models import (
     EMULATED_BANNER,
     ApiReport,
     Cause,
-    Evidence,
     FootprintEntry,
     Report,
     ScenarioResult,
@@ -29,15 +28,9 @@ from ..results.models import (
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import registry
 from ..scenarios.registry import Scenario
+from .evidence import evidence as gather_evidence
 
 DEFAULT_TIMEOUT = 120.0
-
-NOT_RUN = {
-    "tests": "--tests DIR (a PyTorch or backend test/ tree)",
-    "official_docs": "--docs DIR (PyTorch docs/source)",
-    "vendor_docs": "--vendor-docs DIR (Ascend native_api docs)",
-}
-
 
 class Progress:
     """What check() reports while it works; the CLI draws it, tests may record it."""
@@ -76,15 +69,19 @@ def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> 
 def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = None,
           timeout: float = DEFAULT_TIMEOUT, jobs: int = 1, scenario_modules: Sequence[str] = (),
           category_rules: Optional[str] = None, progress: Optional[Progress] = None,
-          evidence: Optional[Callable[[List[ApiReport]], Dict[str, Evidence]]] = None,
+          tests_dir: Optional[str] = None, docs_dir: Optional[str] = None,
+          vendor_docs_dir: Optional[str] = None, torch_version: Optional[str] = None,
+          chips: Sequence[str] = (),
           writers: Sequence[Callable[[Report, Path], None]] = ()) -> Report:
     """Check ``apis`` on ``device`` against the CPU.
 
     Resolves every name first (an unknown one raises UnknownApiError before anything
     runs), runs each API's scenarios in worker processes (``jobs`` at a time, each case
     limited to ``timeout`` seconds unless the scenario sets its own), judges them, and
-    returns the Report. With ``out``, writes report.json and the zh/en reports there —
-    also when interrupted, with what was recorded so far.
+    returns the Report. ``tests_dir`` / ``docs_dir`` / ``vendor_docs_dir`` fill the
+    upstream-test and docs sections (see :func:`torchparity.app.evidence.evidence`); the
+    sections not asked for say so. With ``out``, writes report.json and the zh/en reports
+    there — also when interrupted, with what was recorded so far.
     """
     if not apis:
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck")
@@ -98,6 +95,9 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         raise DeviceUnavailableError(reason)
     rules = load_rules(category_rules)
     resolved = [resolve(name) for name in apis]
+    for folder, what in ((tests_dir, "--tests"), (docs_dir, "--docs"), (vendor_docs_dir, "--vendor-docs")):
+        if folder is not None and not Path(folder).is_dir():
+            raise InputError(f"{what} {folder}: no such folder")
     registry.load_suites(scenario_modules)
 
     plans: List[_Plan] = []
@@ -143,11 +143,14 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
             progress.stop()
 
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
-    if evidence is not None:
-        found = evidence(report.apis)
-        for api_report in report.apis:
-            if api_report.name in found:
-                api_report.evidence = found[api_report.name]
+    found = gather_evidence(
+        [a.name for a in report.apis], tests_dir=tests_dir, docs_dir=docs_dir,
+        vendor_docs_dir=vendor_docs_dir, torch_version=torch_version, chips=list(chips) or None,
+        device_involvement={a.name: a.analysis.device_involvement for a in report.apis},
+        harness={p.resolved.name: _is_harness(p.resolved) for p in plans},
+        backend=adapter.type)
+    for api_report in report.apis:
+        api_report.evidence = found.get(api_report.name)
     if out:
         from ..deliver.bundle import write_bundle
 
@@ -155,6 +158,11 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     if interrupted:
         raise KeyboardInterrupt
     return report
+
+
+def _is_harness(resolved: ResolvedApi) -> bool:
+    """Wraps user code: takes a callable (gradcheck) or is a context manager (emit_itt)."""
+    return takes_callable(resolved.obj) or is_context_manager(resolved.obj)
 
 
 def _worker_env(adapter: DeviceAdapter) -> Dict[str, str]:
@@ -180,13 +188,12 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         facts = {
             "involvement": analysis.device_involvement,
             "implementation": analysis.implementation,
-            "harness": takes_callable(plan.resolved.obj) or is_context_manager(plan.resolved.obj),
+            "harness": _is_harness(plan.resolved),
         }
         verdict = decide(analysis, scenario_results, facts, label, rules)
         api_reports.append(ApiReport(
             name=plan.resolved.name, qualified_name=plan.resolved.qualified_name,
             analysis=analysis, scenarios=scenario_results, verdict=verdict,
-            evidence=Evidence(not_run=dict(NOT_RUN)),
         ))
     return Report(
         tool_version=__version__,

@@ -24,10 +24,11 @@ def summary_renderable(report: Report, details: bool = True) -> Group:
                       style="bold")]
     for api in report.apis:
         v = api.verdict
-        title = RichText.assemble((api.name, "bold"), "  ",
-                                  (f"{v.status}{emulated}", STYLE.get(v.status, "")),
-                                  f"  category {v.category or '-'}")
-        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        # the API line stands apart from its table, so a narrow table never wraps it
+        parts.append(RichText.assemble((api.name, "bold"), "  ",
+                                       (f"{v.status}{emulated}", STYLE.get(v.status, "")),
+                                       f"  category {v.category or '-'}"))
+        table = Table(show_edge=False, pad_edge=False)
         table.add_column("scenario", no_wrap=True)
         table.add_column("dtype", no_wrap=True)
         table.add_column("status", no_wrap=True)

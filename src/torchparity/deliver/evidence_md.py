@@ -1,67 +1,109 @@
-"""Markdown for the evidence sections (upstream test census, docs checks)."""
+"""Markdown (and terminal tables) for the evidence sections: upstream test census, docs."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Dict, List, Tuple
+from typing import Mapping, Optional
 
-from ..results.models import DocsEvidence, TestsEvidence
+from ..results.models import DocsEvidence, Evidence, Recommendation, TestsEvidence
 
 T = {
-    "sites": {"en": "Call sites: {d} direct, {i} indirect{via}.",
-              "zh": "调用点：直接 {d} 处，间接 {i} 处{via}。"},
-    "via": {"en": " (through {w})", "zh": "（经由 {w}）"},
+    "head1": {"en": "| API | Upstream tests | Main location (file → class) | Conclusion |",
+              "zh": "| API | 上游测试情况 | 主要测试位置 | 结论 |"},
+    "head2": {"en": "| API | Has upstream tests | Involves device tensors | Backend should add tests | Priority |",
+              "zh": "| API | 上游已有测试 | 是否涉及设备 Tensor | 是否建议补测 | 优先级 |"},
+    "sites": {"en": "{d} direct and {i} indirect call sites in {t} tests ({f} files)",
+              "zh": "直接调用 {d} 处、间接调用 {i} 处，分布于 {t} 个用例（{f} 个文件）"},
+    "via": {"en": "Indirect sites go through: {w}.", "zh": "间接调用经由：{w}。"},
     "tree": {"en": "Test tree: `{t}`.", "zh": "测试目录：`{t}`。"},
-    "head": {"en": "| File | Class | Tests | Direct | Indirect | Device-generic | Skips on the device |",
-             "zh": "| 文件 | 测试类 | 用例数 | 直接 | 间接 | 设备通用 | 设备上跳过 |"},
+    "classes": {"en": "| File | Class | Tests | Direct | Indirect | Device-generic | Runs on the device | Skips |",
+                "zh": "| 文件 | 测试类 | 用例数 | 直接 | 间接 | 设备通用 | 在设备上运行 | 跳过条件 |"},
     "none": {"en": "No test in the tree reaches this API.", "zh": "测试目录中没有用例覆盖该 API。"},
     "official": {"en": "Official PyTorch docs", "zh": "PyTorch 官方文档"},
     "vendor": {"en": "Vendor support docs", "zh": "厂商支持文档"},
     "own_page": {"en": "has its own page", "zh": "有独立条目"},
     "anchor": {"en": "documented as an anchor on a page", "zh": "在页面中有锚点条目"},
     "absent": {"en": "absent", "zh": "缺失"},
-    "unknown": {"en": "not checked", "zh": "未检查"},
+    "unknown": {"en": "not checked against a docs tree", "zh": "未对照文档源码检查"},
     "present": {"en": "entry present as `{n}`", "zh": "已有条目 `{n}`"},
     "missing": {"en": "no entry: a docs supplement is needed", "zh": "当前资料缺失，需要进行资料补充"},
     "limits": {"en": "limits", "zh": "限制与说明"},
+    "not_run": {"en": "not run — enable it with `{o}`", "zh": "未执行 —— 使用 `{o}` 开启"},
     "yes": {"en": "yes", "zh": "是"},
     "no": {"en": "no", "zh": "否"},
+    "unknown_short": {"en": "unknown", "zh": "未知"},
+    "conditional": {"en": "conditional", "zh": "视条件"},
+    "notes": {"en": "Not counted: {n}", "zh": "未统计：{n}"},
 }
+INVOLVEMENT = {"none": {"en": "no", "zh": "不涉及"}, "indirect": {"en": "indirectly", "zh": "间接涉及"},
+               "direct": {"en": "directly", "zh": "直接涉及"}}
+PRIORITY = {"high": {"en": "high", "zh": "高"}, "medium": {"en": "medium", "zh": "中"},
+            "low": {"en": "low", "zh": "低"}}
+MAX_CLASSES = 8
 
 
 def _t(key: str, lang: str, **kw) -> str:
     return T[key][lang].format(**kw)
 
 
-def render_tests(tests: TestsEvidence, lang: str) -> str:
-    via = _t("via", lang, w=", ".join(f"`{v}`" for v in tests.via)) if tests.via else ""
+def _yn(value: Optional[bool], lang: str) -> str:
+    if value is None:
+        return _t("unknown_short", lang)
+    return _t("yes" if value else "no", lang)
+
+
+def _main_location(tests: TestsEvidence) -> str:
+    parts = [f"`{c.file}` → `{c.cls}` ({c.direct + c.indirect})" for c in tests.classes[:3]]
+    return "; ".join(parts) or "-"
+
+
+def render_tests(api: str, tests: TestsEvidence, rec: Optional[Recommendation], lang: str) -> str:
+    n_tests = len([t for t in tests.tests if t.kind == "test"])
     lines = []
     if tests.tree:
-        lines.append(_t("tree", lang, t=tests.tree))
-    lines.append(_t("sites", lang, d=tests.direct_sites, i=tests.indirect_sites, via=via))
-    if not tests.tests:
-        lines.append("")
+        lines += [_t("tree", lang, t=tests.tree), ""]
+    conclusion = rec.reason.model_dump()[lang] if rec else "-"
+    lines += [_t("head1", lang), "| --- | --- | --- | --- |",
+              f"| `{api}` | {_t('sites', lang, d=tests.direct_sites, i=tests.indirect_sites, t=n_tests, f=tests.files)}"
+              f" | {_main_location(tests)} | {conclusion} |", ""]
+    if rec is not None:
+        inv = INVOLVEMENT.get(rec.device_involvement or "", {}).get(lang, _t("unknown_short", lang))
+        prio = PRIORITY.get(rec.priority or "", {}).get(lang, "-")
+        lines += [_t("head2", lang), "| --- | --- | --- | --- | --- |",
+                  f"| `{api}` | {_yn(rec.has_upstream_tests, lang)} | {inv} | {_yn(rec.add_tests, lang)} | {prio} |", ""]
+    if tests.via:
+        lines += [_t("via", lang, w=", ".join(f"`{v}`" for v in tests.via)), ""]
+    if not tests.classes and not tests.tests:
         lines.append(_t("none", lang))
         return "\n".join(lines)
-    groups: Dict[Tuple[str, str], List] = defaultdict(list)
-    for site in tests.tests:
-        groups[(site.file, site.cls or "")].append(site)
-    lines += ["", _t("head", lang), "| --- | --- | ---: | ---: | ---: | --- | --- |"]
-    for (file, cls), sites in sorted(groups.items(), key=lambda kv: -sum(s.direct + s.indirect for s in kv[1])):
-        skips = sorted({s.skip_reason for s in sites if s.skip_reason})
-        generic = _t("yes" if any(s.device_generic for s in sites) else "no", lang)
-        lines.append(f"| `{file}` | `{cls or '-'}` | {len(sites)} | {sum(s.direct for s in sites)} | "
-                     f"{sum(s.indirect for s in sites)} | {generic} | {'; '.join(skips) or '-'} |")
+    lines += [_t("classes", lang), "| --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
+    for c in tests.classes[:MAX_CLASSES]:
+        generic = _yn(c.device_generic, lang)
+        if c.device_generic and (c.only_for or c.except_for):
+            limits = []
+            if c.only_for:
+                limits.append(f"only_for={','.join(c.only_for)}")
+            if c.except_for:
+                limits.append(f"except_for={','.join(c.except_for)}")
+            generic += f" ({'; '.join(limits)})"
+        skips = sorted({t.skip_reason for t in tests.tests
+                        if t.cls == c.cls and t.file == c.file and t.skip_reason})
+        if c.skip_reason:
+            skips.insert(0, c.skip_reason)
+        lines.append(f"| `{c.file}` | `{c.cls}` | {c.tests} | {c.direct} | {c.indirect} | {generic} | "
+                     f"{_yn(c.backend_included, lang) if c.device_generic else '-'} | {'; '.join(skips).replace('|', '/') or '-'} |")
+    if tests.notes:
+        lines += ["", _t("notes", lang, n=" ".join(tests.notes))]
     return "\n".join(lines)
 
 
-def render_docs(docs: DocsEvidence, lang: str) -> str:
+def render_docs(docs: DocsEvidence, not_run: Mapping[str, str], lang: str) -> str:
     lines = []
     if docs.official is not None:
         o = docs.official
         url = f" — {o.url}" if o.url else ""
         note = f" ({o.note})" if o.note else ""
-        lines.append(f"- {_t('official', lang)}: {_t(o.status, lang)}{url}{note}")
+        extra = f"; {_t('not_run', lang, o=not_run['docs.official'])}" if "docs.official" in not_run else ""
+        lines.append(f"- {_t('official', lang)}: {_t(o.status, lang)}{url}{note}{extra}")
     if docs.vendor is not None:
         v = docs.vendor
         if v.present:
@@ -70,6 +112,8 @@ def render_docs(docs: DocsEvidence, lang: str) -> str:
             lines.append(f"- {_t('vendor', lang)}: {_t('present', lang, n=v.name)} — {chips}{limits}")
         else:
             lines.append(f"- {_t('vendor', lang)}: {_t('missing', lang)}")
+    elif "docs.vendor" in not_run:
+        lines.append(f"- {_t('vendor', lang)}: {_t('not_run', lang, o=not_run['docs.vendor'])}")
     return "\n".join(lines)
 
 
@@ -81,3 +125,18 @@ def docs_conclusion(docs: DocsEvidence, lang: str) -> str:
         parts.append(f"{_t('vendor', lang)}: " + (
             _t("present", lang, n=docs.vendor.name) if docs.vendor.present else _t("missing", lang)))
     return "; ".join(parts)
+
+
+def print_evidence(found: Mapping[str, Evidence], console) -> None:
+    """The evidence command's terminal output: the same Markdown, rendered by rich."""
+    from rich.markdown import Markdown
+
+    for api, ev in found.items():
+        text = [f"## {api}"]
+        if ev.tests is not None:
+            text.append(render_tests(api, ev.tests, ev.recommendation, "en"))
+        elif "tests" in ev.not_run:
+            text.append(f"Upstream tests: {_t('not_run', 'en', o=ev.not_run['tests'])}")
+        if ev.docs is not None:
+            text.append(render_docs(ev.docs, ev.not_run, "en"))
+        console.print(Markdown("\n\n".join(text)))

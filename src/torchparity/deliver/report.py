@@ -6,12 +6,12 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterable, List
+from typing import Any, Dict, Iterable, List, Optional
 
 import jinja2
 import yaml
 
-from ..results.models import DocsEvidence, FootprintEntry, Report, TestsEvidence
+from ..results.models import DocsEvidence, Evidence, FootprintEntry, Report
 
 HERE = Path(__file__).resolve().parent
 LANGS = ("en", "zh")
@@ -67,22 +67,36 @@ def metric_text(metric: Any) -> str:
     return f" (metric {metric['name']} = {metric['value']}, threshold {metric['threshold']}{std})"
 
 
-def tests_section(tests: TestsEvidence, lang: str) -> str:
+def tests_section(api: Any, lang: str) -> str:
     from .evidence_md import render_tests
 
-    return render_tests(tests, lang)
+    ev = Evidence.model_validate(api["evidence"])
+    return render_tests(api["name"], ev.tests, ev.recommendation, lang)
 
 
-def docs_section(docs: DocsEvidence, lang: str) -> str:
+def docs_section(api: Any, lang: str) -> str:
     from .evidence_md import render_docs
 
-    return render_docs(docs, lang)
+    ev = Evidence.model_validate(api["evidence"])
+    return render_docs(ev.docs, ev.not_run, lang)
 
 
-def docs_conclusion(docs: DocsEvidence, lang: str) -> str:
+def docs_conclusion(docs: Any, lang: str) -> str:
     from .evidence_md import docs_conclusion as conclude
 
-    return conclude(docs, lang)
+    return conclude(DocsEvidence.model_validate(docs), lang)
+
+
+def test_file_for(files: Dict[str, Any], api: str) -> List[str]:
+    """Generated test files of ``api`` in the folder (one per style)."""
+    from .gentest import file_name
+
+    try:
+        name = file_name(api)
+    except Exception:
+        return []
+    return [f for paths in (files or {}).get("tests", {}).values() for f in paths
+            if f.rsplit("/", 1)[-1] == name]
 
 
 @lru_cache(maxsize=None)
@@ -95,17 +109,22 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,  # Markdown; table cells go through the `cell` filter
     )
-    env.filters.update(cell=cell, relpath=relpath, footprint_rows=footprint_rows,
+    env.filters.update(test_file_for=test_file_for, cell=cell, relpath=relpath, footprint_rows=footprint_rows,
                        status_mark=lambda s: STATUS_MARK.get(s, s), metric_text=metric_text,
                        tests_section=tests_section,
                        docs_section=docs_section, docs_conclusion=docs_conclusion)
     return env
 
 
-def render_markdown(report: Report, lang: str) -> str:
+def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] = None) -> str:
+    """The report in ``lang``; ``files`` (see deliver.artifacts) adds links to the other
+    deliverables of the folder: run screenshot, report.html, generated tests."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}")
+    from .artifacts import artifacts
+
     template = environment().get_template("report.md.j2")
     data = report.model_dump(mode="json", by_alias=True)
-    text = template.render(report=data, L=label_table(lang), lang=lang)
+    text = template.render(report=data, L=label_table(lang), lang=lang,
+                           files=files if files is not None else artifacts(None))
     return re.sub(r"\n{3,}", "\n\n", text)

@@ -123,6 +123,34 @@ class TestSite(Strict):
     indirect: int = 0
     device_generic: bool = False
     skip_reason: Optional[str] = None
+    # added fields (evidence census)
+    kind: str = "test"  # test | helper (a non-test function or method) | module (top level)
+    lines: List[int] = Field(default_factory=list)  # lines of the sites, first few
+    via: List[str] = Field(default_factory=list)  # wrappers behind its indirect sites
+    # does it run on the backend's device: True (device-generic class that includes the
+    # backend, or nothing restricts it), False (instantiated without the backend, or a
+    # decorator that always skips there), None (a runtime condition decides)
+    runs_on_backend: Optional[bool] = None
+    skip: Optional[str] = None  # skipped | conditional | None (no skip for the backend)
+    uses_backend: bool = False  # its body names the backend: "npu" strings, .npu(), torch.npu
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class TestClassInfo(Strict):
+    """One test class of the census: where the API's sites sit, and whether it is device-generic."""
+
+    file: str
+    cls: str = Field(alias="class")
+    direct: int = 0
+    indirect: int = 0
+    tests: int = 0  # tests (test_* methods) with at least one site
+    device_generic: bool = False  # instantiate_device_type_tests(cls, ...) somewhere
+    only_for: Optional[List[str]] = None  # as written; a non-literal value is kept as source
+    except_for: Optional[List[str]] = None
+    backend_included: Optional[bool] = None  # would PrivateUse1 / the backend get a copy
+    instantiated_in: Optional[str] = None  # the file calling instantiate_device_type_tests
+    skip_reason: Optional[str] = None  # class-level skip decorators
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -133,6 +161,12 @@ class TestsEvidence(Strict):
     indirect_sites: int = 0
     via: List[str] = Field(default_factory=list)  # wrappers through which it is reached
     tests: List[TestSite] = Field(default_factory=list)
+    # added fields (evidence census)
+    files: int = 0  # files with at least one site
+    classes: List[TestClassInfo] = Field(default_factory=list)  # most sites first
+    device_generic_sites: int = 0  # sites (direct + indirect) in device-generic classes
+    backend_runnable_sites: int = 0  # of those, in classes that include the backend
+    notes: List[str] = Field(default_factory=list)  # what the census could not see
 
 
 class OfficialDocs(Strict):
@@ -140,6 +174,9 @@ class OfficialDocs(Strict):
     url: Optional[str] = None
     source: Optional[str] = None  # the docs file it was found in
     note: Optional[str] = None
+    # added fields
+    name: Optional[str] = None  # the name the docs use (may be an alias)
+    line: Optional[int] = None
 
 
 class VendorDocs(Strict):
@@ -149,6 +186,10 @@ class VendorDocs(Strict):
     limits: Optional[str] = None
     dtypes: Optional[List[str]] = None  # parsed from "仅支持 ..."
     source: Optional[str] = None
+    # added fields
+    line: Optional[int] = None
+    url: Optional[str] = None  # the entry's official-docs link
+    matched_by: Optional[str] = None  # exact | qualified | alias
 
 
 class DocsEvidence(Strict):
@@ -156,10 +197,26 @@ class DocsEvidence(Strict):
     vendor: Optional[VendorDocs] = None
 
 
+class Recommendation(Strict):
+    """The seeds' per-API columns, decided by a rule of evidence.rules.RULES."""
+
+    has_upstream_tests: bool
+    device_involvement: Optional[str] = None  # none | indirect | direct (None: not known)
+    runs_on_backend: bool = False  # most test sites already run on the backend's device
+    device_share: float = 0.0  # share of the test sites that run there (direct ones if any)
+    add_tests: Optional[bool] = None  # should the backend add tests (None: unknown)
+    priority: Optional[str] = None  # high | medium | low
+    scenario: Optional[str] = None  # adapt_upstream | upstream_runs | write_new | none_needed
+    rule: str  # the id of the rule that decided
+    reason: Text
+
+
 class Evidence(Strict):
     tests: Optional[TestsEvidence] = None
     docs: Optional[DocsEvidence] = None
     not_run: Dict[str, str] = Field(default_factory=dict)  # section -> option that enables it
+    # added fields
+    recommendation: Optional[Recommendation] = None
 
 
 class ApiReport(Strict):

@@ -6,6 +6,11 @@ CPU, or raises the exception the scenario declares in ``raises``. It must make i
 on the CPU and move them (``.to(device)``) so both runs see the same values, and import
 what it needs in its own body: its source is shown in reports as the verification snippet.
 
+A scenario that builds its inputs from a shape declares ``shapes=[...]`` and takes a
+``shape`` parameter whose default is the first of them: ``check`` runs that default, and
+the test files ``torchparity gentest`` writes run every declared shape (device, dtypes and
+shapes are parameters there, never hard-coded).
+
 Adding an API is adding one module under ``scenarios/suites/`` (or any module given with
 ``--scenarios``) that calls :func:`scenario` for each case.
 """
@@ -51,6 +56,8 @@ class Scenario:
     # "values": compare outputs with the CPU run; "none": only that it ran (or raised)
     compare: str = "values"
     module: str = ""  # where the scenario is defined (the worker imports it)
+    # input shapes for generated tests; the first is the default of fn's ``shape`` parameter
+    shapes: Tuple[Tuple[int, ...], ...] = ()
 
     @property
     def source_file(self) -> str:
@@ -79,19 +86,30 @@ SUITES_PACKAGE = __name__.rsplit(".", 1)[0] + ".suites"
 def scenario(api: str, id: str, *, en: str, zh: str, expect_en: str, expect_zh: str,
              dtypes: Sequence[str] = ("float32",), tags: Sequence[str] = (),
              raises: Optional[Raises] = None, timeout_s: Optional[float] = None,
-             compare: str = "values") -> Callable:
-    """Decorator registering ``fn(device, dtype)`` as a scenario of ``api``."""
+             compare: str = "values", shapes: Sequence[Sequence[int]] = ()) -> Callable:
+    """Decorator registering ``fn(device, dtype)`` as a scenario of ``api``.
+
+    ``shapes``: input shapes for generated tests; ``fn`` must then take ``shape`` with the
+    first of them as its default.
+    """
     for d in dtypes:
         if d not in DTYPE_NAMES:
             raise ValueError(f"scenario {api}:{id}: unknown dtype {d!r}")
     if compare not in ("values", "none"):
         raise ValueError(f"scenario {api}:{id}: compare must be 'values' or 'none'")
 
+    shape_tuple = tuple(tuple(int(n) for n in sh) for sh in shapes)
+
     def register(fn: Callable) -> Callable:
+        if shape_tuple:
+            param = inspect.signature(fn).parameters.get("shape")
+            if param is None or tuple(param.default or ()) != shape_tuple[0]:
+                raise ValueError(f"scenario {api}:{id}: declares shapes, so {fn.__name__} must "
+                                 f"take shape={shape_tuple[0]!r} (the first shape) as a default")
         sc = Scenario(id=id, api=api, fn=fn, description=Text(en=en, zh=zh),
                       expected=Text(en=expect_en, zh=expect_zh), dtypes=tuple(dtypes),
                       tags=tuple(tags), raises=raises, timeout_s=timeout_s, compare=compare,
-                      module=fn.__module__)
+                      module=fn.__module__, shapes=shape_tuple)
         existing = _REGISTRY.setdefault(api, [])
         if any(s.id == id for s in existing):
             raise ValueError(f"scenario {api}:{id} registered twice")

@@ -25,17 +25,17 @@ def enter_dual_level_returns_int(device, dtype):
         fwAD.exit_dual_level(level=level)
 
 
-@scenario(ENTER, "explicit_level", dtypes=["float32"], tags=["level"],
+@scenario(ENTER, "explicit_level", dtypes=["float32"], shapes=[(4,), (2, 3)], tags=["level"],
           en="make_dual and unpack_dual with the level returned by enter_dual_level()",
           zh="使用返回的 level 调用 make_dual 和 unpack_dual",
           expect_en="a device dual tensor is made and unpacked; values match the CPU",
           expect_zh="成功创建并解析设备 dual tensor，结果与 CPU 一致")
-def enter_dual_level_explicit_level(device, dtype):
+def enter_dual_level_explicit_level(device, dtype, shape=(4,)):
     import torch
     import torch.autograd.forward_ad as fwAD
 
-    x = torch.rand(4, dtype=dtype).to(device)
-    t = torch.rand(4, dtype=dtype).to(device)
+    x = torch.rand(shape, dtype=dtype).to(device)
+    t = torch.rand(shape, dtype=dtype).to(device)
     level = fwAD.enter_dual_level()
     try:
         dual = fwAD.make_dual(x, t, level=level)
@@ -45,16 +45,17 @@ def enter_dual_level_explicit_level(device, dtype):
         fwAD.exit_dual_level(level=level)
 
 
-@scenario(ENTER, "exit_clears_tangent", dtypes=["float32"], tags=["lifecycle"],
+@scenario(ENTER, "exit_clears_tangent", dtypes=["float32"],
+          shapes=[(4,), (2, 3)], tags=["lifecycle"],
           en="after exit_dual_level the dual tensor is unpacked again",
           zh="调用 exit_dual_level 后重新解析原 dual tensor",
           expect_en="the tangent is cleared: None", expect_zh="tangent 被清除并返回 None")
-def enter_dual_level_exit_clears_tangent(device, dtype):
+def enter_dual_level_exit_clears_tangent(device, dtype, shape=(4,)):
     import torch
     import torch.autograd.forward_ad as fwAD
 
-    x = torch.rand(4, dtype=dtype).to(device)
-    t = torch.rand(4, dtype=dtype).to(device)
+    x = torch.rand(shape, dtype=dtype).to(device)
+    t = torch.rand(shape, dtype=dtype).to(device)
     level = fwAD.enter_dual_level()
     dual = fwAD.make_dual(x, t, level=level)
     fwAD.exit_dual_level(level=level)
@@ -77,17 +78,18 @@ def enter_dual_level_nested_raises(device, dtype):
         fwAD.exit_dual_level(level=level)
 
 
-@scenario(UNPACK, "device_kept", dtypes=["float16", "float32"], tags=["device"],
+@scenario(UNPACK, "device_kept", dtypes=["float16", "float32"],
+          shapes=[(3, 2), (5,)], tags=["device"],
           en="primal and tangent unpacked from a device dual tensor",
           zh="检查解析出的 primal 和 tangent 所在设备",
           expect_en="both stay on the device, with the input's dtype",
           expect_zh="primal 和 tangent 均位于设备上，dtype 保持不变")
-def unpack_dual_device_kept(device, dtype):
+def unpack_dual_device_kept(device, dtype, shape=(3, 2)):
     import torch
     import torch.autograd.forward_ad as fwAD
 
-    x = torch.rand(3, 2, dtype=dtype).to(device)
-    t = torch.rand(3, 2, dtype=dtype).to(device)
+    x = torch.rand(shape, dtype=dtype).to(device)
+    t = torch.rand(shape, dtype=dtype).to(device)
     with fwAD.dual_level():
         primal, tangent = fwAD.unpack_dual(fwAD.make_dual(x, t))
         assert primal.device == x.device and tangent.device == x.device
@@ -95,17 +97,18 @@ def unpack_dual_device_kept(device, dtype):
         return primal, tangent
 
 
-@scenario(UNPACK, "square_tangent", dtypes=["float16", "float32"], tags=["forward_grad"],
+@scenario(UNPACK, "square_tangent", dtypes=["float16", "float32"],
+          shapes=[(5,), (2, 3)], tags=["forward_grad"],
           en="unpack_dual of x * x computed on a device dual tensor",
           zh="对设备 dual tensor 计算 x * x 并解析结果",
           expect_en="primal equals x², tangent equals 2·x·t; both match the CPU",
           expect_zh="primal 等于 x²，tangent 等于 2·x·t，且与 CPU 一致")
-def unpack_dual_square_tangent(device, dtype):
+def unpack_dual_square_tangent(device, dtype, shape=(5,)):
     import torch
     import torch.autograd.forward_ad as fwAD
 
-    x = torch.rand(5, dtype=dtype).to(device)
-    t = torch.rand(5, dtype=dtype).to(device)
+    x = torch.rand(shape, dtype=dtype).to(device)
+    t = torch.rand(shape, dtype=dtype).to(device)
     with fwAD.dual_level():
         dual = fwAD.make_dual(x, t)
         primal, tangent = fwAD.unpack_dual(dual * dual)
@@ -114,31 +117,32 @@ def unpack_dual_square_tangent(device, dtype):
     return primal, tangent
 
 
-@scenario(UNPACK, "plain_tensor", dtypes=["float16", "float32"], tags=["non_dual"],
+@scenario(UNPACK, "plain_tensor", dtypes=["float16", "float32"],
+          shapes=[(4,), (2, 2)], tags=["non_dual"],
           en="unpack_dual of a plain (non-dual) device tensor inside a level",
           zh="对非 dual 的普通设备张量调用 unpack_dual",
           expect_en="primal equals the input, tangent is None",
           expect_zh="primal 等于原始输入，tangent 为 None")
-def unpack_dual_plain_tensor(device, dtype):
+def unpack_dual_plain_tensor(device, dtype, shape=(4,)):
     import torch
     import torch.autograd.forward_ad as fwAD
 
-    x = torch.rand(4, dtype=dtype).to(device)
+    x = torch.rand(shape, dtype=dtype).to(device)
     with fwAD.dual_level():
         primal, tangent = fwAD.unpack_dual(x)
     assert tangent is None
     return primal, tangent
 
 
-@scenario(UNPACK, "no_level", dtypes=["float32"], tags=["non_dual"],
+@scenario(UNPACK, "no_level", dtypes=["float32"], shapes=[(4,), (3, 1)], tags=["non_dual"],
           en="unpack_dual outside any forward-AD level",
           zh="在任何前向 AD 层级之外调用 unpack_dual",
           expect_en="returns the tensor itself and tangent None",
           expect_zh="返回张量本身，tangent 为 None")
-def unpack_dual_no_level(device, dtype):
+def unpack_dual_no_level(device, dtype, shape=(4,)):
     import torch
     import torch.autograd.forward_ad as fwAD
 
-    x = torch.rand(4, dtype=dtype).to(device)
+    x = torch.rand(shape, dtype=dtype).to(device)
     primal, tangent = fwAD.unpack_dual(x)
     return primal, tangent

@@ -53,18 +53,19 @@ def emit_itt_enabled(device, dtype):
     return b.detach(), a.grad
 
 
-@scenario(API, "record_shapes", dtypes=["float32"], tags=["enabled=True", "record_shapes"],
+@scenario(API, "record_shapes", dtypes=["float32"],
+          shapes=[(2, 3), (4, 5)], tags=["enabled=True", "record_shapes"],
           en="emit_itt(enabled=True, record_shapes=True) also records argument shapes",
           zh="emit_itt(enabled=True, record_shapes=True) 同时记录参数形状",
           expect_en="runs where torch.profiler.itt.is_available(); otherwise RuntimeError "
                     "(PyTorch compiled without ITT)",
           expect_zh="torch.profiler.itt.is_available() 为 True 时正常执行；否则抛出 RuntimeError"
                     "（PyTorch 未编译 ITT）")
-def emit_itt_record_shapes(device, dtype):
+def emit_itt_record_shapes(device, dtype, shape=(2, 3)):
     import torch
     from torch.autograd.profiler import emit_itt
 
-    a = torch.rand(2, 3, dtype=dtype).to(device)
+    a = torch.rand(shape, dtype=dtype).to(device)
     with emit_itt(enabled=True, record_shapes=True):
         b = a.matmul(a.t())
     return b

@@ -1,0 +1,64 @@
+"""Option defaults from a YAML config file; command-line flags override them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..errors import InputError
+
+DEFAULTS: Dict[str, Any] = {"device": "auto", "timeout": 120.0, "jobs": 1, "tests": None,
+                            "docs": None, "vendor_docs": None, "torch_version": None, "chips": []}
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    device: Optional[str] = None
+    tests: Optional[str] = None
+    docs: Optional[str] = None
+    vendor_docs: Optional[str] = None
+    torch_version: Optional[str] = None
+    chips: Optional[List[str]] = None
+    timeout: Optional[float] = None
+    jobs: Optional[int] = None
+
+
+def load_config(path: Path) -> Config:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise InputError(f"--config {path}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"--config {path}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"--config {path}: expected a mapping of option: value")
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"--config {path}: key '{key}': {err['msg']}") from None
+    # relative folders are relative to the config file
+    for key in ("tests", "docs", "vendor_docs"):
+        value = getattr(config, key)
+        if value and not Path(value).is_absolute():
+            setattr(config, key, str((path.parent / value).resolve()))
+    return config
+
+
+def merge_options(config_path: Optional[Path], **flags: Any) -> Dict[str, Any]:
+    """Flags given (not None, not empty) win over the config file, which wins over defaults."""
+    config = load_config(config_path).model_dump() if config_path else {}
+    merged: Dict[str, Any] = {}
+    for key, flag in flags.items():
+        if flag is not None and flag != []:
+            value = flag
+        elif config.get(key) is not None:
+            value = config[key]
+        else:
+            value = DEFAULTS.get(key)
+        merged[key] = str(value) if isinstance(value, Path) else value
+    return merged

@@ -1,0 +1,58 @@
+"""The writers `check --out` runs after report.json and the Markdown reports.
+
+Order matters: the screenshot and the generated tests first, report.html last, so the
+page (and the re-rendered Markdown) can link everything the folder holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, List, Sequence
+
+from ..deliver.gentest import STYLES
+from ..deliver.html import write_html
+from ..deliver.screenshot import PNG_NAME, SVG_NAME, summary_svg, svg_size
+from ..errors import InputError
+from ..results.models import Report
+from ..results.store import write_text_atomic
+from .convert import svg_to_png
+from .gentest import gentest_writer
+
+Writer = Callable[[Report, Path], None]
+
+
+def write_screenshot(report: Report, out: Path, png: bool = True) -> None:
+    """screenshot.svg (always) and screenshot.png (when a converter is found)."""
+    out = Path(out)
+    svg = summary_svg(report)
+    write_text_atomic(out / SVG_NAME, svg)
+    target = out / PNG_NAME
+    if target.exists():
+        target.unlink()  # never leave a screenshot of an earlier run behind
+    if png:
+        svg_to_png(out / SVG_NAME, target, svg_size(svg))
+
+
+def expand_styles(styles: Sequence[str]) -> List[str]:
+    """``all`` means every style; unknown names are refused before anything runs."""
+    out: List[str] = []
+    for style in styles:
+        for name in (STYLES if style == "all" else [style]):
+            if name not in STYLES:
+                raise InputError(f"--gentest {name}: unknown style; use one of: {', '.join(STYLES)}, all")
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool = True,
+                        gentest_styles: Sequence[str] = (),
+                        scenario_modules: Sequence[str] = ()) -> List[Writer]:
+    writers: List[Writer] = []
+    if screenshot:
+        writers.append(lambda report, out: write_screenshot(report, out, png=png))
+    for style in dict.fromkeys(gentest_styles):
+        writers.append(gentest_writer(style, scenario_modules))
+    if html:
+        writers.append(write_html)
+    return writers

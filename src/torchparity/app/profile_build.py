@@ -1,0 +1,214 @@
+"""`torchparity profile build`: capability profiles generated from vendor support docs.
+
+For each chip, a profile of per-aten-op dtype support:
+
+1. Every documented API whose footprint (its first OpInfo sample, run on the CPU) is
+   exactly one aten compute op lends that op its documented support: ✔/✘ for the chip,
+   and its "仅支持 <dtypes>" list. Several APIs reaching the same op are united (an op
+   is supported with a dtype when any entry says so). APIs with zero or several compute
+   ops tell nothing about a single op and contribute nothing; undocumented ops stay
+   allowed (``default: allow``).
+2. Hardware observations (``sources/ascend-observations.yaml``) settle what the docs get
+   wrong or contradict: a scenario that passed on a chip adds its dtype to every op it
+   dispatched there; an op seen refusing a dtype loses it. Entries that disagree about
+   one op are noted in the profile.
+3. Build features from the docs: ``itt`` is off for a chip where emit_itt is ✘.
+
+The output is deterministic (sorted, no timestamps), so a rebuild can be diffed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..devices.profiles import Profile
+from ..devices.profiles.model import DTYPES, PROFILE_DIR, Features, OpSupport
+from ..errors import InputError
+from ..evidence.vendor_docs import VendorEntry, load_vendor_docs, resolve_chips
+
+OBSERVATIONS = PROFILE_DIR / "sources" / "ascend-observations.yaml"
+
+# profile name -> (chip as the docs write it, device name)
+ASCEND_CHIPS: Dict[str, Tuple[str, str]] = {
+    "ascend-a2": ("Atlas A2 训练系列产品", "Atlas A2 training series (emulated)"),
+    "ascend-a3": ("Atlas A3 训练系列产品", "Atlas A3 training series (emulated)"),
+    "ascend-950dt": ("Ascend 950DT", "Ascend 950DT (emulated)"),
+}
+ITT_API = "torch.autograd.profiler.emit_itt"
+MAX_SOURCES = 4
+
+ComputeOps = Callable[[str], Optional[List[str]]]
+
+
+class Observation(BaseModel):
+    """Seen on hardware: scenarios that passed, or ops that refused the dtypes."""
+
+    model_config = ConfigDict(extra="forbid")
+    passed: List[str] = []
+    unsupported: List[str] = []
+    dtypes: List[str]
+    chips: List[str]
+    source: str
+
+
+class Observations(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    observations: List[Observation]
+
+
+@dataclass
+class _OpFacts:
+    supported: bool = False
+    dtypes: Optional[Set[str]] = field(default_factory=set)  # None: no dtype limit
+    sources: List[str] = field(default_factory=list)
+    lists: Set[Optional[Tuple[str, ...]]] = field(default_factory=set)  # as each entry says
+
+
+def load_observations(path: Path) -> Observations:
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        return Observations.model_validate(data)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read observations: {exc.strerror}") from None
+    except (yaml.YAMLError, ValidationError) as exc:
+        first = " ".join(str(exc).strip().splitlines()[:2])
+        raise InputError(f"{path}: bad observations file: {first}") from None
+
+
+def default_compute_ops(api: str) -> Optional[List[str]]:
+    import warnings
+
+    from ..scenarios.opinfo import api_compute_ops
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecations of the APIs sampled, not ours
+        try:
+            return api_compute_ops(api)
+        except Exception:  # an API whose sample cannot run tells nothing
+            return None
+
+
+def _single_op_entries(entries: Iterable[VendorEntry], compute_ops: ComputeOps,
+                       progress: Optional[Callable[[int, int], None]] = None) -> List[Tuple[VendorEntry, str]]:
+    entries = list(entries)
+    out = []
+    cache: Dict[str, Optional[List[str]]] = {}
+    for i, entry in enumerate(entries):
+        if progress:
+            progress(i + 1, len(entries))
+        if entry.name not in cache:
+            cache[entry.name] = compute_ops(entry.name)
+        ops = cache[entry.name]
+        if ops is not None and len(set(ops)) == 1:
+            out.append((entry, ops[0]))
+    return out
+
+
+def _scenario_ops(ref: str, dtype: str) -> List[str]:
+    """The device ops of a registered scenario run on the CPU in ``dtype``."""
+    import torch
+
+    from ..api.classify import code_objects
+    from ..api.footprint import FootprintRecorder
+    from ..api.resolve import resolve
+    from ..scenarios import registry
+
+    api, _, sid = ref.partition(":")
+    registry.load_suites()
+    try:
+        sc = registry.find(api, sid)
+    except KeyError:
+        raise InputError(f"observation names an unknown scenario {ref!r}") from None
+    obj = resolve(api).obj
+    rec = FootprintRecorder("cpu", api_objects=[obj], api_codes=code_objects(obj),
+                            user_files=[sc.source_file])
+    torch.manual_seed(0)
+    with rec:
+        sc.fn("cpu", getattr(torch, dtype))
+    return sorted({e.op for e in rec.entries() if dtype in e.dtypes})
+
+
+def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] = (),
+                   observations: Optional[Path] = OBSERVATIONS,
+                   compute_ops: ComputeOps = default_compute_ops,
+                   progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, Profile]:
+    """Profiles (name -> Profile) for the Ascend chips, from the docs of ``torch_version``."""
+    index = load_vendor_docs(docs_root, torch_version)
+    wanted = {name: spec for name, spec in ASCEND_CHIPS.items()
+              if not chips or spec[0] in resolve_chips(chips, index.chips)}
+    if not wanted:
+        raise InputError(f"no Ascend chip matches {list(chips)}; known: {', '.join(index.chips)}")
+    pairs = _single_op_entries(index, compute_ops, progress)
+    obs = load_observations(observations) if observations else Observations(observations=[])
+    observed: List[Tuple[Observation, str, List[str]]] = [
+        (o, dtype, _scenario_ops(ref, dtype)) for o in obs.observations
+        for ref in o.passed for dtype in o.dtypes]
+    itt_entry = index.lookup(ITT_API)
+
+    profiles = {}
+    for name, (chip, device_name) in wanted.items():
+        facts: Dict[str, _OpFacts] = defaultdict(_OpFacts)
+        for entry, op in pairs:
+            if chip not in entry.chips:
+                continue
+            f = facts[op]
+            f.sources.append(f"docs {entry.name} ({entry.source}:{entry.line})")
+            if not entry.chips[chip]:
+                continue
+            f.supported = True
+            dtypes = entry.dtypes_for(chip)
+            f.lists.add(tuple(sorted(dtypes)) if dtypes is not None else None)
+            if dtypes is None or f.dtypes is None:
+                f.dtypes = None
+            else:
+                f.dtypes.update(d for d in dtypes if d in DTYPES)
+        for o, dtype, ops in observed:
+            if chip not in resolve_chips(o.chips, index.chips):
+                continue
+            for op in ops:
+                f = facts.get(op)
+                if f is None:
+                    continue  # undocumented ops are allowed already
+                if f.dtypes is not None and (dtype not in f.dtypes or not f.supported):
+                    f.supported = True
+                    f.dtypes.add(dtype)
+                    f.sources.append(f"observed {dtype} working: {o.source}")
+        for o in obs.observations:
+            if not o.unsupported or chip not in resolve_chips(o.chips, index.chips):
+                continue
+            for op in o.unsupported:
+                known = op in facts
+                f = facts[op]
+                if not known or f.dtypes is None:  # allowed for every dtype until now
+                    f.dtypes = set(DTYPES)
+                    f.supported = True
+                f.dtypes.difference_update(o.dtypes)
+                f.sources.append(f"observed {', '.join(o.dtypes)} refused: {o.source}")
+        ops = {}
+        for op in sorted(facts):
+            f = facts[op]
+            srcs = f.sources[:MAX_SOURCES] + (
+                [f"... and {len(f.sources) - MAX_SOURCES} more"] if len(f.sources) > MAX_SOURCES else [])
+            conflict = len(f.lists) > 1
+            ops[op] = OpSupport(supported=f.supported,
+                                dtypes=sorted(f.dtypes, key=DTYPES.index) if f.supported and f.dtypes is not None else None,
+                                source="; ".join(srcs),
+                                note="docs entries disagree on the dtypes; their union is kept" if conflict else None)
+        itt = bool(itt_entry.chips.get(chip, True)) if itt_entry else True
+        profiles[name] = Profile(
+            name=name,
+            description=(f"Ascend {chip} as documented for torch {torch_version}, with hardware "
+                         "observations; generated, do not edit by hand"),
+            device_type="npu", vendor="Ascend", chips=[chip], device_name=device_name,
+            generated={"command": f"torchparity profile build --from-ascend-docs DIR --torch-version {torch_version}",
+                       "docs": f"Ascend native_api docs pytorch_{torch_version.replace('.', '-')}",
+                       "observations": OBSERVATIONS.name if observations else "none",
+                       "single_op_entries": str(len(pairs))},
+            ops=ops, features=Features(itt=itt))
+    return profiles

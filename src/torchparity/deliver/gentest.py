@@ -1,0 +1,241 @@
+"""Test files generated from the scenarios (``torchparity gentest``).
+
+One file per API. Each registered scenario becomes one test that runs the scenario
+function on the CPU and on the device under test and compares the two, as ``check`` does;
+device, dtypes and shapes are parameters of the file, never hard-coded in a test.
+
+Two styles:
+
+- ``device-generic``: upstream PyTorch's ``instantiate_device_type_tests`` with ``@dtypes``.
+- ``npu``: Ascend's test/npu conventions (``torch_npu.testing.testcase.TestCase``,
+  ``run_tests``, ``SupportedDevices``), falling back to upstream's ``TestCase`` where
+  torch_npu is absent so the same file also runs on the CPU or an emulated device.
+
+Safety: the only code copied into a file is the scenario functions' own source (code by
+construction, parsed with ``ast`` before use). Every text — descriptions, API names,
+error messages of known limits — is written as a ``repr()`` literal, and every name that
+becomes a Python identifier is validated or rebuilt from safe characters, so no name,
+docstring or error message can inject code.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import keyword
+import re
+import textwrap
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import jinja2
+
+from ..errors import InputError
+from ..results.models import Report
+from ..scenarios.registry import Scenario
+
+HERE = Path(__file__).resolve().parent
+STYLES = ("device-generic", "npu")
+DEFAULT_DEVICE = {"device-generic": "cpu", "npu": "npu"}
+# SupportedDevices names (torch_npu.npu.get_device_name prefixes): A2, A3, A5 (950)
+DEFAULT_SUPPORTED_DEVICES = ("Ascend910B", "Ascend910_93", "Ascend950")
+# statuses of a report that mean "the device refuses this case" (a recorded limit)
+LIMIT_STATUS = "unsupported"
+
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_SAFE_CHIP = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+@dataclass
+class GeneratedFile:
+    api: str
+    style: str
+    name: str  # file name, e.g. test_autograd_gradcheck.py
+    text: str
+    tests: int  # test methods (one per scenario)
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def check_api_name(name: str) -> str:
+    """A dotted name of plain identifiers, or InputError: it is written into the file."""
+    if not _DOTTED.match(name or "") or any(keyword.iskeyword(p) for p in name.split(".")):
+        raise InputError(f"{name!r} is not a dotted Python name; refusing to write it into a test file")
+    return name
+
+
+def safe_identifier(text: str, prefix: str = "x") -> str:
+    """A valid, non-keyword Python identifier derived from ``text`` (ASCII letters, digits, _)."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", text or "")
+    ident = re.sub(r"_+", "_", ident).strip("_")
+    if ident != (text or "") and text:
+        # keep distinct texts distinct after the clean-up
+        ident = f"{ident}_{hashlib.sha1(text.encode('utf-8')).hexdigest()[:6]}".strip("_")
+    if not ident or not ident[0].isalpha():
+        ident = f"{prefix}_{ident}" if ident else prefix
+    if keyword.iskeyword(ident):
+        ident += "_"
+    return ident
+
+
+def file_name(api: str) -> str:
+    parts = check_api_name(api).split(".")
+    if parts[0] == "torch" and len(parts) > 1:
+        parts = parts[1:]
+    return "test_" + "_".join(parts) + ".py"
+
+
+def class_name(api: str) -> str:
+    last = check_api_name(api).split(".")[-1]
+    return "Test" + "".join(p[:1].upper() + p[1:] for p in last.split("_") if p)
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def function_source(sc: Scenario) -> Tuple[str, str]:
+    """(function name, its source without the registering decorator), checked with ast."""
+    try:
+        src = textwrap.dedent(inspect.getsource(sc.fn))
+    except (OSError, TypeError):
+        raise InputError(f"scenario {sc.api}:{sc.id}: its source is not available") from None
+    lines = src.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith("def ")), None)
+    if start is None:
+        raise InputError(f"scenario {sc.api}:{sc.id}: not a plain `def` function")
+    body = "\n".join(lines[start:]).rstrip() + "\n"
+    try:
+        tree = ast.parse(body)
+    except SyntaxError as exc:
+        raise InputError(f"scenario {sc.api}:{sc.id}: source does not parse: {exc.msg}") from None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        raise InputError(f"scenario {sc.api}:{sc.id}: expected exactly one function definition")
+    fn = tree.body[0]
+    params = [a.arg for a in fn.args.args]
+    if params[:2] != ["device", "dtype"]:
+        raise InputError(f"scenario {sc.api}:{sc.id}: function must take (device, dtype), "
+                         f"not ({', '.join(params)})")
+    return fn.name, body
+
+
+def _rename(body: str, old: str, new: str) -> str:
+    return body.replace(f"def {old}(", f"def {new}(", 1)
+
+
+# ----------------------------------------------------------------------------- limits
+
+
+def limits_from_report(report: Optional[Report], api: str, qualified: str) -> Tuple[Optional[str], Dict[Tuple[str, str], str]]:
+    """(device type, {(scenario id, dtype): reason}) for the cases the report found refused."""
+    if report is None:
+        return None, {}
+    dev = report.device
+    where = f"{dev.spec or dev.type}{' (emulated)' if dev.emulated else ''}, torch {report.environment.torch}"
+    out: Dict[Tuple[str, str], str] = {}
+    for a in report.apis:
+        if a.name not in (api, qualified) and a.qualified_name != qualified:
+            continue
+        for s in a.scenarios:
+            if s.status == LIMIT_STATUS:
+                out[(s.id, s.dtype or "")] = f"{s.cause}: {s.detail} [recorded by torchparity check on {where}]"
+    return dev.type, out
+
+
+# ----------------------------------------------------------------------------- render
+
+
+def _py(value: Any) -> str:
+    """A Python literal for a plain value (str, int, tuple, list, dict, None, bool)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return repr(value)
+    if isinstance(value, tuple):
+        inner = ", ".join(_py(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(_py(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_py(k)}: {_py(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"not a literal: {type(value).__name__}")
+
+
+def _ident(value: str) -> str:
+    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
+        raise ValueError(f"not an identifier: {value!r}")
+    return value
+
+
+@lru_cache(maxsize=None)
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # Python source: every value goes through `py` or `ident`
+    )
+    env.filters.update(py=_py, ident=_ident)
+    return env
+
+
+def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str, *,
+             tool_version: str, report: Optional[Report] = None,
+             supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES) -> GeneratedFile:
+    """The test file of one API in ``style`` (see module docstring)."""
+    if style not in STYLES:
+        raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
+    check_api_name(api)
+    check_api_name(qualified)
+    if not scenarios:
+        raise InputError(f"{api}: no scenarios are registered, so there is nothing to generate")
+    for chip in supported_devices:
+        if not _SAFE_CHIP.match(chip):
+            raise InputError(f"bad SupportedDevices name {chip!r}")
+    limit_type, limits = limits_from_report(report, api, qualified)
+
+    functions: List[str] = []
+    cases: List[Dict[str, Any]] = []
+    used_fn: Dict[str, int] = {}
+    used_test: Dict[str, int] = {}
+    for sc in scenarios:
+        fn_name, body = function_source(sc)
+        if fn_name in used_fn:
+            used_fn[fn_name] += 1
+            new = f"{fn_name}_{used_fn[fn_name]}"
+            body, fn_name = _rename(body, fn_name, new), new
+        else:
+            used_fn[fn_name] = 1
+        functions.append(body)
+        test = "test_" + safe_identifier(sc.id, "case")
+        if test in used_test:
+            used_test[test] += 1
+            test = f"{test}_{used_test[test]}"
+        else:
+            used_test[test] = 1
+        case_limits = {d: limits[(sc.id, d)] for d in sc.dtypes if (sc.id, d) in limits}
+        cases.append({
+            "id": sc.id,
+            "test": test,
+            "fn": fn_name,
+            "dtypes": list(sc.dtypes),
+            "shapes": [tuple(s) for s in sc.shapes] or [None],
+            "compare": sc.compare,
+            "raises": (sc.raises.type, sc.raises.match) if sc.raises else None,
+            "doc": sc.description.en,
+            "expected": sc.expected.en,
+            "limits": case_limits,
+        })
+    name = file_name(api)
+    template = _environment().get_template(f"gentest_{style.replace('-', '_')}.py.j2")
+    text = template.render(
+        api=api, qualified=qualified, cls=class_name(api), cases=cases, functions=functions,
+        style=style, file=name, tool_version=tool_version,
+        default_device=DEFAULT_DEVICE[style], limit_type=limit_type,
+        supported_devices=list(supported_devices),
+    )
+    ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
+    return GeneratedFile(api=api, style=style, name=name, text=text, tests=len(cases))

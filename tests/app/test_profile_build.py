@@ -1,0 +1,76 @@
+"""Profiles generated from vendor docs: the rules, on a small docs tree, and the shipped ones."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from torchparity.app.profile_build import build_profiles
+from torchparity.devices.profiles import dump_profile, load_profile
+from torchparity.errors import InputError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
+CHIPS = ("Atlas A2 训练系列产品", "Atlas A3 训练系列产品", "Ascend 950DT")
+
+
+def _entry(name, marks, limits=""):
+    rows = "\n".join(f"| <term>{c}</term> | {m} |" for c, m in zip(CHIPS, marks))
+    lim = f"\n**限制与说明**：{limits}\n" if limits else ""
+    return (f"### {name}\n\n<div style=\"margin-left: 2em\">\n\n"
+            f"**原生文档**：[{name}](https://pytorch.org/docs/2.12/generated/{name}.html)\n\n"
+            f"**支持情况**：\n\n| 硬件 | 是否支持 |\n| ---- | :----: |\n{rows}\n{lim}\n</div>\n\n")
+
+
+@pytest.fixture
+def docs(tmp_path):
+    folder = tmp_path / "pytorch_2-12-0"
+    folder.mkdir()
+    text = "# torch\n\n" + "".join([
+        _entry("torch.dot", "✔✔✔", "`input`仅支持fp16，fp32"),
+        _entry("torch.inner", "✔✔✘", "`input`仅支持fp32，fp64"),  # same op, another list
+        _entry("torch.mm", "✔✔✘", "`input`仅支持fp16，fp32"),
+        _entry("torch.exp", "✔✔✔"),  # no limit
+        _entry("torch.autograd.profiler.emit_itt", "✘✘✘"),
+        _entry("torch.nn.functional.normalize", "✔✔✔", "`input`仅支持fp32"),  # two ops
+    ])
+    (folder / "torch.md").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+OPS = {"torch.dot": ["aten.dot"], "torch.inner": ["aten.dot"], "torch.mm": ["aten.mm"],
+       "torch.exp": ["aten.exp"], "torch.nn.functional.normalize": ["aten.linalg_vector_norm", "aten.div"]}
+
+
+def test_rules_on_a_small_docs_tree(docs, tmp_path):
+    obs = tmp_path / "obs.yaml"
+    obs.write_text(yaml.safe_dump({"observations": [
+        {"unsupported": ["aten.exp", "aten.cosh"], "dtypes": ["float64"], "chips": ["A2"], "source": "bench"}]}),
+        encoding="utf-8")
+    profiles = build_profiles(docs, "2.12.0", observations=obs, compute_ops=OPS.get)
+    a2, dt = profiles["ascend-a2"], profiles["ascend-950dt"]
+    # entries reaching one op are united, and the disagreement is noted
+    assert a2.ops["aten.dot"].dtypes == ["float16", "float32", "float64"]
+    assert a2.ops["aten.dot"].note and "torch.inner" in a2.ops["aten.dot"].source
+    # a chip marked ✘ in the only entry has no kernel for the op
+    assert dt.ops["aten.mm"].supported is False and not dt.allows("aten.mm", "float32")
+    assert dt.ops["aten.dot"].dtypes == ["float16", "float32"]  # torch.inner is ✘ there
+    # an API with two compute ops lends nothing; an undocumented op stays allowed
+    assert "aten.div" not in a2.ops and a2.allows("aten.div", "float64")
+    # observations: refused dtypes removed, also from undocumented ops
+    assert not a2.allows("aten.exp", "float64") and a2.allows("aten.exp", "float32")
+    assert not a2.allows("aten.cosh", "float64") and a2.allows("aten.cosh", "float16")
+    assert profiles["ascend-a3"].allows("aten.exp", "float64")
+    assert a2.features.itt is False
+    # a generated profile loads back unchanged
+    path = tmp_path / "a2.yaml"
+    path.write_text(dump_profile(a2), encoding="utf-8")
+    assert load_profile(path).ops == a2.ops
+
+
+def test_unknown_chip_and_bad_observations(docs, tmp_path):
+    with pytest.raises(InputError):
+        build_profiles(docs, "2.12.0", chips=["Z9"], observations=None, compute_ops=OPS.get)
+    bad = tmp_path / "obs.yaml"
+    bad.write_text("observations: [{dtypes: [float64]}]\n", encoding="utf-8")
+    with pytest.raises(InputError, match="obs.yaml"):
+        build_profiles(docs, "2.12.0", observations=bad, compute_ops=OPS.get)

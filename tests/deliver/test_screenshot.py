@@ -1,0 +1,44 @@
+"""The run screenshot: the rich summary as a self-contained SVG, and a PNG where possible."""
+
+import re
+
+from conftest import require_chromium
+
+from torchparity.app.convert import svg_to_png
+from torchparity.app.deliverables import write_screenshot
+from torchparity.deliver.screenshot import summary_svg, svg_size
+from torchparity.results.store import load_report
+
+
+def test_svg_holds_the_summary_and_fetches_nothing(seed_bundle):
+    report = load_report(seed_bundle)
+    svg = summary_svg(report)
+    assert svg.lstrip().startswith("<svg") and "</svg>" in svg
+    assert not re.search(r"url\(\s*['\"]?(https?:)?//", svg)
+    assert not re.search(r'(href|src)="(https?:)?//', svg)
+    for api in report.apis:
+        assert api.name.replace("_", "_") in svg.replace("&#160;", " ")
+    width, height = svg_size(svg)
+    assert width > 500 and height > 500
+
+
+def test_emulated_summary_says_so(seed_bundle):
+    report = load_report(seed_bundle)
+    report.device.emulated, report.device.profile = True, "ascend-a2"
+    assert "EMULATED" in summary_svg(report).replace("&#160;", " ")
+
+
+def test_png_with_chromium(tmp_path, seed_bundle):
+    require_chromium()
+    svg = tmp_path / "s.svg"
+    text = summary_svg(load_report(seed_bundle))
+    svg.write_text(text, encoding="utf-8")
+    used = svg_to_png(svg, tmp_path / "s.png", svg_size(text))
+    assert used is not None
+    assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stale_png_is_removed_when_not_converted(tmp_path, seed_bundle):
+    (tmp_path / "screenshot.png").write_bytes(b"old")
+    write_screenshot(load_report(seed_bundle), tmp_path, png=False)
+    assert (tmp_path / "screenshot.svg").exists() and not (tmp_path / "screenshot.png").exists()
