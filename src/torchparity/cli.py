@@ -388,41 +388,66 @@ def _load_docs_dtypes(path: Path):
 
 @app.command()
 def predict(
-    apis: List[str] = typer.Argument(..., help="Dotted API names."),
+    apis: Optional[List[str]] = typer.Argument(None, help="Dotted API names (or --composites)."),
     profile: str = typer.Option(..., "--profile", "-p", help="Capability profile: shipped name or YAML file."),
     dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes (default: 12)."),
     against: Optional[Path] = typer.Option(None, "--against", help="A sweep folder on the profile's emulated device: confirm or refute each prediction."),
     docs_dtypes: Optional[Path] = typer.Option(None, "--docs-dtypes", help="YAML/JSON {api: [dtypes the vendor docs allow]}: compare."),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help="Ascend native_api docs folder: compare with its dtype lists."),
+    torch_version: Optional[str] = typer.Option(None, help="Vendor docs version (default: the installed torch's)."),
+    chip: Optional[str] = typer.Option(None, help="Vendor docs chip, e.g. A2 (default: the profile's first chip)."),
+    composites: bool = typer.Option(False, "--composites", help="Predict every vendor-documented API with a dtype list whose footprint has 2+ compute ops."),
     grads: bool = typer.Option(True, "--grads/--no-grads", help="Include the backward footprint."),
+    max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype."),
 ) -> None:
     """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
-    from .app.predict import against_sweep, compare_with_docs
+    from .app.predict import (
+        against_sweep,
+        compare_with_docs,
+        composite_apis,
+        vendor_docs_dtypes,
+    )
     from .app.predict import predict as run_predict
+    from .devices.profiles import load_profile
 
-    preds = run_predict(apis, profile, dtypes=_dtype_list(dtypes), grads=grads)
+    prof = load_profile(profile)
+    docs = _load_docs_dtypes(docs_dtypes) if docs_dtypes else None
+    if vendor_docs:
+        wanted_chip = chip or (prof.chips[0] if prof.chips else None)
+        docs = vendor_docs_dtypes(str(vendor_docs), None if composites else apis,
+                                  chip=wanted_chip, torch_version=torch_version)
+    names = list(apis or [])
+    if composites:
+        if docs is None:
+            raise TorchparityError("--composites needs --vendor-docs or --docs-dtypes")
+        names += [n for n in composite_apis(sorted(docs)) if n not in names]
+        _say(f"{len(names)} composite API(s) with a vendor docs dtype list")
+    if not names:
+        raise TorchparityError("no API given: name some, or use --composites with vendor docs")
+    preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples)
     for p in preds:
         if p.status == "pass":
             continue
         _say(f"{p.api} [{p.variant}] {p.dtype}: {p.status} — {p.reason}")
     ok = sum(1 for p in preds if p.status == "pass")
     _say(f"{len(preds)} prediction(s): {ok} expected to pass, "
-                      f"{len(preds) - ok} expected to fail or unknown")
+         f"{len(preds) - ok} expected to fail or unknown")
     code = 0
     if against:
         conf = against_sweep(preds, str(against))
         rate = f"{conf.rate:.1%}" if conf.rate is not None else "n/a"
         _say(f"against {against}: {conf.agree} of {conf.compared} confirmed ({rate}); "
-                          f"{conf.not_compared} not comparable")
+             f"{conf.not_compared} not comparable")
         for d in conf.disagreements:
             _say(f"  disagreement: {d['api']} [{d['variant']}] {d['dtype']}: predicted "
-                              f"{d['predicted']} ({d['predicted_reason']}), observed {d['observed']} "
-                              f"({d['observed_cause']}: {d['observed_detail'][:160]})")
+                 f"{d['predicted']} ({d['predicted_reason']}), observed {d['observed']} "
+                 f"({d['observed_cause']}: {d['observed_detail'][:160]})")
         code = 1 if conf.disagreements else 0
-    if docs_dtypes:
-        cmp = compare_with_docs(preds, _load_docs_dtypes(docs_dtypes), profile)
+    if docs is not None:
+        cmp = compare_with_docs(preds, docs, prof)
         rate = f"{cmp.rate:.1%}" if cmp.rate is not None else "n/a"
         _say(f"vendor docs: {cmp.agree} of {cmp.compared} (api, dtype) pairs agree "
-                          f"({rate}); {cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
+             f"({rate}); {cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
         for d in cmp.disagreements:
             _say(f"  {d['verdict']}: {d['api']} {d['dtype']}: {d['reason']}")
     raise typer.Exit(code)

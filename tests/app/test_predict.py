@@ -103,3 +103,24 @@ def test_cli_predict_names_dtype_and_op(profile):
                           capture_output=True, text=True, env=dict(os.environ), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "torch.dot [dot] float64: unsupported — the profile refuses aten.dot × float64" in proc.stdout
+
+
+def test_docs_verdicts_from_synthetic_predictions(profile):
+    from torchparity.app.predict import Prediction, Refusal
+
+    def pred(dtype, status, refusals=(), ops=("aten.dot",), unlisted=()):
+        return Prediction("torch.f", "f", dtype, status, "r", list(refusals), list(ops), list(unlisted))
+
+    preds = [
+        pred("float16", "unsupported", [Refusal("aten.linalg_vector_norm", "float16", "forward")]),
+        pred("float32", "unsupported", [Refusal("aten.min", "int32", "forward")]),
+        pred("float64", "pass", unlisted=["aten.foo"]),
+        pred("bfloat16", "pass"),
+    ]
+    cmp = compare_with_docs(preds, {"torch.f": ["float16", "float32"]}, profile)
+    v = {d["dtype"]: d["verdict"] for d in cmp.disagreements}
+    assert v == {"float16": "suspected docs error",  # the docs allow what a part refuses
+                 "float32": "suspected tool error",  # refused only via an auxiliary int32 tensor
+                 "float64": "suspected tool error",  # allowed only by the profile's silence
+                 "bfloat16": "suspected docs error"}  # every part explicitly allows it
+    assert cmp.rate == 0.0 and cmp.apis == 1 and cmp.apis_agreeing == 0

@@ -377,14 +377,26 @@ def compare_with_docs(predictions: Sequence[Prediction], docs: Mapping[str, Iter
     return DocsComparison(compared, agree, apis, apis_ok, dis)
 
 
+def _short(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _suspect(dtype: str, documented: bool, preds: List[Prediction], prof: Profile) -> Dict[str, str]:
     ops = sorted({op for p in preds for op in p.ops})
     if documented:  # the docs allow it, the prediction refuses it
         if all(p.cpu_refuses for p in preds):
             return {"verdict": "suspected docs error",
                     "reason": f"the docs allow {dtype}, but the API refuses {dtype} even on the CPU"}
-        refusals = sorted({r.text() for p in preds for r in p.refusals})
-        sources = sorted({(prof.op_support(r.op).source or "profile") for p in preds
+        found = [r for p in preds for r in p.refusals]
+        other = sorted({r.text() for r in found if r.dtype != dtype})
+        if other and not [r for r in found if r.dtype == dtype]:
+            return {"verdict": "suspected tool error",
+                    "reason": f"the docs allow {dtype}; the prediction refuses it only through "
+                              f"{', '.join(other)}: ops on auxiliary tensors (not the {dtype} "
+                              "input), which the profile's op entries, derived from other APIs' "
+                              "docs, may not be meant to cover"}
+        refusals = sorted({r.text() for r in found})
+        sources = sorted({_short(prof.op_support(r.op).source or "profile") for p in preds
                           for r in p.refusals if prof.op_support(r.op) is not None})
         where = f" (profile entries from: {', '.join(sources)})" if sources else ""
         return {"verdict": "suspected docs error",
@@ -399,3 +411,60 @@ def _suspect(dtype: str, documented: bool, preds: List[Prediction], prof: Profil
     return {"verdict": "suspected docs error",
             "reason": f"the docs leave out {dtype}, yet every op of its footprint "
                       f"({', '.join(ops) or 'none'}) is documented for {dtype} in the profile"}
+
+
+# -- vendor docs as the {api: dtypes} mapping ---------------------------------------------------
+
+def vendor_docs_dtypes(root: str, apis: Optional[Iterable[str]] = None, *,
+                       chip: Optional[str] = None,
+                       torch_version: Optional[str] = None) -> Dict[str, List[str]]:
+    """{api: dtypes its vendor docs entry allows on ``chip``}, from the evidence parser.
+
+    Entries without a "仅支持" dtype statement are left out (the docs set no limit); an
+    entry marked unsupported (✘) on the chip allows no dtype. ``apis``: look these up
+    (aliases and qualified names match); default: every entry.
+    """
+    from ..evidence.vendor_docs import load_vendor_docs, resolve_chips
+
+    if torch_version is None:
+        import torch
+
+        torch_version = torch.__version__.split("+", 1)[0]
+    index = load_vendor_docs(root, torch_version)
+    chip_name = resolve_chips([chip], index.chips)[0] if chip else None
+    if apis is None:
+        pairs = [(e.name, e) for e in index]
+    else:
+        pairs = []
+        for api in apis:
+            found = index.match(api)
+            if found is not None:
+                pairs.append((api, found[0]))
+    out: Dict[str, List[str]] = {}
+    for api, entry in pairs:
+        if chip_name is not None and entry.chips.get(chip_name) is False:
+            out[api] = []
+            continue
+        allowed = entry.dtypes_for(chip_name) if chip_name else entry.dtypes
+        if allowed is not None:
+            out[api] = [d for d in allowed if d in DTYPES]
+    return out
+
+
+def composite_apis(names: Iterable[str]) -> List[str]:
+    """The names whose OpInfo footprint has two or more compute ops (composites)."""
+    from ..scenarios.opinfo import api_compute_ops, opinfo_for
+
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names:
+            if not name.startswith("torch.") or not opinfo_for(name, include_refs=False):
+                continue
+            try:
+                ops = api_compute_ops(name)
+            except Exception:
+                ops = None
+            if ops and len(ops) >= 2:
+                out.append(name)
+    return out
