@@ -23,11 +23,12 @@ def rows():
                     dtype=dtype, status=status, cause=cause, detail=detail, claimed=claimed,
                     metric={"name": "nan_mismatch", "value": 3.0, "threshold": 0.0,
                             "standard": "special_values"} if status == "fail" else None,
-                    counts=kw.get("counts"), kind="values", seconds=0.01)
+                    counts=kw.get("counts"), kind="values", seconds=0.01, note=kw.get("note"))
     return [
         r("torch.dot", "float32", "pass"),
         r("torch.dot", "float64", "unsupported", "dtype_limit", "\"dot_npu\" not implemented for 'Double'"),
-        r("torch.dot", "int64", "pass", claimed=False),
+        r("torch.dot", "int64", "pass", claimed=False,
+          note="OpInfo 'dot' marks test_dtypes for int64: expected failure"),
         r("torch.exp", "float16", "fail", "mismatch", "output: NaN positions differ | really"),
         r("torch.exp", "float32", "partial", "dtype_limit", "2 of 3 samples ran"),
         r("torch.bernoulli", "float32", "skip", "upstream_skip", "non-deterministic",
@@ -59,6 +60,7 @@ def test_json_contract():
     assert doc["no_scenarios"] == ["torch.nn.functional.nothing_here"]
     dot = next(e for e in doc["dtype_discovery"] if e["api"] == "torch.dot")
     assert dot["claimed_not_supported"] == ["float64"] and dot["supported_not_claimed"] == ["int64"]
+    assert dot["upstream_notes"] == {"int64": "OpInfo 'dot' marks test_dtypes for int64: expected failure"}
     bern = next(e for e in doc["dtype_discovery"] if e["api"] == "torch.bernoulli")
     assert bern["supported"] == ["float32"]  # skipped comparison, but it ran
 
@@ -80,6 +82,7 @@ def test_markdown_table_and_banner():
     assert "| `torch.dot` | dot | ✓ |  | ✓ | – |" in md
     assert "output: NaN positions differ \\| really" in md  # pipes escaped in cells
     assert "torch.nn.functional.nothing_here" in md and "## Counts" in md
+    assert "| `torch.dot` | dot | float64 | int64 | OpInfo 'dot' marks test_dtypes" in md
     real = render_markdown(build_matrix(rows(), meta()))
     assert EMULATED_BANNER not in real and real.startswith("# Support matrix")
 

@@ -156,7 +156,8 @@ def _row(case: Case, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
     if "harness_error" in p:
         return dict(row, status=Status.ERROR.value, cause=Cause.HARNESS_ERROR.value,
                     detail=f"torchparity failed on this case: {p['harness_error']}"[:600])
-    for k in ("status", "cause", "detail", "metric", "counts", "claimed", "claimed_backward", "kind"):
+    for k in ("status", "cause", "detail", "metric", "counts", "claimed", "claimed_backward", "kind",
+              "note"):
         if k in p:
             row[k] = p[k]
     return row

@@ -75,6 +75,8 @@ def dtype_discovery(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
             "partial": [r["dtype"] for r in rs if r["status"] == "partial"],
             "claimed_not_supported": [d for d in claimed if d in unsupported],
             "supported_not_claimed": [d for d in supported if d not in claimed],
+            # OpInfo's own skip / xfail of test_dtypes for that dtype on this device type
+            "upstream_notes": {r["dtype"]: r["note"] for r in rs if r.get("note")},
         }
         out.append(entry)
     return sorted(out, key=lambda e: (e["api"], e["variant"]))
@@ -91,7 +93,7 @@ def build_matrix(rows: Iterable[Dict[str, Any]], meta: Dict[str, Any]) -> Dict[s
             "status": r["status"], "cause": r.get("cause"), "detail": r.get("detail") or "",
             "claimed": r.get("claimed"), "metric": metric or None, "kind": r.get("kind"),
             "sample_set": r.get("sample_set"), "seconds": r.get("seconds"),
-            "counts": r.get("counts"),
+            "counts": r.get("counts"), "note": r.get("note"),
         })
     out_rows.sort(key=lambda r: (r["api"], r["variant"], _dtype_key(r["dtype"])))
     dtypes = sorted({r["dtype"] for r in out_rows}, key=_dtype_key)
@@ -213,12 +215,14 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
              if e["claimed_not_supported"] or e["supported_not_claimed"]]
     if diffs:
         lines += ["", "## dtypes: observed against OpInfo's claims", "",
-                  "| API | variant | claimed, refused here | supported here, not claimed |",
-                  "|---|---|---|---|"]
+                  "| API | variant | claimed, refused here | supported here, not claimed | upstream note |",
+                  "|---|---|---|---|---|"]
         for e in diffs:
+            notes = sorted(set(e["upstream_notes"].values()))
             lines.append(f"| `{e['api']}` | {_cell(e['variant'])} | "
                          f"{', '.join(e['claimed_not_supported']) or '-'} | "
-                         f"{', '.join(e['supported_not_claimed']) or '-'} |")
+                         f"{', '.join(e['supported_not_claimed']) or '-'} | "
+                         f"{_cell('; '.join(notes)) or '-'} |")
     if doc.get("no_scenarios"):
         lines += ["", "## No scenarios", "",
                   "No OpInfo entry (and so no sweep case) for: "

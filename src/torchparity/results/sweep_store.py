@@ -20,7 +20,8 @@ FILENAME = "results.sqlite"
 Key = Tuple[str, str, str, str]  # (api, variant, sample_set, dtype)
 
 COLUMNS = ("api", "variant", "sample_set", "dtype", "status", "cause", "detail", "metric",
-           "counts", "claimed", "claimed_backward", "kind", "seconds", "emulated", "created")
+           "counts", "claimed", "claimed_backward", "kind", "seconds", "emulated", "created",
+           "note")
 JSON_COLUMNS = ("metric", "counts")
 
 _SCHEMA = """
@@ -41,6 +42,7 @@ CREATE TABLE IF NOT EXISTS results (
     seconds REAL,
     emulated INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
+    note TEXT,
     PRIMARY KEY (api, variant, sample_set, dtype)
 );
 """
