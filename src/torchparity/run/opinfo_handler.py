@@ -16,6 +16,7 @@ op_db is imported once per worker.
 from __future__ import annotations
 
 import gc
+import re
 import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional
@@ -63,18 +64,28 @@ def _copy(t: torch.Tensor, device: Any = None, dtype: Optional[torch.dtype] = No
     return out
 
 
-def _map(tree: Any, fn: Callable[[torch.Tensor], Any], dtype_fn: Optional[Callable] = None) -> Any:
+def _map(tree: Any, fn: Callable[[torch.Tensor], Any], dtype_fn: Optional[Callable] = None,
+         device_fn: Optional[Callable] = None) -> Any:
+    """Apply ``fn`` to tensors, ``dtype_fn`` to dtypes and ``device_fn`` to devices (and
+    to the string ``"cpu"``) in nested lists / tuples / dicts; other leaves are kept."""
     if isinstance(tree, torch.Tensor):
         return fn(tree)
     if dtype_fn is not None and isinstance(tree, torch.dtype):
         return dtype_fn(tree)
+    if device_fn is not None and (isinstance(tree, torch.device) or (isinstance(tree, str) and tree == "cpu")):
+        return device_fn(tree)
     if isinstance(tree, list):
-        return [_map(t, fn, dtype_fn) for t in tree]
+        return [_map(t, fn, dtype_fn, device_fn) for t in tree]
     if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
-        return tuple(_map(t, fn, dtype_fn) for t in tree)
+        return tuple(_map(t, fn, dtype_fn, device_fn) for t in tree)
     if isinstance(tree, dict):
-        return {k: _map(v, fn, dtype_fn) for k, v in tree.items()}
+        return {k: _map(v, fn, dtype_fn, device_fn) for k, v in tree.items()}
     return tree
+
+
+# a device run that fails because an argument must stay on the CPU (index tensors of
+# tensor_split, ...) is retried with only the input on the device
+_CPU_ONLY_ARG = re.compile(r"(?i)(expected|must|should)\b[^.]{0,80}\bon (the )?cpu\b")
 
 
 def _upcast_tensor(t: torch.Tensor) -> torch.Tensor:
@@ -193,12 +204,17 @@ class _Case:
         process = sample.output_process_fn_grad
         orig = oi.sample_parts(sample)
         self._golden = None
-        dev_tree = _map(orig, lambda t: _copy(t, device=self.device))
+        dev_tree = self._device_tree(orig)
         # the golden needs untouched inputs (an op may write to its inputs); without a
         # golden the CPU reference may use the samples themselves
         cpu_tree = _map(orig, _copy) if self.golden_ok else orig
         seed = oi.SEED + index
         dev = _call(self.fn, dev_tree, process, seed, self._sync, device_type=self.device_type)
+        if dev.exc is not None and _CPU_ONLY_ARG.search(str(dev.exc)):
+            retry = _call(self.fn, self._device_tree(orig, input_only=True), process, seed,
+                          self._sync, device_type=self.device_type)
+            if retry.exc is None:
+                dev = retry
         cpu = _call(self.fn, cpu_tree, process, seed, watch_rng=True)
         if cpu.drew_random:
             self.random_seen = True
@@ -215,6 +231,22 @@ class _Case:
                 and cpu.exc is None and dev.exc is None:
             backward = self._backward(cpu, dev, orig, process, seed, kind)
         return SampleOutcome(forward=forward, backward=backward)
+
+    def _device_tree(self, orig, input_only: bool = False):
+        """The sample on the device: tensors copied there; device arguments (factories'
+        ``device=``, ``Tensor.to('cpu')``) point there too. ``input_only``: the other
+        tensor arguments stay on the CPU."""
+        def to_device(t):
+            return _copy(t, device=self.device)
+
+        def device_fn(d):
+            return torch.device(self.device) if isinstance(d, torch.device) else self.device
+
+        if not input_only:
+            return _map(orig, to_device, device_fn=device_fn)
+        inp, args, kwargs = orig
+        return (_map(inp, to_device, device_fn=device_fn), _map(args, _copy, device_fn=device_fn),
+                _map(kwargs, _copy, device_fn=device_fn))
 
     def _judge_runs(self, cpu: _Run, dev: _Run, kind: str, path: str,
                     golden: Optional[Callable[[], Any]]):
