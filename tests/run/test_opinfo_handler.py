@@ -105,3 +105,17 @@ def test_copies_keep_strides_and_storage():
     assert up.dtype == torch.float64 and torch.equal(up, view.double())
     g = torch.ones(3, requires_grad=True)
     assert h._copy(g).requires_grad and h._copy(g).is_leaf
+
+
+def test_device_arguments_point_at_the_device_and_deviceless_samples_are_noted():
+    tree = (torch.ones(2), (torch.device("cpu"), "cpu", "sum"), {"device": "cpu", "dim": 0})
+    moved = h._map(tree, lambda t: t, device_fn=lambda d: "npu:0")
+    assert moved[1] == ("npu:0", "npu:0", "sum") and moved[2] == {"device": "npu:0", "dim": 0}
+    assert h._Case._reaches_device(tree)
+    assert h._Case._reaches_device((5, (), {"device": "cpu"}))
+    assert not h._Case._reaches_device((5, (10,), {"dtype": torch.float32}))  # arange(5, 10)
+
+
+def test_factory_samples_without_device_are_not_compared(ctx):
+    r = run(ctx, "arange", "float32")
+    assert r["status"] == "pass" and "never reaches the device" in r["detail"]

@@ -157,9 +157,12 @@ def aggregate(outcomes: List[SampleOutcome]) -> CaseResult:
         w = max(warns, key=lambda x: _severity(x[2].judgement.metric))
         return result(Status.PASS, None, f"warn: {_first([w])}" + same_note, w[2].judgement.metric)
     best = max(judged, key=lambda x: _severity(x[2].judgement.metric))
-    not_comp = len(pick(ran + bwd_ran, "not_comparable"))
-    extra = f"; {not_comp} part(s) not comparable" if not_comp else ""
-    grads = f", gradients in {len(bwd_ran)}" if bwd_ran else ""
+    fwd_ok = len(pick(ran, "pass", "warn"))
+    bwd_ok = len(pick(bwd_ran, "pass", "warn"))
+    not_comp = pick(ran + bwd_ran, "not_comparable")
+    extra = (f"; {len(not_comp)} part(s) not comparable ({not_comp[0][2].judgement.detail})"
+             if not_comp else "")
+    grads = f", gradients in {bwd_ok}" if bwd_ok else ""
     return result(Status.PASS, None,
-                  f"{len(ran)} of {n} samples match the CPU{grads}{extra}{same_note}",
+                  f"{fwd_ok} of {n} samples match the CPU{grads}{extra}{same_note}",
                   best[2].judgement.metric)

@@ -204,6 +204,10 @@ class _Case:
         process = sample.output_process_fn_grad
         orig = oi.sample_parts(sample)
         self._golden = None
+        if not self._reaches_device(orig):
+            return SampleOutcome(forward=_cat("not_comparable", Judgement(
+                Status.SKIP, Cause.NOT_COMPARABLE,
+                "the sample has no tensor and no device argument: it never reaches the device")))
         dev_tree = self._device_tree(orig)
         # the golden needs untouched inputs (an op may write to its inputs); without a
         # golden the CPU reference may use the samples themselves
@@ -247,6 +251,19 @@ class _Case:
         inp, args, kwargs = orig
         return (_map(inp, to_device, device_fn=device_fn), _map(args, _copy, device_fn=device_fn),
                 _map(kwargs, _copy, device_fn=device_fn))
+
+    @staticmethod
+    def _reaches_device(orig) -> bool:
+        """Whether a sample has anything to put on the device: a tensor or a device
+        argument. (A factory sample without ``device=`` makes CPU tensors anywhere.)"""
+        found = []
+
+        def note(x):
+            found.append(x)
+            return x
+
+        _map(orig, note, device_fn=note)
+        return bool(found)
 
     def _judge_runs(self, cpu: _Run, dev: _Run, kind: str, path: str,
                     golden: Optional[Callable[[], Any]]):
