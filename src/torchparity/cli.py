@@ -397,6 +397,7 @@ def predict(
     torch_version: Optional[str] = typer.Option(None, help="Vendor docs version (default: the installed torch's)."),
     chip: Optional[str] = typer.Option(None, help="Vendor docs chip, e.g. A2 (default: the profile's first chip)."),
     composites: bool = typer.Option(False, "--composites", help="Predict every vendor-documented API with a dtype list whose footprint has 2+ compute ops."),
+    opinfo: bool = typer.Option(False, "--opinfo", help="Predict every API that op_db covers (as sweep --opinfo runs them)."),
     grads: bool = typer.Option(True, "--grads/--no-grads", help="Include the backward footprint."),
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype."),
 ) -> None:
@@ -417,6 +418,10 @@ def predict(
         docs = vendor_docs_dtypes(str(vendor_docs), None if composites else apis,
                                   chip=wanted_chip, torch_version=torch_version)
     names = list(apis or [])
+    if opinfo:
+        from .scenarios.opinfo import all_opinfo_apis
+
+        names += [n for n in all_opinfo_apis() if n not in names]
     if composites:
         if docs is None:
             raise TorchparityError("--composites needs --vendor-docs or --docs-dtypes")
