@@ -243,8 +243,9 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     bad = [d for d in dtypes if d not in DTYPES]
     if bad:
         raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
-    for name in apis:
-        resolve(name)  # an unknown name fails before anything runs
+    for name in apis:  # an unknown name fails before anything runs
+        if not oi.opinfo_for(name, include_refs=False):  # op_db names need not resolve
+            resolve(name)
     out: List[Prediction] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
