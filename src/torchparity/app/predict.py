@@ -118,7 +118,9 @@ def _record_opinfo_sample(fn, sample, grads: bool) -> _SampleFootprint:
                     torch.autograd.grad(outs, ins, [torch.ones_like(o) for o in outs],
                                         allow_unused=True)
             except Exception:
-                pass  # the CPU backward fails: the sweep does not compare it either
+                # the CPU backward fails too: the sweep counts that as the op's own limit,
+                # whatever the device would refuse on the way
+                return _SampleFootprint(fwd.calls, [])
     return _SampleFootprint(fwd.calls, bwd.calls)
 
 
