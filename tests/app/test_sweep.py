@@ -95,6 +95,7 @@ def test_planning_namespaces_and_lists():
     assert "torch.nn.functional.relu" in apis and "torch.nn.functional.normalize" in apis
     assert p.no_scenarios and all(n.startswith("torch.nn.functional.") for n in p.no_scenarios)
     assert not set(p.no_scenarios) & apis
+    assert "torch.nn.functional.Optional" not in p.no_scenarios  # a typing import, not an API
     p = plan(apis=["torch.Tensor.add_", "torch.absolute"], dtypes=["float32"])
     assert {(c.entry.api, c.entry.variant) for c in p.cases} == {
         ("torch.Tensor.add_", "add[inplace]"), ("torch.absolute", "abs[alias:absolute]")}

@@ -94,6 +94,9 @@ def namespace_apis(namespace: str) -> List[str]:
             continue
         if isinstance(obj, type) or type(obj).__name__ == "module" or not callable(obj):
             continue
+        home = getattr(obj, "__module__", None) or ""
+        if home and not home.startswith("torch"):  # typing.Optional and such imports
+            continue
         names.append(f"{namespace}.{name}")
     return names
 
