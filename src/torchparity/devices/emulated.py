@@ -60,4 +60,8 @@ class EmulatedAdapter(DeviceAdapter):
         return extra
 
     def error_patterns(self) -> List[Tuple[str, str, str]]:
-        return []
+        # What torch itself says where a Python backend cannot supply a hook, e.g.
+        # torch.empty(..., pin_memory=True) asking the PrivateUse1 hooks for a pinned
+        # allocator: a missing device feature, like the emulator's own refusals.
+        return [(r"PrivateUse1HooksInterface.*implement `(getPinnedMemoryAllocator|"
+                 r"getNewGenerator|getDefaultGenerator)`", "unsupported", "feature_limit")]
