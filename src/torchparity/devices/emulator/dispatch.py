@@ -92,7 +92,7 @@ class Plan:
 
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single",
-                 "rule", "mixed_ok", "meta_view", "reduce")
+                 "rule", "mixed_ok", "meta_view", "reduce", "rebox")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -141,6 +141,10 @@ class Plan:
                     continue
             self.returns.append((kind, None))
         self.single = len(self.returns) == 1
+        # C++ hands wrapped numbers (x + 2 with a Tensor parameter) to Python as numbers;
+        # calling the op back accepts numbers only for add/sub/mul/div and friends.
+        self.rebox = [] if torch._C._should_allow_numbers_as_tensors(
+            self.name.split("::")[-1]) else [i for i, kind in self.pos if kind in (T, OPT)]
         profile = STATE.profile
         self.rule: Optional[OpRule] = rule_for(profile, op, STATE.device_type)
         self.mixed_ok = self.name in MIXED_OK
@@ -247,6 +251,10 @@ def run(plan: Plan, args: tuple, kwargs: dict):
             else:
                 ckwargs[name] = call.map_list(a) if kind == LIST else call.map(a)
 
+    if plan.rebox:
+        for i in plan.rebox:
+            if i < n and isinstance(cargs[i], _NUMBERS):
+                cargs[i] = _box(cargs[i], cargs)
     if call.device is not None and call.cpu_dims and not plan.mixed_ok:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least "
                            f"two devices, {call.device} and cpu!")
@@ -279,6 +287,34 @@ def run(plan: Plan, args: tuple, kwargs: dict):
     if result_device is None or result_device.type == "cpu":
         return out
     return _results(plan, out, args, kwargs, result_device, call.owners)
+
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _box(number, cargs):
+    """A 0-dim tensor standing for a wrapped number among the op's tensor arguments.
+
+    A wrapped number takes part in type promotion like a Python scalar. A 0-dim float64
+    (int64, complex128) tensor gives the same result dtype in most cases and keeps full
+    precision; where it would not (an integer tensor with a float number, say), use the
+    result dtype the wrapped number would have produced.
+    """
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+
+    full = {bool: torch.bool, int: torch.int64, float: torch.float64,
+            complex: torch.complex128}[type(number)]
+    boxed = torch.tensor(number, dtype=full)
+    tensors = [a for a in cargs if isinstance(a, _Tensor)]
+    if not tensors:
+        return boxed
+    kind = ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT
+    try:
+        wrapped = elementwise_dtypes(*tensors, number, type_promotion_kind=kind)[1]
+        as_box = elementwise_dtypes(*tensors, boxed, type_promotion_kind=kind)[1]
+    except Exception:
+        return boxed
+    return boxed if wrapped == as_box else torch.tensor(number, dtype=wrapped)
 
 
 def _first_dtype(args):
@@ -355,6 +391,8 @@ def _rebind(dev: torch.Tensor, view: torch.Tensor) -> None:
 
 
 def _results(plan: Plan, out, args, kwargs, device, owners):
+    if not plan.returns:
+        return None
     if plan.single:
         return _one(plan.returns[0], out, args, kwargs, device, owners)
     return tuple(_one(spec, o, args, kwargs, device, owners)

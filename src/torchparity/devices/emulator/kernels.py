@@ -11,7 +11,9 @@
   ``convolution`` / ``convolution_backward``.
 - the ~440 structured functional ops (CompositeExplicitAutogradNonFunctional kernels):
   bound directly to the fallback, so ``add`` costs one Python call instead of two
-  (allocate the output, then run ``add.out``).
+  (allocate the output, then run ``add.out``). The same for the few ops with both a CPU
+  kernel and a generic composite (``native_layer_norm``...), so the device computes them
+  with the CPU kernel, not with a differently rounded decomposition.
 """
 
 from __future__ import annotations
@@ -172,8 +174,12 @@ def _structured_ops() -> List[str]:
     for name in torch._C._dispatch_get_all_op_names():
         if not name.startswith("aten::"):
             continue
-        if (has(name, "CompositeExplicitAutogradNonFunctional") and has(name, "CPU")
-                and not has(name, "PrivateUse1")):
+        if not has(name, "CPU") or has(name, "PrivateUse1"):
+            continue
+        # structured ops, and the few whose CPU kernel PrivateUse1 would otherwise swap for
+        # a generic composite (native_layer_norm, native_group_norm, addr, ...)
+        if (has(name, "CompositeExplicitAutogradNonFunctional")
+                or has(name, "CompositeExplicitAutograd")):
             names.append(name)
     return names
 
