@@ -96,7 +96,6 @@ class NpuAdapter(DeviceAdapter):
 
     def setup(self) -> None:
         import torch  # noqa: F401
-
         import torch_npu  # noqa: F401  (registers torch.npu)
 
     def device_name(self) -> Optional[str]:

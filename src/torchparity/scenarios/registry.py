@@ -19,7 +19,7 @@ import os
 import pkgutil
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
