@@ -235,3 +235,19 @@ def test_pinned_factory_is_classified_by_the_adapter(dev):
     rows = EmulatedAdapter("emu:allow-all", "allow-all").error_patterns()
     status, cause = classify_exception(type(info.value).__name__, str(info.value), rows)
     assert (status.value, cause.value) == ("unsupported", "feature_limit")
+
+
+def test_default_device_context(dev):
+    # the emulator's own CPU scratch tensors must not follow the default device
+    with torch.device(dev):
+        x = torch.ones(3) + 1
+        rem = torch.remainder(torch.arange(5), 2)
+        out = torch.empty(0)
+        torch.add(x, x, out=out)
+        grown = torch.ones(2).resize_(10)
+        y = torch.rand(4, dtype=torch.float64, requires_grad=True)
+        assert torch.autograd.gradcheck(torch.sin, (y,), fast_mode=True)
+    assert x.device.type == dev and same(x, torch.full((3,), 2.0))
+    assert same(rem, torch.tensor([0, 1, 0, 1, 0]))
+    assert same(out, torch.full((3,), 4.0))
+    assert grown.shape == (10,) and grown.device.type == dev and y.device.type == dev

@@ -219,7 +219,7 @@ class _Call:
         view = st.cpu_view(a)
         fixed = torch._C._construct_storage_from_data_pointer(
             view.untyped_storage().data_ptr(), _CPU, view.untyped_storage().nbytes())
-        out = torch.empty(0, dtype=a.dtype).set_(fixed, view.storage_offset(), view.size(),
+        out = torch.empty(0, dtype=a.dtype, device=_CPU).set_(fixed, view.storage_offset(), view.size(),
                                                    view.stride())
         return out
 
@@ -304,7 +304,7 @@ def _box(number, cargs):
 
     full = {bool: torch.bool, int: torch.int64, float: torch.float64,
             complex: torch.complex128}[type(number)]
-    boxed = torch.tensor(number, dtype=full)
+    boxed = torch.tensor(number, dtype=full, device=_CPU)
     tensors = [a for a in cargs if isinstance(a, _Tensor)]
     if not tensors:
         return boxed
@@ -314,7 +314,7 @@ def _box(number, cargs):
         as_box = elementwise_dtypes(*tensors, boxed, type_promotion_kind=kind)[1]
     except Exception:
         return boxed
-    return boxed if wrapped == as_box else torch.tensor(number, dtype=wrapped)
+    return boxed if wrapped == as_box else torch.tensor(number, dtype=wrapped, device=_CPU)
 
 
 def _first_dtype(args):
@@ -371,7 +371,7 @@ def _call_with_outs(plan: Plan, cargs, ckwargs, outs, kwargs):
         # The CPU kernel wants to grow an output: give it fresh CPU tensors, then re-point
         # each device output at the new memory (views of the old memory keep the old bytes).
         for name in outs:
-            ckwargs[name] = torch.empty(0, dtype=kwargs[name].dtype)
+            ckwargs[name] = torch.empty(0, dtype=kwargs[name].dtype, device=_CPU)
         out = plan.call(*cargs, **ckwargs)
         for name in outs:
             _rebind(kwargs[name], ckwargs[name])
@@ -403,9 +403,7 @@ def _one(spec, o, args, kwargs, device, owners):
     kind, where = spec
     if kind == "w":
         return args[where] if isinstance(where, int) else kwargs[where]
-    if kind == T:
-        return st.wrap(o, device, owners)
-    if kind == OPT:
+    if kind == T or kind == OPT:  # an undefined Tensor result reaches Python as None
         return None if o is None else st.wrap(o, device, owners)
     if kind == LIST:
         return [None if x is None else st.wrap(x, device, owners) for x in o]

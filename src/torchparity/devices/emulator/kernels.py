@@ -118,8 +118,8 @@ def resize_(self, size, memory_format=None):
         old = st.host_of(storage)
         host = torch.UntypedStorage(needed)
         if old.nbytes():
-            dst = torch.empty(0, dtype=torch.uint8).set_(host, 0, [old.nbytes()], [1])
-            dst.copy_(torch.empty(0, dtype=torch.uint8).set_(old))
+            dst = st.new_host_tensor(0, torch.uint8).set_(host, 0, [old.nbytes()], [1])
+            dst.copy_(st.new_host_tensor(0, torch.uint8).set_(old))
         st.set_metadata(self, st.device_storage(host, self.device), self.storage_offset(),
                         self.size(), self.stride())
     aten.resize_.default._handle.redispatch_boxed(_CPU_KEYS, self, size,

@@ -7,7 +7,7 @@ from typing import Optional
 
 import torch
 
-from . import autocast, dispatch, features, kernels
+from . import autocast, dispatch, features, fused, kernels
 from .module import make_module
 
 _ACTIVE = None  # the Profile in force
@@ -97,6 +97,7 @@ def activate(profile) -> None:
     features.install_layout_fallbacks(fallbacks)
     impls = torch.library.Library("aten", "IMPL")
     kernels.register(impls)
+    fused.register(impls)
     # conj/neg bits: resolving them would clone -> copy_ -> _copy_from -> resolve again,
     # forever; _copy_from handles the bits itself (the CPU views carry them).
     for name in ("_copy_from", "_copy_from_and_resize"):

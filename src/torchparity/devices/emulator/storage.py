@@ -99,7 +99,7 @@ def cpu_view(t: torch.Tensor) -> torch.Tensor:
     host = getattr(storage, HOST_ATTR, None)
     if host is None:
         host = _null_host(t, storage)
-    view = _empty(0, dtype=t.dtype).set_(host, t.storage_offset(), t.size(), t.stride())
+    view = _empty(0, dtype=t.dtype, device=_CPU).set_(host, t.storage_offset(), t.size(), t.stride())
     if t.is_conj():
         _set_conj(view, True)
     if t.is_neg():
@@ -123,7 +123,7 @@ def _null_host(t: torch.Tensor, storage: torch.UntypedStorage) -> torch.UntypedS
     needed = numel_span * t.element_size() if t.numel() > 0 else 0
     if needed == 0:
         return host_of(storage)
-    host = torch.zeros(needed, dtype=torch.uint8).untyped_storage()
+    host = torch.zeros(needed, dtype=torch.uint8, device=_CPU).untyped_storage()
     set_metadata(t, device_storage(host, t.device), t.storage_offset(), t.size(), t.stride())
     return host
 
@@ -140,7 +140,7 @@ def wrap(r: torch.Tensor, device: torch.device,
     if r.is_quantized:
         raise feature_error("a quantized tensor")
     if r._is_zerotensor():
-        r = torch.zeros(r.size(), dtype=r.dtype)
+        r = torch.zeros(r.size(), dtype=r.dtype, device=_CPU)
     host = r.untyped_storage()
     dev = None
     if owners:
