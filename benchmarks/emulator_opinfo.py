@@ -1,6 +1,7 @@
 """OpInfo conformance of the emulated device: every op_db entry, float32, every sample.
 
     python benchmarks/emulator_opinfo.py [--workers 2] [--ops add,mm] [--json out.json]
+    python benchmarks/emulator_opinfo.py --mode gradcheck   # backward formulas, float64
 
 Each OpInfo's float32 samples are made on the CPU; the op runs on the CPU and on copies of
 the samples moved to the emulated device (allow-all profile), both after the same
@@ -14,6 +15,10 @@ outputs: ``empty*``, ``new_empty*``), not applicable (no float32 on the CPU, or 
 sample fails on the CPU too). Agreement = pass / (ops that run on the CPU, less the not
 comparable ones). Ops run in worker subprocesses fed one op at a time, so a crash costs
 one op and a restart.
+
+``--mode gradcheck`` runs slow-mode ``torch.autograd.gradcheck`` on each differentiable
+OpInfo's first float64 sample on the CPU and on the device: the device agrees when it
+passes where the CPU passes (or both raise).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import time
 from typing import Dict, List, Optional
 
 ATOL = RTOL = 1e-4
-OP_TIMEOUT_S = 120.0
+OP_TIMEOUT_S = {"values": 120.0, "gradcheck": 600.0}  # sort's 8000-element sample: 40 s
 UNINITIALISED = re.compile(r"(^|[._])(new_)?empty")
 
 
@@ -176,7 +181,62 @@ def run_op(op, device_type: str) -> Dict[str, object]:
     return {"op": name, "verdict": "pass", "samples": ran_on_cpu}
 
 
-def worker(profile_name: str) -> int:
+def run_gradcheck(op, device_type: str) -> Dict[str, object]:
+    """Slow-mode gradcheck of the op's first float64 sample, on the CPU and on the device."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    name = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+    if not op.supports_autograd or torch.float64 not in op.supported_dtypes("cpu"):
+        return {"op": name, "verdict": "not applicable", "reason": "no float64 autograd"}
+    try:
+        sample = next(iter(op.sample_inputs("cpu", torch.float64, requires_grad=True)))
+    except Exception as exc:
+        return {"op": name, "verdict": "not applicable",
+                "reason": f"sample_inputs failed: {_first_line(exc)}"}
+
+    def check(tree):
+        leaves, spec = pytree.tree_flatten(tree)
+        slots = [i for i, x in enumerate(leaves)
+                 if isinstance(x, torch.Tensor) and x.requires_grad]
+
+        def fn(*inputs):
+            filled = list(leaves)
+            for i, x in zip(slots, inputs):
+                filled[i] = x
+            inp, args, kwargs = pytree.tree_unflatten(filled, spec)
+            out = op.gradcheck_wrapper(op.get_op(), inp, *args, **kwargs)
+            return sample.output_process_fn_grad(out)
+
+        try:
+            ok = torch.autograd.gradcheck(fn, tuple(leaves[i] for i in slots),
+                                          fast_mode=False, check_batched_grad=False,
+                                          raise_exception=True)
+            return "pass" if ok else "fail", ""
+        except Exception as exc:
+            return "raised", _first_line(exc)
+
+    def to_device(x):
+        if isinstance(x, torch.Tensor):
+            return x.detach().to(device_type).requires_grad_(x.requires_grad)
+        return _move(x, device_type)
+
+    tree = (sample.input, sample.args, sample.kwargs)
+    cpu, cpu_why = check(tree)
+    if not any(isinstance(x, torch.Tensor) and x.requires_grad
+               for x in pytree.tree_leaves(tree)):
+        return {"op": name, "verdict": "not applicable", "reason": "no differentiable input"}
+    dev, dev_why = check(pytree.tree_map(to_device, tree))
+    if cpu == "raised" and dev == "raised":
+        return {"op": name, "verdict": "pass", "note": f"raised on both: {cpu_why}"}
+    if cpu != "pass":
+        return {"op": name, "verdict": "not applicable", "reason": f"CPU: {cpu} {cpu_why}"}
+    if dev == "pass":
+        return {"op": name, "verdict": "pass", "samples": 1}
+    return {"op": name, "verdict": "fail" if dev == "fail" else "error", "reason": dev_why}
+
+
+def worker(profile_name: str, mode: str = "values") -> int:
     """Read op indices on stdin, print one JSON line per op (after a 'start' line)."""
     import warnings
 
@@ -195,7 +255,8 @@ def worker(profile_name: str) -> int:
         i = int(line)
         print(json.dumps({"start": i}), flush=True)
         try:
-            result = run_op(op_db[i], profile.device_type)
+            run = run_gradcheck if mode == "gradcheck" else run_op
+            result = run(op_db[i], profile.device_type)
         except Exception as exc:  # the harness itself
             result = {"op": op_db[i].name, "verdict": "error",
                       "reason": f"harness: {_first_line(exc)}"}
@@ -210,9 +271,10 @@ def worker(profile_name: str) -> int:
 class _Worker:
     """A worker subprocess; a thread turns its stdout into a queue of parsed lines."""
 
-    def __init__(self, profile: str):
+    def __init__(self, profile: str, mode: str):
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--worker", "--profile", profile],
+            [sys.executable, os.path.abspath(__file__), "--worker", "--profile", profile,
+             "--mode", mode],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, bufsize=1)
         self.lines: "queue.Queue[Optional[dict]]" = queue.Queue()
@@ -239,7 +301,7 @@ class _Worker:
         self.proc.wait()
 
 
-def _drive(todo: "queue.Queue[tuple]", results: List[dict], profile: str) -> None:
+def _drive(todo: "queue.Queue[tuple]", results: List[dict], profile: str, mode: str) -> None:
     w: Optional[_Worker] = None
     while True:
         try:
@@ -247,24 +309,26 @@ def _drive(todo: "queue.Queue[tuple]", results: List[dict], profile: str) -> Non
         except queue.Empty:
             break
         if w is None:
-            w = _Worker(profile)
+            w = _Worker(profile, mode)
         w.proc.stdin.write(f"{i}\n")
         w.proc.stdin.flush()
         first = w.read(timeout=60)
-        result = w.read(timeout=OP_TIMEOUT_S) if first is not None else None
+        limit = OP_TIMEOUT_S[mode]
+        result = w.read(timeout=limit) if first is not None else None
         if result is None:
             crashed = w.proc.poll() is not None
             w.close()
             w = None
             result = {"op": name, "index": i, "verdict": "crash" if crashed else "timeout",
-                      "reason": "the worker died" if crashed else f"over {OP_TIMEOUT_S:.0f} s"}
+                      "reason": "the worker died" if crashed else f"over {limit:.0f} s"}
         results.append(result)
     if w is not None:
         w.proc.stdin.close()
         w.close()
 
 
-def sweep(ops: Optional[List[str]] = None, workers: int = 2, profile: str = "allow-all") -> dict:
+def sweep(ops: Optional[List[str]] = None, workers: int = 2, profile: str = "allow-all",
+          mode: str = "values") -> dict:
     from torch.testing._internal.common_methods_invocations import op_db
 
     todo: "queue.Queue[tuple]" = queue.Queue()
@@ -273,7 +337,7 @@ def sweep(ops: Optional[List[str]] = None, workers: int = 2, profile: str = "all
             todo.put((i, op.name))
     results: List[dict] = []
     start = time.time()
-    threads = [threading.Thread(target=_drive, args=(todo, results, profile))
+    threads = [threading.Thread(target=_drive, args=(todo, results, profile, mode))
                for _ in range(workers)]
     for t in threads:
         t.start()
@@ -294,16 +358,19 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--ops", help="comma-separated OpInfo names (default: all)")
     parser.add_argument("--profile", default="allow-all")
+    parser.add_argument("--mode", choices=["values", "gradcheck"], default="values",
+                        help="values: float32 outputs vs the CPU (default); gradcheck: slow "
+                             "gradcheck of the first float64 sample on both")
     parser.add_argument("--json", help="write the full results here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        return worker(args.profile)
+        return worker(args.profile, args.mode)
     import warnings
 
     warnings.filterwarnings("ignore")
     ops = args.ops.split(",") if args.ops else None
-    report = sweep(ops, args.workers, args.profile)
+    report = sweep(ops, args.workers, args.profile, args.mode)
     for r in report["results"]:
         if r["verdict"] not in ("pass", "not applicable"):
             print(f"{r['verdict']:15} {r['op']}: {r.get('reason', '')}")

@@ -28,7 +28,7 @@ class EmulatedAdapter(DeviceAdapter):
             return "emu: torch_npu is loaded in this process; the emulated 'npu' cannot coexist with it"
         from .emulator import support_problem
 
-        return support_problem()
+        return support_problem(self.profile)
 
     def setup(self) -> None:
         from .emulator import activate

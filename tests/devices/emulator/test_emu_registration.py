@@ -29,6 +29,8 @@ def test_activate_is_idempotent_and_refuses_a_second_profile(dev):
     with pytest.raises(RuntimeError, match="already active with profile 'allow-all'"):
         activate(other)
     assert active_profile().name == "allow-all"
+    assert "already hosts the emulated device with profile 'allow-all'" in support_problem(other)
+    assert support_problem(load_profile("allow-all")) is None
 
 
 def test_device_module(dev):

@@ -14,10 +14,15 @@ _ACTIVE = None  # the Profile in force
 _LIBRARIES = []  # torch.library.Library objects; deregistered if garbage collected
 
 
-def support_problem() -> Optional[str]:
-    """None when this torch can host the emulator, else one line naming what is missing."""
+def support_problem(profile=None) -> Optional[str]:
+    """None when this process can host the emulator (with ``profile``, if given), else one
+    line naming what is missing: a torch feature, or PrivateUse1 already taken."""
+    try:
+        import torch.utils.backend_registration as br
+    except ImportError:
+        return (f"emu: this torch ({torch.__version__}) lacks torch.utils.backend_registration, "
+                "which the emulated accelerator needs (a newer torch has it)")
     needs = [
-        (torch.utils, "backend_registration"),
         (torch._C, "_acc"),
         (torch._C, "_construct_storage_from_data_pointer"),
         (torch._C, "_set_conj"),
@@ -29,8 +34,6 @@ def support_problem() -> Optional[str]:
             where = getattr(owner, "__name__", type(owner).__name__)
             return (f"emu: this torch ({torch.__version__}) lacks {where}.{attr}, which the "
                     "emulated accelerator needs (a newer torch has it)")
-    import torch.utils.backend_registration as br
-
     for attr in ("_setup_privateuseone_for_python_backend",
                  "_generate_storage_methods_for_privateuse1_backend"):
         if not hasattr(br, attr):
@@ -41,8 +44,13 @@ def support_problem() -> Optional[str]:
         if not hasattr(torch._C._acc, attr):
             return (f"emu: this torch ({torch.__version__}) lacks torch._C._acc.{attr}, which "
                     "the emulated accelerator needs (a newer torch has it)")
+    if _ACTIVE is not None:
+        if profile is not None and not _same(_ACTIVE, profile):
+            return (f"emu: this process already hosts the emulated device with profile "
+                    f"'{_ACTIVE.name}'; a process can host one profile")
+        return None
     taken = torch._C._get_privateuse1_backend_name()
-    if _ACTIVE is None and taken != "privateuseone":
+    if taken != "privateuseone":
         return (f"emu: the PrivateUse1 backend of this process is already registered as "
                 f"'{taken}' (another out-of-tree backend is loaded)")
     return None
@@ -74,7 +82,7 @@ def activate(profile) -> None:
     if device_type == "npu" and "torch_npu" in sys.modules:
         raise RuntimeError("emu: torch_npu is loaded in this process; the emulated 'npu' "
                            "cannot coexist with it")
-    problem = support_problem()
+    problem = support_problem(profile)
     if problem:
         raise RuntimeError(problem)
     if hasattr(torch, device_type):
