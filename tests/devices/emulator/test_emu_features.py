@@ -40,3 +40,18 @@ def test_itt_built_in_with_allow_all(dev):
         with emit_itt(enabled=True, record_shapes=True):
             (a * 2).sum().backward()
         assert a.grad.sum().item() == 6.0
+
+
+def test_grad_scaler(dev):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler(dev, init_scale=1024.0)
+    before = model.weight.detach().cpu().clone()
+    with torch.autocast(dev, dtype=torch.float16):
+        loss = model(torch.ones(2, 3, device=dev)).float().sum()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 1024.0
+    assert torch.allclose(model.weight.detach().cpu(), before - 0.2, atol=1e-3)

@@ -47,6 +47,10 @@ def test_device_module(dev):
     with pytest.raises(RuntimeError, match="index 0"):
         torch.ones(2, device=f"{dev}:1")
     assert torch.ones(1).to(dev).is_npu if dev == "npu" else True
+    assert torch.accelerator.current_accelerator().type == dev
+    assert torch.accelerator.device_count() == 1
+    assert torch.accelerator.synchronize() is None
+    assert torch.get_device_module(dev) is mod
 
 
 def test_manual_seed_seeds_the_device_like_the_cpu(dev):

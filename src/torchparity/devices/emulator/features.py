@@ -21,6 +21,8 @@ undone within a process either):
   device storage over it. ``torch.load``/``deepcopy``/``storage.to(<emu>)`` go through it.
 - sparse / sparse CSR / quantized dispatch keys of the device: a fallback raising
   "... not supported by the emulated device".
+- ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
+  the Python device guard cannot implement stream synchronisation).
 """
 
 from __future__ import annotations
@@ -113,6 +115,24 @@ def install_storage() -> None:
         return c_new(klass, *args, **kwargs)
 
     cls.__new__ = __new__
+
+
+def install_accelerator() -> None:
+    """``torch.accelerator.synchronize()`` asks the device guard to synchronise every
+    stream, which a Python device guard cannot implement: the emulated device runs
+    synchronously, so it has nothing to wait for."""
+    import torch.accelerator as acc
+
+    original = acc.synchronize
+
+    def synchronize(device=None, /) -> None:
+        if acc.current_accelerator().type == STATE.device_type:
+            return None
+        return original(device)
+
+    synchronize.__doc__ = original.__doc__
+    synchronize.__wrapped__ = original
+    acc.synchronize = synchronize
 
 
 def _sparse_fallback(op, *args, **kwargs):

@@ -118,6 +118,7 @@ def activate(profile) -> None:
     features.install_itt(profile)
     features.install_generator()
     features.install_storage()
+    features.install_accelerator()
     _ACTIVE = profile
 
 
