@@ -251,3 +251,17 @@ def test_default_device_context(dev):
     assert same(rem, torch.tensor([0, 1, 0, 1, 0]))
     assert same(out, torch.full((3,), 4.0))
     assert grown.shape == (10,) and grown.device.type == dev and y.device.type == dev
+
+
+def test_a_cpu_result_in_an_input_s_memory_becomes_an_alias(dev):
+    from torchparity.devices.emulator.dispatch import fallback
+
+    x = torch.arange(6.0).to(dev)
+    for op, args in [(torch.ops.aten.alias.default, ()),
+                     (torch.ops.aten.select.int, (0, 2)),
+                     (torch.ops.aten.split.Tensor, (2,))]:
+        out = fallback(op, x, *args)
+        first = out[1] if isinstance(out, list) else out
+        assert first.untyped_storage()._cdata == x.untyped_storage()._cdata  # one storage
+        first.add_(100)
+    assert same(x, torch.tensor([100.0, 101.0, 302.0, 203.0, 104.0, 105.0]))
