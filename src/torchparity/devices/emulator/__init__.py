@@ -29,10 +29,18 @@ How it works (modules of this package):
 - ``module``: ``torch.<device_type>``: is_available, device_count (1), current_device,
   set_device, synchronize, ``device`` context manager, seeding and RNG state,
   ``get_amp_supported_dtype`` (autocast as the profile allows).
+- ``autocast``: cast policies for ``torch.autocast("<device>")`` (torch has none for
+  PrivateUse1).
+- ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).
 - ``numerics``: optional reduced-precision inputs for listed ops (``profile.numerics``).
 
 Random ops on the device use the device module's own generator, seeded by
 ``torch.manual_seed`` together with the CPU's, so seeded runs agree with the CPU.
+
+Not emulated: more than one device (index 0 only), streams and events (torch's dummies),
+memory statistics, IPC/shared CUDA-style handles, ``torch.compile`` backends. Growing a
+device tensor (``resize_``, an ``out=`` that must grow) re-points it at new memory; other
+views of the old memory keep the old bytes.
 """
 
 from __future__ import annotations
