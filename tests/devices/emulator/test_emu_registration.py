@@ -97,3 +97,19 @@ def test_refuses_to_coexist_with_torch_npu(tmp_path):
         print(torch._C._get_privateuse1_backend_name())
         """, tmp_path)
     assert "torch_npu is loaded" in out and out.strip().endswith("privateuseone")
+
+
+def test_activation_after_a_backward_is_one_clear_error(tmp_path):
+    from .helpers import run_python
+
+    code = (
+        "import torch\n"
+        "x = torch.ones(2, requires_grad=True); (x * 2).sum().backward()\n"
+        "from torchparity.devices import get_adapter\n"
+        "try:\n"
+        "    get_adapter('emu:allow-all').setup()\n"
+        "except RuntimeError as exc:\n"
+        "    print('ERR', exc)\n"
+    )
+    out = run_python(code, tmp_path)
+    assert "ERR emu: an autograd backward ran in this process before" in out

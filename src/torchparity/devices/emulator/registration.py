@@ -119,8 +119,30 @@ def activate(profile) -> None:
     features.install_generator()
     features.install_storage()
     features.install_accelerator()
+    _probe_autograd_engine(device_type)
     _ACTIVE = profile
 
 
 def _same(a, b) -> bool:
     return a.model_dump() == b.model_dump()
+
+
+ENGINE_STARTED = ("emu: an autograd backward ran in this process before the emulated device "
+                  "was registered, so torch's autograd engine has no queue for it; register it "
+                  "first (torchparity.devices.get_adapter('emu:<profile>').setup() at start-up)")
+
+
+def _probe_autograd_engine(device_type: str) -> None:
+    """Fail now, in one line, if torch's autograd engine cannot serve the new device.
+
+    The engine sizes its per-device queues at the first backward of the process; a device
+    registered later trips an internal assert at its first backward. The probe runs under
+    the profile (op plans are cached per profile): a profile refusing its float32 ops
+    makes the probe inconclusive, not an error.
+    """
+    try:
+        x = torch.ones(1, device=device_type, requires_grad=True)
+        (x * 2).sum().backward()
+    except RuntimeError as exc:
+        if "device_ready_queues_" in str(exc):
+            raise RuntimeError(ENGINE_STARTED) from None
