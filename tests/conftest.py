@@ -1,19 +1,11 @@
 import os
 import sys
-from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SEED_APIS = [
-    "torch.autograd.gradcheck",
-    "torch.autograd.gradgradcheck",
-    "torch.autograd.profiler.emit_itt",
-    "torch.autograd.forward_ad.enter_dual_level",
-    "torch.autograd.forward_ad.unpack_dual",
-]
+from support import FIXTURES, SEED_APIS
 
 
 @pytest.fixture
@@ -25,19 +17,6 @@ def fixture_path(monkeypatch):
     yield FIXTURES
     for name in [m for m in sys.modules if m.startswith("tp_fixture")]:
         sys.modules.pop(name, None)
-
-
-def require_chromium():
-    """Skip without Chromium, unless TORCHPARITY_REQUIRE_CHROMIUM is set (CI): then fail."""
-    from torchparity.app.convert import find_chromium
-
-    exe = find_chromium()
-    if exe is None:
-        if os.environ.get("TORCHPARITY_REQUIRE_CHROMIUM"):
-            pytest.fail("TORCHPARITY_REQUIRE_CHROMIUM is set but no Chromium was found "
-                        "(apt-get install -y chromium)")
-        pytest.skip("no Chromium here (set TORCHPARITY_REQUIRE_CHROMIUM=1 to make this a failure)")
-    return exe
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import SEED_APIS
+from support import SEED_APIS
 
 
 def _cli(*args, env=None):

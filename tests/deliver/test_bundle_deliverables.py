@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import SEED_APIS
+from support import SEED_APIS
 
 from torchparity.deliver.gentest import file_name
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SEED_APIS
+from support import SEED_APIS
 
 from torchparity.app.gentest import gentest
 from torchparity.deliver.gentest import check_api_name, file_name, generate, safe_identifier

@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import require_chromium
+from support import require_chromium
 
 from torchparity.app.convert import dump_dom
 from torchparity.deliver.html import render_html

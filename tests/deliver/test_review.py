@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from support import FIXTURES
 
 from torchparity.app.review import our_facts, review
 from torchparity.deliver.review import parse, render, triage

@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import require_chromium
+from support import require_chromium
 
 from torchparity.app.convert import svg_to_png
 from torchparity.app.deliverables import write_screenshot

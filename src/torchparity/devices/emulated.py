@@ -28,7 +28,7 @@ class EmulatedAdapter(DeviceAdapter):
             return "emu: torch_npu is loaded in this process; the emulated 'npu' cannot coexist with it"
         from .emulator import support_problem
 
-        return support_problem()
+        return support_problem(self.profile)
 
     def setup(self) -> None:
         from .emulator import activate
@@ -60,4 +60,8 @@ class EmulatedAdapter(DeviceAdapter):
         return extra
 
     def error_patterns(self) -> List[Tuple[str, str, str]]:
-        return []
+        # What torch itself says where a Python backend cannot supply a hook, e.g.
+        # torch.empty(..., pin_memory=True) asking the PrivateUse1 hooks for a pinned
+        # allocator: a missing device feature, like the emulator's own refusals.
+        return [(r"PrivateUse1HooksInterface.*implement `(getPinnedMemoryAllocator|"
+                 r"getNewGenerator|getDefaultGenerator)`", "unsupported", "feature_limit")]

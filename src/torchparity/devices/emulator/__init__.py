@@ -1,16 +1,50 @@
-"""The emulated accelerator: a PrivateUse1 backend in pure Python driven by a profile.
+"""The emulated accelerator: a PrivateUse1 backend in pure Python, driven by a profile.
 
-Placeholder until the emulator lands: ``support_problem()`` says it is not built yet.
+``activate(profile)`` registers a device named ``profile.device_type`` (``npu`` for the
+Ascend profiles) that runs every op on the CPU and behaves like the device the profile
+describes. Nothing is registered until an emulated device is asked for; a process hosts
+one profile (PrivateUse1 cannot be unregistered), so a second ``activate`` with another
+profile raises. ``support_problem()`` says, without registering anything, whether this
+torch can host the emulator.
+
+How it works (modules of this package):
+
+- ``storage``: device tensors are plain PrivateUse1 tensors over host (CPU) memory; every
+  C++ alias finds the host bytes through the device storage's Python object.
+- ``dispatch``: one boxed fallback runs each op's CPU kernel on CPU views of the device
+  tensors and maps results back (aliases, in-place and ``out=`` as on the CPU); mixed
+  multi-dimensional CPU + device inputs raise "Expected all tensors to be on the same
+  device".
+- ``kernels``: explicit kernels (``_to_copy``, ``_copy_from``, ``set_``, ``resize_``,
+  convolution) and direct kernels for the structured ops.
+- ``checks``: profile enforcement before an op runs. The dtype checked is that of the first
+  tensor argument; factories are checked with their result dtype. A refusal is a
+  RuntimeError shaped like the real backend's (``"dot_npu" not implemented for 'Double'``).
+- ``features``: what lies outside kernels. With ``features.itt: false``,
+  ``torch.profiler.itt.is_available()`` returns False and ``emit_itt(enabled=True)``
+  raises "Can't use ITT profiler - PyTorch was compiled without ITT" (``errors.itt``);
+  this holds only once the emulator is active, i.e. for the rest of the process.
+  ``torch.Generator(device=<emu>)``, pinned memory and sparse/quantized layouts cannot be
+  emulated from Python and raise "... not supported by the emulated device".
+- ``module``: ``torch.<device_type>``: is_available, device_count (1), current_device,
+  set_device, synchronize, ``device`` context manager, seeding and RNG state,
+  ``get_amp_supported_dtype`` (autocast as the profile allows).
+- ``autocast``: cast policies for ``torch.autocast("<device>")`` (torch has none for
+  PrivateUse1).
+- ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).
+- ``numerics``: optional reduced-precision inputs for listed ops (``profile.numerics``).
+
+Random ops on the device use the device module's own generator, seeded by
+``torch.manual_seed`` together with the CPU's, so seeded runs agree with the CPU.
+
+Not emulated: more than one device (index 0 only), streams and events (torch's dummies),
+memory statistics, IPC/shared CUDA-style handles, ``torch.compile`` backends. Growing a
+device tensor (``resize_``, an ``out=`` that must grow) re-points it at new memory; other
+views of the old memory keep the old bytes.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from .registration import activate, active_profile, is_active, support_problem
 
-
-def support_problem() -> Optional[str]:
-    return "emu: the emulated accelerator is not built yet"
-
-
-def activate(profile) -> None:  # pragma: no cover - replaced by the real emulator
-    raise RuntimeError(support_problem())
+__all__ = ["activate", "active_profile", "is_active", "support_problem"]

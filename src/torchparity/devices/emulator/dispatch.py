@@ -1,0 +1,410 @@
+"""Running an aten op on the emulated device: the boxed PrivateUse1 fallback.
+
+Every op that reaches the PrivateUse1 key (and has no explicit kernel in ``kernels.py``)
+lands in :func:`fallback`. It looks up the op's :class:`Plan` (built once per op from its
+schema and the profile), then
+
+1. checks the profile (``profile.allows(op, dtype)``; see ``checks.py`` for which dtype),
+2. maps device tensors to CPU views of the same host bytes (``storage.cpu_view``) and
+   refuses mixed multi-dimensional CPU + device inputs like a real backend,
+3. replaces ``device=<emu>`` by the CPU and feeds the device's own generator to random ops,
+4. runs the CPU kernel,
+5. maps results back: a result in an input's memory becomes an alias of that input,
+   mutated arguments (in-place ``self``, ``out=``) are returned as the very device tensors
+   passed in, everything else gets a new device storage over the result's host bytes.
+
+Pure view ops run their Meta kernel directly on the device tensor (no CPU round trip).
+
+The hot path avoids pytree and closures: a plan is a flat description of where tensors
+sit in ``args``/``kwargs``. Nothing here keeps references between calls except the plan
+cache, so the fallback creates no reference cycles and memory stays flat.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import torch
+
+from . import storage as st
+from .checks import OpRule, rule_for
+from .numerics import reduce_inputs_rule
+
+_Tensor = torch.Tensor
+_META_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
+_CPU = torch.device("cpu")
+_strided = torch.strided
+
+# Kinds of tensor-carrying arguments and returns.
+T, OPT, LIST = 1, 2, 3
+
+# Pure view ops with a Meta kernel that aliases its input: run directly on the device tensor.
+META_VIEWS = frozenset({
+    "aten::view", "aten::as_strided", "aten::_reshape_alias", "aten::unfold",
+    "aten::view_as_real", "aten::view_as_complex",
+})
+
+# Ops that accept CPU tensors next to device tensors on real accelerators (copies,
+# indexing with CPU indices, re-pointing storage). Everything else refuses mixed
+# multi-dimensional inputs with the usual "Expected all tensors to be on the same device".
+MIXED_OK = frozenset({
+    "aten::_to_copy", "aten::copy_", "aten::_copy_from", "aten::_copy_from_and_resize",
+    "aten::copy", "aten::index", "aten::index_put_", "aten::index_put",
+    "aten::_index_put_impl_", "aten::_unsafe_index", "aten::_unsafe_index_put",
+    "aten::set_", "aten::lift_fresh", "aten::lift_fresh_copy", "aten::_local_scalar_dense",
+})
+
+
+class State:
+    """What the dispatch layer needs from the active emulator (set once by activate)."""
+
+    device_type: str = ""
+    profile = None
+    generator: Optional[torch.Generator] = None
+
+
+STATE = State()
+
+
+def _tensor_kind(ty) -> int:
+    """T / OPT / LIST for Tensor, Tensor?, Tensor[] / Tensor?[]; 0 for anything else."""
+    if isinstance(ty, torch._C.TensorType):
+        return T
+    if isinstance(ty, torch._C.OptionalType) and isinstance(ty.getElementType(), torch._C.TensorType):
+        return OPT
+    if isinstance(ty, torch._C.ListType):
+        el = ty.getElementType()
+        if isinstance(el, torch._C.TensorType) or (
+                isinstance(el, torch._C.OptionalType)
+                and isinstance(el.getElementType(), torch._C.TensorType)):
+            return LIST
+    return 0
+
+
+def _type_is(ty, cls) -> bool:
+    if isinstance(ty, torch._C.OptionalType):
+        ty = ty.getElementType()
+    return isinstance(ty, cls)
+
+
+class Plan:
+    """How to run one op overload: built from its schema once, then reused."""
+
+    __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
+                 "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single",
+                 "rule", "mixed_ok", "meta_view", "reduce", "rebox")
+
+    def __init__(self, op, call: Optional[Callable] = None):
+        schema = op._schema
+        self.op = op
+        self.call = call or op._op
+        self.name = schema.name  # "aten::add"
+        self.pos: List[Tuple[int, int]] = []  # (index, kind) of positional tensor args
+        self.kw: List[Tuple[str, int]] = []  # (name, kind) of keyword-only tensor args
+        self.out_kw: List[str] = []  # mutated keyword-only tensors (out=): may be resized
+        self.write_pos: Dict[str, int] = {}  # alias set -> positional index of a mutated arg
+        self.write_kw: Dict[str, str] = {}  # alias set -> name of a mutated keyword arg
+        self.device_arg = self.pin_arg = self.layout_arg = self.gen_kw = None
+        for i, arg in enumerate(schema.arguments):
+            kind = _tensor_kind(arg.type)
+            write = arg.alias_info is not None and arg.alias_info.is_write
+            if kind:
+                (self.kw.append((arg.name, kind)) if arg.kwarg_only
+                 else self.pos.append((i, kind)))
+                if write:
+                    key = _alias_key(arg.alias_info)
+                    if arg.kwarg_only:
+                        self.write_kw[key] = arg.name
+                        if kind == T:
+                            self.out_kw.append(arg.name)
+                    else:
+                        self.write_pos[key] = i
+            elif _type_is(arg.type, torch._C.DeviceObjType):
+                self.device_arg = (i, arg.name, arg.kwarg_only)
+            elif arg.name == "pin_memory":
+                self.pin_arg = (i, arg.name, arg.kwarg_only)
+            elif arg.name == "layout":
+                self.layout_arg = (i, arg.name, arg.kwarg_only)
+            elif _type_is(arg.type, torch._C._GeneratorType):
+                self.gen_kw = arg.name if arg.kwarg_only else None
+        # returns: ("w", where) mutated input returned as is; (kind, None) new/alias tensor
+        self.returns: List[Tuple[Any, Any]] = []
+        for ret in schema.returns:
+            kind = _tensor_kind(ret.type)
+            if kind and ret.alias_info is not None and ret.alias_info.is_write:
+                key = _alias_key(ret.alias_info)
+                if key in self.write_pos:
+                    self.returns.append(("w", self.write_pos[key]))
+                    continue
+                if key in self.write_kw:
+                    self.returns.append(("w", self.write_kw[key]))
+                    continue
+            self.returns.append((kind, None))
+        self.single = len(self.returns) == 1
+        # C++ hands wrapped numbers (x + 2 with a Tensor parameter) to Python as numbers;
+        # calling the op back accepts numbers only for add/sub/mul/div and friends.
+        self.rebox = [] if torch._C._should_allow_numbers_as_tensors(
+            self.name.split("::")[-1]) else [i for i, kind in self.pos if kind in (T, OPT)]
+        profile = STATE.profile
+        self.rule: Optional[OpRule] = rule_for(profile, op, STATE.device_type)
+        self.mixed_ok = self.name in MIXED_OK
+        self.meta_view = self.name in META_VIEWS
+        self.reduce = reduce_inputs_rule(profile, op)
+
+
+def _alias_key(info) -> str:
+    return ",".join(sorted(info.before_set))
+
+
+_PLANS: Dict[Any, Plan] = {}
+
+
+def plan_for(op) -> Plan:
+    plan = _PLANS.get(op)
+    if plan is None:
+        plan = _PLANS[op] = Plan(op)
+    return plan
+
+
+def register_plan(op, call: Callable) -> Plan:
+    """A plan that runs ``call`` (a CPU callable with the op's signature) instead of the op."""
+    plan = _PLANS[op] = Plan(op, call)
+    return plan
+
+
+def fallback(op, *args, **kwargs):
+    """The boxed PrivateUse1 fallback (also bound per op as a direct kernel)."""
+    plan = _PLANS.get(op)
+    if plan is None:
+        plan = plan_for(op)
+    return run(plan, args, kwargs)
+
+
+class _Call:
+    """Per-call bookkeeping while mapping arguments (no references survive the call)."""
+
+    __slots__ = ("owners", "device", "cpu_dims", "dtype")
+
+    def __init__(self):
+        self.owners: Dict[int, torch.UntypedStorage] = {}
+        self.device = None
+        self.cpu_dims = False
+        self.dtype = None
+
+    def map(self, a):
+        if not isinstance(a, _Tensor):
+            return a
+        if self.dtype is None:
+            self.dtype = a.dtype
+        if a.is_cpu:
+            if a.dim():
+                self.cpu_dims = True
+            return a
+        if a.device.type != STATE.device_type:
+            return a
+        self.device = a.device
+        dev = a.untyped_storage()
+        view = st.cpu_view(a)
+        self.owners[dev.data_ptr()] = dev
+        return view
+
+    def map_list(self, xs):
+        return [self.map(x) for x in xs]
+
+    def map_out(self, a):
+        """A CPU view for an out= tensor whose storage the CPU kernel may not reallocate."""
+        if not isinstance(a, _Tensor) or a.is_cpu:
+            return self.map(a)
+        self.device = a.device
+        view = st.cpu_view(a)
+        fixed = torch._C._construct_storage_from_data_pointer(
+            view.untyped_storage().data_ptr(), _CPU, view.untyped_storage().nbytes())
+        out = torch.empty(0, dtype=a.dtype, device=_CPU).set_(fixed, view.storage_offset(), view.size(),
+                                                   view.stride())
+        return out
+
+
+def run(plan: Plan, args: tuple, kwargs: dict):
+    if plan.meta_view:
+        if plan.rule is not None:
+            plan.rule.check(_first_dtype(args))
+        return plan.op._handle.redispatch_boxed(_META_KEYS, *args, **kwargs)
+
+    call = _Call()
+    cargs = list(args)
+    n = len(cargs)
+    for i, kind in plan.pos:
+        if i < n:
+            a = cargs[i]
+            if a is not None:
+                cargs[i] = call.map_list(a) if kind == LIST else call.map(a)
+    ckwargs = dict(kwargs) if kwargs else {}
+    outs = None
+    for name, kind in plan.kw:
+        a = ckwargs.get(name)
+        if a is not None:
+            if name in plan.out_kw:
+                if outs is None:
+                    outs = []
+                outs.append(name)
+                ckwargs[name] = call.map_out(a)
+            else:
+                ckwargs[name] = call.map_list(a) if kind == LIST else call.map(a)
+
+    if plan.rebox:
+        for i in plan.rebox:
+            if i < n and isinstance(cargs[i], _NUMBERS):
+                cargs[i] = _box(cargs[i], cargs)
+    if call.device is not None and call.cpu_dims and not plan.mixed_ok:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {call.device} and cpu!")
+    result_device = call.device
+    if plan.device_arg is not None:
+        result_device = _device_argument(plan, cargs, ckwargs, result_device)
+    if plan.pin_arg is not None and _get(plan.pin_arg, cargs, ckwargs):
+        raise st.feature_error("pinned memory (pin_memory=True)")
+    if plan.layout_arg is not None:
+        layout = _get(plan.layout_arg, cargs, ckwargs)
+        if layout is not None and layout is not _strided:
+            raise st.feature_error(f"layout {layout} (sparse tensors)")
+    if plan.gen_kw is not None and result_device is not None and result_device.type != "cpu":
+        if ckwargs.get(plan.gen_kw) is None:
+            ckwargs[plan.gen_kw] = STATE.generator
+
+    rule = plan.rule
+    if rule is not None and call.dtype is not None:
+        rule.check(call.dtype)
+    if plan.reduce is not None:
+        plan.reduce(call.dtype, cargs, ckwargs)
+
+    if outs is None:
+        out = plan.call(*cargs, **ckwargs)
+    else:
+        out = _call_with_outs(plan, cargs, ckwargs, outs, kwargs)
+
+    if rule is not None and call.dtype is None:
+        rule.check(_result_dtype(out))
+    if result_device is None or result_device.type == "cpu":
+        return out
+    return _results(plan, out, args, kwargs, result_device, call.owners)
+
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _box(number, cargs):
+    """A 0-dim tensor standing for a wrapped number among the op's tensor arguments.
+
+    A wrapped number takes part in type promotion like a Python scalar. A 0-dim float64
+    (int64, complex128) tensor gives the same result dtype in most cases and keeps full
+    precision; where it would not (an integer tensor with a float number, say), use the
+    result dtype the wrapped number would have produced.
+    """
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+
+    full = {bool: torch.bool, int: torch.int64, float: torch.float64,
+            complex: torch.complex128}[type(number)]
+    boxed = torch.tensor(number, dtype=full, device=_CPU)
+    tensors = [a for a in cargs if isinstance(a, _Tensor)]
+    if not tensors:
+        return boxed
+    kind = ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT
+    try:
+        wrapped = elementwise_dtypes(*tensors, number, type_promotion_kind=kind)[1]
+        as_box = elementwise_dtypes(*tensors, boxed, type_promotion_kind=kind)[1]
+    except Exception:
+        return boxed
+    return boxed if wrapped == as_box else torch.tensor(number, dtype=wrapped, device=_CPU)
+
+
+def _first_dtype(args):
+    for a in args:
+        if isinstance(a, _Tensor):
+            return a.dtype
+    return None
+
+
+def _result_dtype(out):
+    if isinstance(out, _Tensor):
+        return out.dtype
+    if isinstance(out, (tuple, list)) and out and isinstance(out[0], _Tensor):
+        return out[0].dtype
+    return None
+
+
+def _get(where, cargs, ckwargs):
+    i, name, kwarg_only = where
+    if kwarg_only or i >= len(cargs):
+        return ckwargs.get(name)
+    return cargs[i]
+
+
+def _device_argument(plan: Plan, cargs, ckwargs, result_device):
+    i, name, kwarg_only = plan.device_arg
+    if kwarg_only or i >= len(cargs):
+        dev = ckwargs.get(name)
+        if dev is None:
+            return result_device
+        ckwargs[name] = _CPU
+    else:
+        dev = cargs[i]
+        if dev is None:
+            return result_device
+        cargs[i] = _CPU
+    if not isinstance(dev, torch.device):
+        dev = torch.device(dev)
+    if dev.type == STATE.device_type:
+        if dev.index not in (None, 0):
+            raise RuntimeError(f"Invalid device {dev}: the emulated device has one "
+                               f"{STATE.device_type} device, index 0")
+        return torch.device(dev.type, 0)
+    return dev
+
+
+def _call_with_outs(plan: Plan, cargs, ckwargs, outs, kwargs):
+    """Run an out= op; resize the device outs the way the CPU kernel resized their views."""
+    try:
+        out = plan.call(*cargs, **ckwargs)
+    except RuntimeError as exc:
+        if "not resizable" not in str(exc):
+            raise
+        # The CPU kernel wants to grow an output: give it fresh CPU tensors, then re-point
+        # each device output at the new memory (views of the old memory keep the old bytes).
+        for name in outs:
+            ckwargs[name] = torch.empty(0, dtype=kwargs[name].dtype, device=_CPU)
+        out = plan.call(*cargs, **ckwargs)
+        for name in outs:
+            _rebind(kwargs[name], ckwargs[name])
+        return out
+    for name in outs:
+        dev, view = kwargs[name], ckwargs[name]
+        if (view.size() != dev.size() or view.stride() != dev.stride()
+                or view.storage_offset() != dev.storage_offset()):
+            st.set_metadata(dev, dev.untyped_storage(), view.storage_offset(), view.size(),
+                            view.stride())
+    return out
+
+
+def _rebind(dev: torch.Tensor, view: torch.Tensor) -> None:
+    storage = st.device_storage(view.untyped_storage(), dev.device)
+    st.set_metadata(dev, storage, view.storage_offset(), view.size(), view.stride())
+
+
+def _results(plan: Plan, out, args, kwargs, device, owners):
+    if not plan.returns:
+        return None
+    if plan.single:
+        return _one(plan.returns[0], out, args, kwargs, device, owners)
+    return tuple(_one(spec, o, args, kwargs, device, owners)
+                 for spec, o in zip(plan.returns, out))
+
+
+def _one(spec, o, args, kwargs, device, owners):
+    kind, where = spec
+    if kind == "w":
+        return args[where] if isinstance(where, int) else kwargs[where]
+    if kind == T or kind == OPT:  # an undefined Tensor result reaches Python as None
+        return None if o is None else st.wrap(o, device, owners)
+    if kind == LIST:
+        return [None if x is None else st.wrap(x, device, owners) for x in o]
+    return o

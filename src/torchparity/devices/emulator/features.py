@@ -1,0 +1,147 @@
+"""Device features around the kernels: build options, generators, pinned memory, storages.
+
+Installed once by ``activate()`` and never removed (a PrivateUse1 registration cannot be
+undone within a process either):
+
+- ITT (``profile.features.itt: false``): ``torch.profiler.itt.is_available()`` returns
+  False, and entering ``torch.autograd.profiler.emit_itt(enabled=True)`` or calling
+  ``torch.profiler.itt.range_push/range_pop/mark`` raises ``RuntimeError(profile.errors.itt)``
+  ("Can't use ITT profiler - PyTorch was compiled without ITT"), as in a build without
+  ITT. ``emit_itt(enabled=False)`` stays a no-op. torch 2.13's emit_itt does not consult
+  ``is_available()``, hence the patched ``__enter__``.
+- ``torch.Generator(device=<emu>)``: a Python backend cannot provide device generators
+  (the hook is not exposed to Python); ``torch.Generator`` is replaced by a thin subclass
+  that refuses the emulated device with "... not supported by the emulated device" and
+  otherwise returns a plain ``torch._C.Generator`` (``isinstance`` keeps working).
+- ``Tensor.pin_memory()``: the CPU's ``_pin_memory`` kernel is replaced by one raising
+  "pinned memory ... not supported by the emulated device" (no pinned allocator exists
+  for the emulated device).
+- ``torch.UntypedStorage(n, device=<emu>)``: C++ would allocate with a PrivateUse1
+  allocator that does not exist (a segfault); the constructor makes host memory and the
+  device storage over it. ``torch.load``/``deepcopy``/``storage.to(<emu>)`` go through it.
+- sparse / sparse CSR / quantized dispatch keys of the device: a fallback raising
+  "... not supported by the emulated device".
+- ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
+  the Python device guard cannot implement stream synchronisation).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+from . import storage as st
+from .dispatch import STATE
+
+
+def install_itt(profile) -> None:
+    if profile.features.itt:
+        return
+    message = profile.errors.itt
+    import torch.autograd.profiler as autograd_profiler
+    import torch.profiler.itt as itt
+
+    def is_available() -> bool:
+        return False
+
+    def unavailable(*args, **kwargs):
+        raise RuntimeError(message)
+
+    itt.is_available = is_available
+    itt.range_push = unavailable
+    itt.range_pop = unavailable
+    itt.mark = unavailable
+    emit_itt = autograd_profiler.emit_itt
+    original_enter = emit_itt.__enter__
+
+    def __enter__(self):
+        if self.enabled:
+            raise RuntimeError(message)
+        return original_enter(self)
+
+    __enter__.__wrapped__ = original_enter
+    emit_itt.__enter__ = __enter__
+
+
+def install_generator() -> None:
+    base = torch._C.Generator
+
+    class _GeneratorMeta(type(base)):
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, base)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, base)
+
+    class Generator(base, metaclass=_GeneratorMeta):
+        __doc__ = base.__doc__
+
+        def __new__(cls, device="cpu"):
+            dev = torch.device(device) if not isinstance(device, torch.device) else device
+            if dev.type == STATE.device_type:
+                raise st.feature_error(f"torch.Generator(device='{dev}')")
+            return base(device)
+
+    Generator.__module__ = "torch"
+    Generator.__qualname__ = "Generator"
+    torch.Generator = Generator
+
+
+def _pin_memory(self, device=None):
+    raise st.feature_error("pinned memory (Tensor.pin_memory())")
+
+
+def install_pin_memory(lib: torch.library.Library) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
+        lib.impl("_pin_memory", _pin_memory, "CPU")
+
+
+def install_storage() -> None:
+    cls = torch.UntypedStorage
+    c_new = torch._C.StorageBase.__new__
+
+    def __new__(klass, *args, device=None, **kwargs):
+        if device is not None:
+            dev = torch.device(device) if not isinstance(device, torch.device) else device
+            if dev.type == STATE.device_type:
+                if dev.index not in (None, 0):
+                    raise RuntimeError(f"Invalid device {dev}: the emulated device has one "
+                                       f"{STATE.device_type} device, index 0")
+                host = c_new(klass, *args, **kwargs)
+                return st.device_storage(host, torch.device(dev.type, 0))
+            kwargs["device"] = device
+        return c_new(klass, *args, **kwargs)
+
+    cls.__new__ = __new__
+
+
+def install_accelerator() -> None:
+    """``torch.accelerator.synchronize()`` asks the device guard to synchronise every
+    stream, which a Python device guard cannot implement: the emulated device runs
+    synchronously, so it has nothing to wait for."""
+    import torch.accelerator as acc
+
+    original = acc.synchronize
+
+    def synchronize(device=None, /) -> None:
+        if acc.current_accelerator().type == STATE.device_type:
+            return None
+        return original(device)
+
+    synchronize.__doc__ = original.__doc__
+    synchronize.__wrapped__ = original
+    acc.synchronize = synchronize
+
+
+def _sparse_fallback(op, *args, **kwargs):
+    raise st.feature_error(f"{op._schema.name} on a sparse or quantized tensor")
+
+
+def install_layout_fallbacks(lib: torch.library.Library) -> None:
+    for key in ("SparsePrivateUse1", "SparseCsrPrivateUse1", "QuantizedPrivateUse1"):
+        try:
+            lib.fallback(_sparse_fallback, key)
+        except (RuntimeError, ValueError):  # a key this torch does not have
+            pass

@@ -1,0 +1,192 @@
+"""Explicit PrivateUse1 kernels: the ops the generic fallback cannot express.
+
+- ``_to_copy``: ``.to(dev, non_blocking=True)`` / ``.cpu()`` would otherwise need a
+  pinned-memory hook Python cannot provide; ``_to_copy(cpu_tensor, device=<emu>)`` lands
+  here too.
+- ``_copy_from`` / ``_copy_from_and_resize``: ``copy_`` between the CPU and the device.
+- ``set_`` (all overloads) and ``resize_``: they change which memory a device tensor
+  points at, so they work on the device tensor itself rather than on a CPU view.
+- ``convolution_overrideable`` / ``convolution_backward_overrideable``: what
+  ``aten::convolution`` picks for an out-of-tree device; mapped to the CPU's
+  ``convolution`` / ``convolution_backward``.
+- the ~440 structured functional ops (CompositeExplicitAutogradNonFunctional kernels):
+  bound directly to the fallback, so ``add`` costs one Python call instead of two
+  (allocate the output, then run ``add.out``). The same for the few ops with both a CPU
+  kernel and a generic composite (``native_layer_norm``...), so the device computes them
+  with the CPU kernel, not with a differently rounded decomposition.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import List
+
+import torch
+
+from . import storage as st
+from .dispatch import STATE, fallback, plan_for, register_plan
+
+aten = torch.ops.aten
+_CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+_strided = torch.strided
+
+
+def _ours(t) -> bool:
+    return isinstance(t, torch.Tensor) and not t.is_cpu and t.device.type == STATE.device_type
+
+
+def _check(op, t) -> None:
+    rule = plan_for(op).rule
+    if rule is not None:
+        rule.check(t.dtype if isinstance(t, torch.Tensor) else None)
+
+
+def to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None,
+            non_blocking=False, memory_format=None):
+    if pin_memory:
+        raise st.feature_error("pinned memory (pin_memory=True)")
+    if layout is not None and layout is not _strided:
+        raise st.feature_error(f"layout {layout} (sparse tensors)")
+    _check(aten._to_copy.default, self)
+    target = self.device if device is None else torch.device(device)
+    src = st.cpu_view(self) if _ours(self) else self
+    out = aten._to_copy.default(src, dtype=dtype, memory_format=memory_format)
+    if target.type == STATE.device_type:
+        if target.index not in (None, 0):
+            raise RuntimeError(f"Invalid device {target}: the emulated device has one "
+                               f"{STATE.device_type} device, index 0")
+        return st.wrap(out, torch.device(target.type, 0))
+    if target.type == "cpu":
+        return out
+    return out.to(target)
+
+
+def copy_from(self, dst, non_blocking=False):
+    _check(aten._copy_from.default, self)
+    src = st.cpu_view(self) if _ours(self) else self
+    target = st.cpu_view(dst) if _ours(dst) else dst
+    target.copy_(src)
+    return dst
+
+
+def copy_from_and_resize(self, dst):
+    _check(aten._copy_from_and_resize.default, self)
+    if dst.size() != self.size():
+        if _ours(dst):
+            resize_(dst, self.size())
+        else:
+            dst.resize_(self.size())
+    return copy_from(self, dst)
+
+
+def set_storage(self, source, storage_offset=0, size=None, stride=None):
+    if size is None:
+        aten.set_.source_Storage._handle.redispatch_boxed(_CPU_KEYS, self, source)
+    else:
+        aten.set_.source_Storage_storage_offset._handle.redispatch_boxed(
+            _CPU_KEYS, self, source, storage_offset, size, [] if stride is None else stride)
+    return self
+
+
+def set_tensor(self, source):
+    if not _ours(source):
+        raise RuntimeError(f"Attempted to set the storage of a tensor on device \"{self.device}\" "
+                           f"to a storage on different device \"{source.device}\".  This is no "
+                           "longer allowed; the devices must match.")
+    st.set_metadata(self, source.untyped_storage(), source.storage_offset(), source.size(),
+                    source.stride())
+    return self
+
+
+def set_empty(self):
+    empty = st.device_storage(torch.UntypedStorage(0), self.device)
+    st.set_metadata(self, empty, 0, [0], [1])
+    return self
+
+
+def resize_(self, size, memory_format=None):
+    """Grow the host memory when needed (keeping the bytes), then let the CPU kernel set
+    the geometry. Growing re-points this tensor at new memory; other views of the old
+    memory keep the old bytes (a real device would reallocate in place)."""
+    _check(aten.resize_.default, self)
+    numel = 1
+    for s in size:
+        numel *= s
+    needed = (self.storage_offset() + numel) * self.element_size() if numel else 0
+    storage = self.untyped_storage()
+    if needed > storage.nbytes():
+        old = st.host_of(storage)
+        host = torch.UntypedStorage(needed)
+        if old.nbytes():
+            dst = st.new_host_tensor(0, torch.uint8).set_(host, 0, [old.nbytes()], [1])
+            dst.copy_(st.new_host_tensor(0, torch.uint8).set_(old))
+        st.set_metadata(self, st.device_storage(host, self.device), self.storage_offset(),
+                        self.size(), self.stride())
+    aten.resize_.default._handle.redispatch_boxed(_CPU_KEYS, self, size,
+                                                  memory_format=memory_format)
+    return self
+
+
+def _convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed,
+                          output_padding, groups, output_mask):
+    bias_sizes = [weight.size(1) * groups] if transposed else [weight.size(0)]
+    return aten.convolution_backward.default(grad_output, input, weight, bias_sizes, stride,
+                                             padding, dilation, transposed, output_padding,
+                                             groups, output_mask)
+
+
+EXPLICIT = {
+    "_to_copy": to_copy,
+    "_copy_from": copy_from,
+    "_copy_from_and_resize": copy_from_and_resize,
+    "set_.source_Storage": set_storage,
+    "set_.source_Storage_storage_offset": set_storage,
+    "set_.source_Tensor": set_tensor,
+    "set_": set_empty,
+    "resize_": resize_,
+}
+
+
+def register(lib: torch.library.Library) -> int:
+    """Register the explicit and direct kernels on ``lib`` (aten, IMPL); returns how many."""
+    for name, fn in EXPLICIT.items():
+        lib.impl(name, fn, "PrivateUse1")
+    conv = aten.convolution_overrideable.default
+    conv_bwd = aten.convolution_backward_overrideable.default
+    register_plan(conv, aten.convolution.default._op)
+    register_plan(conv_bwd, _convolution_backward)
+    lib.impl("convolution_overrideable", functools.partial(fallback, conv), "PrivateUse1")
+    lib.impl("convolution_backward_overrideable", functools.partial(fallback, conv_bwd),
+             "PrivateUse1")
+    count = len(EXPLICIT) + 2
+    for name in _structured_ops():
+        op = _overload(name)
+        if op is None:
+            continue
+        lib.impl(name.split("::", 1)[1], functools.partial(fallback, op), "PrivateUse1")
+        count += 1
+    return count
+
+
+def _structured_ops() -> List[str]:
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    names = []
+    for name in torch._C._dispatch_get_all_op_names():
+        if not name.startswith("aten::"):
+            continue
+        if not has(name, "CPU") or has(name, "PrivateUse1"):
+            continue
+        # structured ops, and the few whose CPU kernel PrivateUse1 would otherwise swap for
+        # a generic composite (native_layer_norm, native_group_norm, addr, ...)
+        if (has(name, "CompositeExplicitAutogradNonFunctional")
+                or has(name, "CompositeExplicitAutograd")):
+            names.append(name)
+    return names
+
+
+def _overload(name: str):
+    base, _, overload = name[len("aten::"):].partition(".")
+    try:
+        return getattr(getattr(aten, base), overload or "default")
+    except (AttributeError, RuntimeError):
+        return None

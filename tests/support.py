@@ -1,0 +1,29 @@
+"""Constants and helpers shared by tests (importable: pyproject puts tests/ on sys.path)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SEED_APIS = [
+    "torch.autograd.gradcheck",
+    "torch.autograd.gradgradcheck",
+    "torch.autograd.profiler.emit_itt",
+    "torch.autograd.forward_ad.enter_dual_level",
+    "torch.autograd.forward_ad.unpack_dual",
+]
+
+
+
+def require_chromium():
+    """Skip without Chromium, unless TORCHPARITY_REQUIRE_CHROMIUM is set (CI): then fail."""
+    from torchparity.app.convert import find_chromium
+
+    exe = find_chromium()
+    if exe is None:
+        if os.environ.get("TORCHPARITY_REQUIRE_CHROMIUM"):
+            pytest.fail("TORCHPARITY_REQUIRE_CHROMIUM is set but no Chromium was found "
+                        "(apt-get install -y chromium)")
+        pytest.skip("no Chromium here (set TORCHPARITY_REQUIRE_CHROMIUM=1 to make this a failure)")
+    return exe
