@@ -1,0 +1,48 @@
+"""Sweep and predict on the emulated device (a device like any other: only its spec here)."""
+
+import pytest
+
+from torchparity.app.predict import against_sweep, predict
+from torchparity.app.sweep import sweep
+from torchparity.devices import get_adapter
+from torchparity.results.models import EMULATED_BANNER
+
+reason = get_adapter("emu:allow-all").unavailable_reason()
+pytestmark = pytest.mark.skipif(reason is not None, reason=reason or "")
+
+PROFILE = """\
+name: test-no-dot-f64
+device_type: npu
+ops:
+  aten.dot: {dtypes: [float16, bfloat16, float32, int64]}
+  aten.linalg_vector_norm: {dtypes: [float16, bfloat16, float32]}
+"""
+APIS = ["torch.dot", "torch.nn.functional.normalize", "torch.add", "torch.sort"]
+DTYPES = ["bool", "int64", "float16", "float32", "float64"]
+
+
+def test_allow_all_has_no_false_fails_and_is_labelled(tmp_path):
+    s = sweep(out=str(tmp_path), device="emu:allow-all", apis=APIS, dtypes=DTYPES, jobs=2)
+    assert s.ran == s.planned and s.problems == 0, s.totals
+    assert s.totals.get("pass", 0) >= 10
+    md = (tmp_path / "matrix.md").read_text(encoding="utf-8")
+    assert md.splitlines()[0] == EMULATED_BANNER
+
+
+def test_sweep_confirms_every_prediction(tmp_path):
+    prof = tmp_path / "p.yaml"
+    prof.write_text(PROFILE, encoding="utf-8")
+    out = tmp_path / "o"
+    s = sweep(out=str(out), device=f"emu:{prof}", apis=APIS, dtypes=DTYPES, jobs=2)
+    assert s.problems == 0, s.totals
+    preds = predict(APIS, str(prof), dtypes=DTYPES)
+    conf = against_sweep(preds, str(out))
+    assert conf.compared >= 15 and conf.disagreements == [], conf.disagreements
+    f64 = [p for p in preds if p.api == "torch.dot" and p.dtype == "float64"][0]
+    assert f64.status == "unsupported" and f64.refusals[0].op == "aten.dot"
+
+
+@pytest.mark.slow
+def test_full_op_db_float32_on_allow_all_has_no_false_fails(tmp_path):
+    s = sweep(out=str(tmp_path), device="emu:allow-all", all_opinfo=True, dtypes=["float32"])
+    assert s.planned >= 700 and s.problems == 0, s.totals
