@@ -219,7 +219,8 @@ def profile_build(
         path = out / f"{name}.yaml"
         write_text_atomic(path, dump_profile(profile))
         restricted = sum(1 for e in profile.ops.values() if not e.supported or e.dtypes is not None)
-        out_console.print(f"wrote {path}: {len(profile.ops)} ops ({restricted} restricted), itt={profile.features.itt}")
+        out_console.print(f"wrote {path}: {len(profile.ops)} ops ({restricted} restricted), "
+                          f"itt={profile.features.itt}", soft_wrap=True)
 
 
 def _fail_line(message: str) -> None:

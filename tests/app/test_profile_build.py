@@ -74,3 +74,10 @@ def test_unknown_chip_and_bad_observations(docs, tmp_path):
     bad.write_text("observations: [{dtypes: [float64]}]\n", encoding="utf-8")
     with pytest.raises(InputError, match="obs.yaml"):
         build_profiles(docs, "2.12.0", observations=bad, compute_ops=OPS.get)
+@pytest.mark.parametrize("name", ["ascend-a2"])
+def test_shipped_profile_rebuilds_identically(name):
+    shipped = load_profile(name)
+    version = shipped.generated["docs"].rsplit("pytorch_", 1)[1].replace("-", ".")
+    chip = shipped.chips[0]
+    rebuilt = build_profiles(DATA, version, chips=[chip])[name]
+    assert dump_profile(rebuilt) == Path(shipped.path).read_text(encoding="utf-8")

@@ -46,3 +46,38 @@ def test_sweep_confirms_every_prediction(tmp_path):
 def test_full_op_db_float32_on_allow_all_has_no_false_fails(tmp_path):
     s = sweep(out=str(tmp_path), device="emu:allow-all", all_opinfo=True, dtypes=["float32"])
     assert s.planned >= 700 and s.problems == 0, s.totals
+
+
+def _a2_rows(out):
+    import json
+
+    rows = json.loads((out / "matrix.json").read_text(encoding="utf-8"))["rows"]
+    return {(r["api"], r["dtype"]): r for r in rows}
+
+
+SEED_OPS = ["torch.mm", "torch.dot", "torch.linalg.vector_norm", "torch.nn.functional.relu"]
+
+
+def _assert_seed_ops(rows):
+    # seed 000: Ascend NPUs do not support float64 linalg.vector_norm, dot, mm, relu
+    for api in SEED_OPS:
+        f64, f32 = rows[(api, "float64")], rows[(api, "float32")]
+        assert (f64["status"], f64["cause"]) == ("unsupported", "dtype_limit"), f64
+        assert "not implemented for 'Double'" in f64["detail"]
+        assert f32["status"] == "pass", f32
+
+
+def test_shipped_ascend_a2_profile_refuses_the_seed_float64_ops(tmp_path):
+    s = sweep(out=str(tmp_path), device="emu:ascend-a2", apis=SEED_OPS,
+              dtypes=["float32", "float64"], jobs=2)
+    assert s.ran == s.planned
+    _assert_seed_ops(_a2_rows(tmp_path))
+
+
+@pytest.mark.slow
+def test_full_op_db_sweep_on_ascend_a2_completes(tmp_path):
+    dtypes = ["float32", "float16", "bfloat16", "float64"]
+    s = sweep(out=str(tmp_path), device="emu:ascend-a2", all_opinfo=True, dtypes=dtypes)
+    assert s.planned >= 700 * len(dtypes) and s.ran == s.planned, s.totals
+    assert s.totals.get("crash", 0) == 0 and s.totals.get("timeout", 0) == 0, s.totals
+    _assert_seed_ops(_a2_rows(tmp_path))

@@ -10,7 +10,8 @@ For each chip, a profile of per-aten-op dtype support:
    allowed (``default: allow``).
 2. Hardware observations (``sources/ascend-observations.yaml``) settle what the docs get
    wrong or contradict: a scenario that passed on a chip adds its dtype to every op it
-   dispatched there; an op seen refusing a dtype loses it. Entries that disagree about
+   dispatched there (traced on the emulated device, after decomposition); an op seen
+   refusing a dtype loses it. Entries that disagree about
    one op are noted in the profile.
 3. Build features from the docs: ``itt`` is off for a chip where emit_itt is ✘.
 
@@ -110,28 +111,40 @@ def _single_op_entries(entries: Iterable[VendorEntry], compute_ops: ComputeOps,
     return out
 
 
-def _scenario_ops(ref: str, dtype: str) -> List[str]:
-    """The device ops of a registered scenario run on the CPU in ``dtype``."""
-    import torch
+def observed_device_ops(refs: Sequence[Tuple[str, str]], device: str = "emu:allow-all"
+                        ) -> Dict[Tuple[str, str], List[str]]:
+    """{(scenario ref, dtype): ops that reached the device in that dtype}.
 
-    from ..api.classify import code_objects
-    from ..api.footprint import FootprintRecorder
-    from ..api.resolve import resolve
+    Runs the registered scenarios in a worker on an emulated device that allows every op
+    and traces the ops *after* decomposition (``allclose`` reaches a device as ``isclose``,
+    ``ne``, ...): these are what a real device was asked to run when the scenario passed.
+    """
+    from ..run.pool import WorkerPool
     from ..scenarios import registry
 
-    api, _, sid = ref.partition(":")
     registry.load_suites()
-    try:
-        sc = registry.find(api, sid)
-    except KeyError:
-        raise InputError(f"observation names an unknown scenario {ref!r}") from None
-    obj = resolve(api).obj
-    rec = FootprintRecorder("cpu", api_objects=[obj], api_codes=code_objects(obj),
-                            user_files=[sc.source_file])
-    torch.manual_seed(0)
-    with rec:
-        sc.fn("cpu", getattr(torch, dtype))
-    return sorted({e.op for e in rec.entries() if dtype in e.dtypes})
+    cases = []
+    for ref, dtype in refs:
+        api, _, sid = ref.partition(":")
+        try:
+            registry.find(api, sid)
+        except KeyError:
+            raise InputError(f"observation names an unknown scenario {ref!r}") from None
+        cases.append({"kind": "suite", "api": api, "scenario": sid, "dtype": dtype,
+                      "device_ops": True})
+    found: Dict[Tuple[str, str], List[str]] = {}
+
+    def on_event(event) -> None:
+        ref, dtype = refs[event.index]
+        ops = (event.payload or {}).get("device_ops")
+        if event.kind != "result" or ops is None:
+            raise InputError(f"observation scenario {ref} [{dtype}] could not be traced on "
+                             f"{device}: {event.detail or event.payload}")
+        found[(ref, dtype)] = sorted({op for op, dt in ops if dt == dtype})
+
+    if cases:
+        WorkerPool({"device": device, "modules": []}, jobs=1).run(cases, [300.0] * len(cases), on_event)
+    return found
 
 
 def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] = (),
@@ -146,8 +159,10 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
         raise InputError(f"no Ascend chip matches {list(chips)}; known: {', '.join(index.chips)}")
     pairs = _single_op_entries(index, compute_ops, progress)
     obs = load_observations(observations) if observations else Observations(observations=[])
+    refs = [(ref, dtype) for o in obs.observations for ref in o.passed for dtype in o.dtypes]
+    traced = observed_device_ops(refs)
     observed: List[Tuple[Observation, str, List[str]]] = [
-        (o, dtype, _scenario_ops(ref, dtype)) for o in obs.observations
+        (o, dtype, traced[(ref, dtype)]) for o in obs.observations
         for ref in o.passed for dtype in o.dtypes]
     itt_entry = index.lookup(ITT_API)
 

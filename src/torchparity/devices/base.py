@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from contextlib import nullcontext
+from typing import ContextManager, Dict, List, Optional, Set, Tuple
 
 from ..results.models import DeviceInfo
 
@@ -55,6 +56,11 @@ class DeviceAdapter:
     def error_patterns(self) -> List[Tuple[str, str, str]]:
         """Backend-specific (regex, status, cause) rows the judge adds to its own table."""
         return []
+
+    def trace_ops(self) -> ContextManager[Optional[Set[Tuple[str, str]]]]:
+        """Context manager collecting the (aten op, dtype) pairs that reach the device
+        itself, after decomposition; yields None where the backend cannot tell."""
+        return nullcontext(None)
 
     def worker_env(self) -> Dict[str, str]:
         """Environment variables a worker subprocess needs for this backend."""

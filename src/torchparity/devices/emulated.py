@@ -24,11 +24,13 @@ class EmulatedAdapter(DeviceAdapter):
         self.type = self.profile.device_type
 
     def unavailable_reason(self) -> Optional[str]:
+        """Whether this torch can host the emulator. Work runs in worker processes, so a
+        profile this process may already host does not matter here; setup() checks it."""
         if self.type == "npu" and "torch_npu" in sys.modules:
             return "emu: torch_npu is loaded in this process; the emulated 'npu' cannot coexist with it"
         from .emulator import support_problem
 
-        return support_problem(self.profile)
+        return support_problem()
 
     def setup(self) -> None:
         from .emulator import activate
@@ -58,6 +60,11 @@ class EmulatedAdapter(DeviceAdapter):
         if self.profile.chips:
             extra["chips"] = ", ".join(self.profile.chips)
         return extra
+
+    def trace_ops(self):
+        from .emulator import trace_ops
+
+        return trace_ops()
 
     def error_patterns(self) -> List[Tuple[str, str, str]]:
         # What torch itself says where a Python backend cannot supply a hook, e.g.

@@ -127,6 +127,21 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
     return recorder.entries()
 
 
+def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -> Optional[List[List[str]]]:
+    """The (op, dtype) pairs that reached the device itself in one more device run, or
+    None where the backend cannot trace them."""
+    torch.manual_seed(SEED)
+    with adapter.trace_ops() as seen:
+        if seen is None:
+            return None
+        try:
+            sc.fn(adapter.torch_device, dtype)
+            adapter.synchronize()
+        except Exception:
+            pass  # ops up to a failure are recorded
+    return sorted([op, dt] for op, dt in seen)
+
+
 def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint: bool = False,
             api_obj: Any = None, api_codes: Sequence[Any] = ()) -> Tuple[ScenarioResult, List[FootprintEntry]]:
     dtype = getattr(torch, dtype_name)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+import torch
+
 from ..api.classify import code_objects
 from ..api.resolve import resolve
 from ..scenarios import registry
-from .execute import execute
+from .execute import execute, trace_device_ops
 from .handlers import WorkerContext, register
 
 
@@ -20,5 +22,8 @@ def handle_suite(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     api_obj = resolve(case["api"]).obj
     result, entries = execute(sc, case["dtype"], ctx.adapter, footprint=case.get("footprint", False),
                               api_obj=api_obj, api_codes=code_objects(api_obj))
-    return {"result": result.model_dump(mode="json"),
-            "footprint": [e.model_dump(mode="json") for e in entries]}
+    payload = {"result": result.model_dump(mode="json"),
+               "footprint": [e.model_dump(mode="json") for e in entries]}
+    if case.get("device_ops"):
+        payload["device_ops"] = trace_device_ops(sc, getattr(torch, case["dtype"]), ctx.adapter)
+    return payload

@@ -173,3 +173,23 @@ def test_round_mantissa(value, bits, expected):
     t = torch.tensor([value], dtype=torch.float32)
     assert round_mantissa(t, bits).item() == expected
     assert torch.isnan(round_mantissa(torch.tensor([float("nan")]), bits)).all()
+
+
+def test_trace_sees_the_ops_that_reach_the_device_after_decomposition(dev):
+    from torchparity.devices.emulator import trace_ops
+
+    x = torch.rand(3, dtype=torch.float64).to(dev)
+    with trace_ops() as seen:
+        torch.allclose(x, x)
+    # allclose arrives decomposed: these are what a profile is asked about
+    assert ("aten.ne", "float64") in seen and ("aten.isclose", "float64") not in seen
+    with trace_ops() as later:
+        pass
+    assert later == set()  # nothing leaks from one trace to the next
+
+
+def test_real_adapters_cannot_trace():
+    from torchparity.devices import get_adapter
+
+    with get_adapter("cpu").trace_ops() as seen:
+        assert seen is None

@@ -34,6 +34,10 @@ How it works (modules of this package):
 - ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).
 - ``numerics``: optional reduced-precision inputs for listed ops (``profile.numerics``).
 
+``trace_ops()`` records the (aten op, dtype) pairs that reach the device while it is open:
+the ops after decomposition (``allclose`` arrives as ``isclose``, ``ne``, ...), i.e. what
+the profile is asked about — what a TorchDispatchMode above the device cannot see.
+
 Random ops on the device use the device module's own generator, seeded by
 ``torch.manual_seed`` together with the CPU's, so seeded runs agree with the CPU.
 
@@ -45,6 +49,22 @@ views of the old memory keep the old bytes.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator, Set, Tuple
+
 from .registration import activate, active_profile, is_active, support_problem
 
-__all__ = ["activate", "active_profile", "is_active", "support_problem"]
+__all__ = ["activate", "active_profile", "is_active", "support_problem", "trace_ops"]
+
+
+@contextmanager
+def trace_ops() -> Iterator[Set[Tuple[str, str]]]:
+    """Collect the (op packet, dtype) pairs dispatched to the device (not re-entrant)."""
+    from .dispatch import STATE
+
+    seen: Set[Tuple[str, str]] = set()
+    STATE.trace = seen
+    try:
+        yield seen
+    finally:
+        STATE.trace = None

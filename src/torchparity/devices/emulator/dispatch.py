@@ -61,6 +61,8 @@ class State:
     device_type: str = ""
     profile = None
     generator: Optional[torch.Generator] = None
+    # while tracing: the (aten op packet, dtype) pairs that reached the device
+    trace: Optional[set] = None
 
 
 STATE = State()
@@ -224,8 +226,15 @@ class _Call:
         return out
 
 
+def _trace(plan: Plan, dtype) -> None:
+    namespace, _, base = plan.op._schema.name.partition("::")
+    STATE.trace.add((f"{namespace}.{base}", str(dtype).replace("torch.", "") if dtype else ""))
+
+
 def run(plan: Plan, args: tuple, kwargs: dict):
     if plan.meta_view:
+        if STATE.trace is not None:
+            _trace(plan, _first_dtype(args))
         if plan.rule is not None:
             plan.rule.check(_first_dtype(args))
         return plan.op._handle.redispatch_boxed(_META_KEYS, *args, **kwargs)
@@ -272,6 +281,8 @@ def run(plan: Plan, args: tuple, kwargs: dict):
             ckwargs[plan.gen_kw] = STATE.generator
 
     rule = plan.rule
+    if STATE.trace is not None:
+        _trace(plan, call.dtype)
     if rule is not None and call.dtype is not None:
         rule.check(call.dtype)
     if plan.reduce is not None:
