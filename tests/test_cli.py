@@ -91,3 +91,23 @@ def test_config_file_supplies_defaults_and_bad_config_is_one_line(tmp_path):
     cfg.write_text("device: cpu\ncolour: blue\n")
     proc = _cli("check", "torch.autograd.forward_ad.unpack_dual", "--config", str(cfg), "--quiet")
     assert proc.returncode == 2 and "colour" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_docs_writes_missing_vendor_entries_from_check_bundles(tmp_path):
+    from pathlib import Path
+
+    vendor = Path(__file__).resolve().parent / "data" / "ascend-native-api-docs"
+    bundle = tmp_path / "a2"
+    proc = _cli("check", "torch.autograd.forward_ad.enter_dual_level", "torch.autograd.forward_ad.unpack_dual",
+                "--device", "emu:ascend-a2", "--out", str(bundle), "--quiet", "--no-html", "--no-screenshot")
+    assert proc.returncode == 0, proc.stderr
+    proc = _cli("docs", "torch.autograd.forward_ad.enter_dual_level", "torch.autograd.forward_ad.unpack_dual",
+                "--from", str(bundle), "--vendor-docs", str(vendor), "--only-missing")
+    assert proc.returncode == 0, proc.stderr
+    # unpack_dual has an entry already; enter_dual_level gets one, in the vendor's format
+    assert "### torch.autograd.forward_ad.enter_dual_level" in proc.stdout
+    assert "unpack_dual\n" not in proc.stdout
+    assert "| <term>Atlas A2 训练系列产品</term> | ✔ |" in proc.stdout
+    assert "模拟设备预测" in proc.stdout  # an emulated verdict says so
+    proc = _cli("docs", "torch.autograd.gradcheck", "--from", str(bundle))
+    assert proc.returncode == 2 and "no bundle has results for torch.autograd.gradcheck" in proc.stderr

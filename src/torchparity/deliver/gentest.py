@@ -36,6 +36,7 @@ import jinja2
 from ..errors import InputError
 from ..results.models import Report
 from ..scenarios.registry import Scenario
+from .templating import make_environment
 
 HERE = Path(__file__).resolve().parent
 STYLES = ("device-generic", "npu")
@@ -170,16 +171,8 @@ def _ident(value: str) -> str:
 
 @lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,  # Python source: every value goes through `py` or `ident`
-    )
-    env.filters.update(py=_py, ident=_ident)
-    return env
+    # Python source: every value goes through `py` or `ident`
+    return make_environment(autoescape=False, filters={"py": _py, "ident": _ident})
 
 
 def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str, *,

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from ..results.models import Report
 from .artifacts import artifacts
 from .report import HERE, footprint_rows, labels, relpath
+from .templating import make_environment
 
 HTML_NAME = "report.html"
 
@@ -59,16 +60,9 @@ def both(text: Any) -> Markup:
 
 @lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-        undefined=jinja2.StrictUndefined,
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.globals.update(t=bilingual, both=both, rank=lambda s: STATUS_RANK.get(s, 1))
-    env.filters.update(relpath=relpath, footprint_rows=footprint_rows)
-    return env
+    return make_environment(
+        autoescape=True, filters={"relpath": relpath, "footprint_rows": footprint_rows},
+        globals={"t": bilingual, "both": both, "rank": lambda s: STATUS_RANK.get(s, 1)})
 
 
 def _asset(name: str) -> Markup:

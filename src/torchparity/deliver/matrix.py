@@ -29,6 +29,7 @@ from ..judge.causes import CAUSE_TEXT
 from ..results.models import EMULATED_BANNER, ApiReport, Cause, Report
 from .gentest import check_api_name
 from .report import HERE, cell
+from .templating import make_environment
 
 # torch dtype -> the docs' short spelling (fp32, bf16, ...): the first one the docs table lists
 DTYPE_SHORT = {}
@@ -384,15 +385,12 @@ def vendor_docs(m: Matrix) -> Dict[str, str]:
 
 
 def render_html(m: Matrix) -> str:
-    import jinja2
 
     from .html import STATUS_RANK, _asset
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-                             undefined=jinja2.StrictUndefined, autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(mark=MARK, rank=lambda s: STATUS_RANK.get(s, 1), api_text=api_cell_text,
-                       case_text=case_cell_text)
+    env = make_environment(autoescape=True, globals={
+        "mark": MARK, "rank": lambda s: STATUS_RANK.get(s, 1), "api_text": api_cell_text,
+        "case_text": case_cell_text})
     return env.get_template("matrix.html.j2").render(
         m=m, banner=EMULATED_BANNER, css=_asset("report.css"), js=_asset("report.js"))
 

@@ -12,6 +12,7 @@ import jinja2
 import yaml
 
 from ..results.models import DocsEvidence, Evidence, FootprintEntry, Report
+from .templating import make_environment
 
 HERE = Path(__file__).resolve().parent
 LANGS = ("en", "zh")
@@ -101,19 +102,11 @@ def test_file_for(files: Dict[str, Any], api: str) -> List[str]:
 
 @lru_cache(maxsize=None)
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,  # Markdown; table cells go through the `cell` filter
-    )
-    env.filters.update(test_file_for=test_file_for, cell=cell, relpath=relpath, footprint_rows=footprint_rows,
-                       status_mark=lambda s: STATUS_MARK.get(s, s), metric_text=metric_text,
-                       tests_section=tests_section,
-                       docs_section=docs_section, docs_conclusion=docs_conclusion)
-    return env
+    # Markdown: table cells go through the `cell` filter
+    return make_environment(autoescape=False, filters=dict(
+        test_file_for=test_file_for, cell=cell, relpath=relpath, footprint_rows=footprint_rows,
+        status_mark=lambda s: STATUS_MARK.get(s, s), metric_text=metric_text,
+        tests_section=tests_section, docs_section=docs_section, docs_conclusion=docs_conclusion))
 
 
 def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] = None) -> str:

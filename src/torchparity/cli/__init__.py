@@ -1,0 +1,99 @@
+"""The command line: a thin typer shell. Parse, call one function, print.
+
+Commands live in this package by concern (check.py: check, evidence, docs, devices,
+profile; sweep.py: sweep, sweep-matrix, predict; deliver.py: gentest, matrix, review);
+each imports ``app`` from here and registers itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# torch_npu, when installed, autoloads on `import torch` and breaks it where CANN is
+# missing; torchparity imports it explicitly (and only) for --device npu.
+os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+from .. import __version__  # noqa: E402
+from ..errors import TorchparityError  # noqa: E402
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Does this PyTorch API behave on the device as on the CPU — for which "
+                       "dtypes, and if not, why?")
+profile_app = typer.Typer(no_args_is_help=True, help="Capability profiles of emulated devices.")
+app.add_typer(profile_app, name="profile")
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+TESTS_HELP = "A test tree (PyTorch's test/ or a backend's port) for the upstream test census."
+DOCS_HELP = "PyTorch docs sources (docs/ or docs/source) for the official docs check."
+VENDOR_HELP = "Vendor support docs: Ascend's native_api folder (pytorch_X-Y-Z/ inside)."
+CONFIG_HELP = ("YAML file with defaults for device, tests, docs, vendor_docs, torch_version, chips, "
+               "timeout, jobs; flags override it.")
+DEVICE_HELP = ("cpu, cuda[:N], npu[:N], xpu, mps, auto (first available accelerator), or "
+               "emu:<profile> for the emulated accelerator (e.g. emu:ascend-a2)")
+
+
+def _version(value: bool) -> None:
+    if value:
+        out_console.print(f"torchparity {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """torchparity: evidence and deliverables for PyTorch API support on accelerators."""
+
+
+def _fail_line(message: str) -> None:
+    """One line on stderr, unwrapped, whatever the terminal width."""
+    line = " ".join(message.split())
+    sys.stderr.write(f"torchparity: {line}\n")
+    sys.stderr.flush()
+
+
+def main() -> None:
+    try:
+        code = app(standalone_mode=False)  # click returns the code of typer.Exit here
+        sys.exit(code if isinstance(code, int) else 0)
+    except TorchparityError as exc:
+        _fail_line(str(exc))
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        _fail_line("interrupted; what was recorded so far is kept")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except SystemExit:
+        raise
+    except Exception as exc:  # click usage errors come here in non-standalone mode
+        try:
+            from click.exceptions import Abort, ClickException
+        except ImportError:  # newer typer vendors its own click, without Abort
+            from typer._click import exceptions as _ce
+
+            ClickException, Abort = _ce.ClickException, getattr(_ce, "Abort", ())
+        if isinstance(exc, ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if Abort and isinstance(exc, Abort):
+            sys.exit(130)
+        if os.environ.get("TORCHPARITY_DEBUG"):
+            raise
+        _fail_line(f"internal error: {type(exc).__name__}: {exc} "
+                   "(set TORCHPARITY_DEBUG=1 for the traceback)")
+        sys.exit(1)
+
+
+def _say(text: str) -> None:
+    """A plain line: API names with brackets are not rich markup."""
+    out_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+# the commands register themselves on `app`
+from . import check, deliver, sweep  # noqa: E402,F401

@@ -1,0 +1,194 @@
+"""check, evidence, docs, devices, profile list/build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from . import (
+    CONFIG_HELP,
+    DEVICE_HELP,
+    DOCS_HELP,
+    TESTS_HELP,
+    VENDOR_HELP,
+    _say,
+    app,
+    err_console,
+    out_console,
+    profile_app,
+)
+from .progress import CheckProgress
+
+
+@app.command()
+def check(
+    apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
+    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " [default: auto]"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
+    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout [default: 120]."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes [default: 1]."),
+    scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
+    category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
+    tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
+    docs: Optional[Path] = typer.Option(None, "--docs", help=DOCS_HELP),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    torch_version: Optional[str] = typer.Option(None, help="Torch version for docs links and vendor docs (default: installed)."),
+    chips: List[str] = typer.Option([], "--chips", help="Chips to list in the vendor docs check, e.g. A2 (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or summary table."),
+    html: bool = typer.Option(True, "--html/--no-html", help="With --out: report.html (self-contained)."),
+    screenshot: bool = typer.Option(True, "--screenshot/--no-screenshot",
+                                    help="With --out: screenshot.svg of the summary, and .png where a converter is found."),
+    gentest_styles: List[str] = typer.Option([], "--gentest",
+                                             help="With --out: generated tests under tests/STYLE/ "
+                                                  "(device-generic, npu or all; repeatable)."),
+) -> None:
+    """Check APIs on a device against the CPU and write the deliverables."""
+    from ..app.check import check as run_check
+    from ..app.config import merge_options
+    from ..app.deliverables import deliverable_writers, expand_styles
+    from ..deliver.console import print_summary
+
+    opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
+                         torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
+    writers = deliverable_writers(html=html, screenshot=screenshot, gentest_styles=expand_styles(gentest_styles),
+                                  scenario_modules=scenarios) if out else []
+    progress = None if quiet else CheckProgress(err_console)
+    report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
+                       jobs=opts["jobs"], scenario_modules=scenarios,
+                       category_rules=str(category_rules) if category_rules else None,
+                       progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                       vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                       chips=opts["chips"], writers=writers)
+    if not quiet:
+        print_summary(report, out_console)
+    if out:
+        from ..deliver.artifacts import artifacts
+
+        files = artifacts(out)
+        written = ["report.json", "report.en.md", "report.zh.md"]
+        written += [f for f in (files["html"], files["screenshot_svg"]) if f]
+        written += ["screenshot.png"] if files["screenshot"] == "screenshot.png" else []
+        written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
+        out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
+    broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
+    raise typer.Exit(1 if broken else 0)
+
+
+@app.command()
+def evidence(
+    apis: List[str] = typer.Argument(..., help="Dotted API names."),
+    tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
+    docs: Optional[Path] = typer.Option(None, "--docs", help=DOCS_HELP),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    torch_version: Optional[str] = typer.Option(None, help="Torch version for docs links and vendor docs (default: installed)."),
+    chips: List[str] = typer.Option([], "--chips", help="Chips to list, e.g. A2 (repeatable)."),
+    config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for evidence.json."),
+) -> None:
+    """Upstream test census and docs checks, without running anything on a device."""
+    from ..app.config import merge_options
+    from ..app.evidence import evidence as gather
+    from ..app.evidence import write_evidence
+    from ..deliver.evidence_md import print_evidence
+
+    opts = merge_options(config, tests=tests, docs=docs, vendor_docs=vendor_docs,
+                         torch_version=torch_version, chips=chips)
+    found = gather(apis, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                   vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                   chips=opts["chips"] or None)
+    print_evidence(found, out_console)
+    if out:
+        write_evidence(found, out / "evidence.json")
+        out_console.print(f"wrote {out}/evidence.json")
+
+
+@app.command()
+def devices() -> None:
+    """List the device backends and whether each can be used here."""
+    from ..devices import REAL, get_adapter
+    from ..devices.profiles import builtin_profiles
+
+    for name in REAL:
+        adapter = get_adapter(name)
+        reason = adapter.unavailable_reason()
+        out_console.print(f"{name:6} {'available' if reason is None else reason}")
+    for name in builtin_profiles():
+        adapter = get_adapter(f"emu:{name}")
+        reason = adapter.unavailable_reason()
+        out_console.print(f"emu:{name} → emulated '{adapter.type}' "
+                          f"{'available' if reason is None else reason}")
+
+
+@profile_app.command("list")
+def profile_list() -> None:
+    """List the shipped capability profiles."""
+    from ..devices.profiles import builtin_profiles, load_profile
+
+    for name, path in builtin_profiles().items():
+        p = load_profile(path)
+        out_console.print(f"{name:16} device '{p.device_type}', {len(p.ops)} op rules, "
+                          f"chips: {', '.join(p.chips) or '-'}")
+
+
+@profile_app.command("build")
+def profile_build(
+    from_ascend_docs: Path = typer.Option(..., "--from-ascend-docs", help=VENDOR_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the <profile>.yaml files."),
+    torch_version: Optional[str] = typer.Option(None, help="Docs version to read (default: the installed torch's)."),
+    chips: List[str] = typer.Option([], "--chips", help="Only these chips, e.g. A2 (repeatable)."),
+    observations: Optional[Path] = typer.Option(None, help="Hardware observations YAML (default: the shipped Ascend ones)."),
+    no_observations: bool = typer.Option(False, help="Docs only, no hardware observations."),
+) -> None:
+    """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs."""
+    from rich.progress import Progress
+
+    from ..app.evidence import installed_torch_version
+    from ..app.profile_build import OBSERVATIONS, build_profiles
+    from ..devices.profiles import dump_profile
+    from ..results.store import write_text_atomic
+
+    version = torch_version or installed_torch_version()
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("footprints of documented APIs", total=None)
+        profiles = build_profiles(
+            from_ascend_docs, version, chips=chips,
+            observations=None if no_observations else (observations or OBSERVATIONS),
+            progress=lambda i, n: bar.update(task, completed=i, total=n))
+    for name, profile in profiles.items():
+        path = out / f"{name}.yaml"
+        write_text_atomic(path, dump_profile(profile))
+        restricted = sum(1 for e in profile.ops.values() if not e.supported or e.dtypes is not None)
+        out_console.print(f"wrote {path}: {len(profile.ops)} ops ({restricted} restricted), "
+                          f"itt={profile.features.itt}", soft_wrap=True)
+
+
+
+
+@app.command()
+def docs(
+    apis: List[str] = typer.Argument(..., help="Dotted API names."),
+    bundles: List[Path] = typer.Option(..., "--from", help="A check --out folder (or report.json) per chip (repeatable)."),
+    chips: List[str] = typer.Option([], "--chips", help="Only bundles measured on these chips, e.g. A2 (repeatable)."),
+    vendor_docs: Optional[Path] = typer.Option(None, "--vendor-docs", help=VENDOR_HELP),
+    only_missing: bool = typer.Option(False, "--only-missing", help="Leave out APIs the vendor docs already list (needs --vendor-docs)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for pytorch_X-Y-Z.md files (default: print)."),
+) -> None:
+    """Vendor support-docs entries (Ascend format) for APIs, from our verdicts per chip."""
+    from ..app.docs import docs as write_docs
+    from ..results.store import write_text_atomic
+
+    files = write_docs(apis, [str(b) for b in bundles], chips=chips,
+                       vendor_docs_dir=str(vendor_docs) if vendor_docs else None,
+                       only_missing=only_missing)
+    if not files:
+        _say("nothing to write: every API already has an entry")
+        return
+    for name, text in files.items():
+        if out:
+            write_text_atomic(out / f"{name}.md", text)
+            _say(f"wrote {out / (name + '.md')}")
+        else:
+            out_console.print(text, markup=False, highlight=False, soft_wrap=True)

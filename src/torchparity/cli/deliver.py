@@ -1,0 +1,100 @@
+"""gentest, matrix, review."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from . import (
+    app,
+    out_console,
+)
+
+
+@app.command()
+def gentest(
+    apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
+    style: str = typer.Option("device-generic", "--style",
+                              help="device-generic (instantiate_device_type_tests) or npu "
+                                   "(Ascend test/npu: torch_npu TestCase, SupportedDevices)"),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for the test files (one per API)."),
+    scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
+    limits_from: Optional[Path] = typer.Option(None, "--limits-from",
+                                               help="report.json (or its folder) of a check run: "
+                                                    "its refused cases become recorded limits."),
+    supported_devices: Optional[str] = typer.Option(None, "--supported-devices",
+                                                    help="npu style: comma-separated SupportedDevices "
+                                                         "names (default Ascend910B,Ascend910_93,Ascend950)."),
+) -> None:
+    """Write test files generated from the scenarios: device, dtypes and shapes as parameters."""
+    from ..app.gentest import gentest as run_gentest
+    from ..deliver.gentest import DEFAULT_SUPPORTED_DEVICES
+    from ..results.store import load_report
+
+    report = load_report(limits_from) if limits_from else None
+    chips = [c.strip() for c in supported_devices.split(",") if c.strip()] if supported_devices \
+        else list(DEFAULT_SUPPORTED_DEVICES)
+    files = run_gentest(apis, style, str(out), scenario_modules=scenarios, report=report,
+                        supported_devices=chips)
+    for f in files:
+        out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
+
+
+@app.command()
+def matrix(
+    bundles: List[Path] = typer.Argument(..., help="report.json files, or the folders holding them."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="Folder for matrix.md, matrix.csv, matrix.html and "
+                                            "vendor-docs/pytorch_X-Y-Z.md."),
+    formats: str = typer.Option("md,csv,html,vendor", "--formats", help="Comma-separated subset of md,csv,html,vendor."),
+) -> None:
+    """Merge bundles from several environments (torch versions x chips/profiles x devices)."""
+    from ..app.matrix import matrix as run_matrix
+    from ..deliver.matrix import render_markdown
+
+    m, written = run_matrix([str(b) for b in bundles], str(out) if out else None,
+                            [f.strip() for f in formats.split(",") if f.strip()])
+    if out is None:
+        sys.stdout.write(render_markdown(m))
+        return
+    for path in written:
+        out_console.print(f"wrote {path}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def review(
+    file: Path = typer.Argument(..., help="The contributor's issue or PR text (Markdown or plain text)."),
+    report: List[Path] = typer.Option([], "--report",
+                                      help="report.json (or its folder) whose analysis to use instead "
+                                           "of running the APIs' scenarios on the CPU (repeatable)."),
+    versions: Optional[str] = typer.Option(None, "--versions",
+                                           help="Torch versions the results must cover (default 2.7.1,2.11.0,2.12.0)."),
+    chips: Optional[str] = typer.Option(None, "--chips", help="Chip groups the results must cover (default A2/A3,A5)."),
+    lang: str = typer.Option("both", "--lang", help="zh, en or both."),
+    run: bool = typer.Option(True, "--run/--no-run",
+                             help="Run the APIs' scenarios on the CPU to learn their device involvement."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the verdict as JSON here."),
+) -> None:
+    """First review of a task deliverable: exit 0 when acceptable, 1 with every problem named."""
+    import json
+
+    from ..app.review import review as run_review
+    from ..deliver.review import as_dict, render
+    from ..errors import InputError
+    from ..results.store import write_text_atomic
+
+    if lang not in ("zh", "en", "both"):
+        raise InputError("--lang must be zh, en or both")
+    def split(text: Optional[str]) -> Optional[List[str]]:
+        return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+    result = run_review(str(file), reports=[str(r) for r in report], versions=split(versions),
+                        chips=split(chips), run=run)
+    texts = [render(result, code) for code in (("zh", "en") if lang == "both" else (lang,))]
+    sys.stdout.write("\n".join(texts))
+    if json_out:
+        write_text_atomic(json_out, json.dumps(as_dict(result), ensure_ascii=False, indent=2) + "\n")
+    raise typer.Exit(0 if result.accepted else 1)
