@@ -29,6 +29,9 @@ from torch.utils._pytree import tree_flatten
 from ..results.models import FootprintEntry
 
 _TAG = "torchparity_source"
+# The autograd node being run in backward; where a torch lacks it, backward ops are
+# attributed by the Python stack alone (coarser: the engine thread has none).
+_current_node = getattr(torch._C, "_current_autograd_node", None)
 
 # ops that only reshape metadata or move data around; "issues a compute op" ignores them
 METADATA_OPS = frozenset({
@@ -146,7 +149,7 @@ class FootprintRecorder:
         self._modes: List[Any] = []
 
     def _source(self) -> str:
-        node = torch._C._current_autograd_node()
+        node = _current_node() if _current_node is not None else None
         if node is not None:
             tagged = node.metadata.get(_TAG) if hasattr(node, "metadata") else None
             if tagged:
