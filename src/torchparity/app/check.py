@@ -32,6 +32,7 @@ from .evidence import evidence as gather_evidence
 
 DEFAULT_TIMEOUT = 120.0
 
+
 class Progress:
     """What check() reports while it works; the CLI draws it, tests may record it."""
 
