@@ -24,3 +24,10 @@ class ProfileError(TorchparityError):
 
 class InputError(TorchparityError):
     """Any other bad input: a missing folder, an unreadable file, a bad option value."""
+
+
+def first_problem(exc) -> str:
+    """The first problem of a pydantic ValidationError as one line: "key 'a.b': message"."""
+    err = exc.errors()[0]
+    key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    return f"key '{key}': {err['msg']}"

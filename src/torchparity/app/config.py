@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import InputError
+from ..errors import InputError, first_problem
 
 DEFAULTS: Dict[str, Any] = {"device": "auto", "timeout": 120.0, "jobs": 1, "tests": None,
                             "docs": None, "vendor_docs": None, "torch_version": None, "chips": []}
@@ -38,9 +38,7 @@ def load_config(path: Path) -> Config:
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"--config {path}: key '{key}': {err['msg']}") from None
+        raise InputError(f"--config {path}: {first_problem(exc)}") from None
     # relative folders are relative to the config file
     for key in ("tests", "docs", "vendor_docs"):
         value = getattr(config, key)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError
+from ..errors import InputError, first_problem
 from .models import Report
 
 
@@ -47,6 +47,4 @@ def load_report(path: Path) -> Report:
     try:
         return Report.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"{path}: not a torchparity report: key '{key}': {err['msg']}") from None
+        raise InputError(f"{path}: not a torchparity report: {first_problem(exc)}") from None

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ...errors import ProfileError
+from ...errors import ProfileError, first_problem
 
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64", "complex32", "complex64", "complex128")
@@ -153,9 +153,7 @@ def load_profile(name_or_path: Union[str, os.PathLike]) -> Profile:
     try:
         profile = Profile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise ProfileError(f"{path}: key '{key}': {err['msg']}") from None
+        raise ProfileError(f"{path}: {first_problem(exc)}") from None
     profile.path = str(path)
     return profile
 
