@@ -1,6 +1,7 @@
 """Sweep and predict on the emulated device (a device like any other: only its spec here)."""
 
 import pytest
+import torch
 
 from torchparity.app.predict import against_sweep, predict
 from torchparity.app.sweep import sweep
@@ -81,3 +82,23 @@ def test_full_op_db_sweep_on_ascend_a2_completes(tmp_path):
     assert s.planned >= 700 * len(dtypes) and s.ran == s.planned, s.totals
     assert s.totals.get("crash", 0) == 0 and s.totals.get("timeout", 0) == 0, s.totals
     _assert_seed_ops(_a2_rows(tmp_path))
+
+
+@pytest.mark.skipif(not hasattr(torch.nn.functional, "linear_cross_entropy"),
+                    reason="this torch has no torch.nn.functional.linear_cross_entropy")
+def test_a_device_dependent_algorithm_is_named_as_the_cause(tmp_path):
+    # linear_cross_entropy's chunked path picks its accumulation policy by device type:
+    # float32 "accurate" on the CPU, the input dtype "compact" on unlisted devices (npu)
+    import json
+
+    s = sweep(out=str(tmp_path), device="emu:allow-all", apis=["torch.nn.functional.linear_cross_entropy"],
+              dtypes=["float16", "float32"], jobs=2)
+    rows = {(r["variant"], r["dtype"]): r
+            for r in json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))["rows"]}
+    assert s.ran == s.planned == len(rows)
+    chunked = rows[("nn.functional.linear_cross_entropy.chunked", "float16")]
+    assert (chunked["status"], chunked["cause"]) == ("fail", "device_path"), chunked
+    assert "'compact', dtype=float16" in chunked["detail"] and "'accurate', dtype=float32" in chunked["detail"]
+    # the reference path (no options) is the same on both sides, and float32 is never upcast
+    assert rows[("nn.functional.linear_cross_entropy", "float16")]["status"] == "pass"
+    assert all(r["status"] == "pass" for (v, d), r in rows.items() if d == "float32")

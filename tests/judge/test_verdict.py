@@ -43,6 +43,16 @@ def test_partial_with_dtype_limit_names_the_op():
     assert "not a problem of the API" in v.adaptation.en and "非 API 实现问题" in v.adaptation.zh
 
 
+def test_a_device_path_points_at_the_api_not_a_kernel():
+    results = [_r("chunked", "fail", "device_path", "the API takes another code path on npu: ..."),
+               _r("plain", "fail", "mismatch")]
+    v = decide(ANALYSIS, results, HARNESS, "npu")
+    assert v.status == "broken" and v.causes == ["device_path", "mismatch"]
+    second = v.adaptation.en.split(". ", 1)[1]
+    assert second.startswith("chunked[float64] differ because the API itself") and "plain" not in second
+    assert "按设备类型分支" in v.adaptation.zh and "another code path" in v.summary.en
+
+
 @pytest.mark.parametrize("statuses,expected", [
     (["pass", "pass"], "supported"),
     (["unsupported"], "unsupported"),

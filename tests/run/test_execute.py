@@ -54,3 +54,27 @@ def test_expected_exception():
 def test_not_compared_scenarios_report_the_value():
     j = judge_outcomes(_sc(compare="none"), Outcome(value=True), Outcome(value=False), ADAPTER)
     assert j.status.value == "pass" and "False" in j.detail
+
+
+def test_a_mismatch_from_another_code_path_is_named():
+    import torch
+
+    from torchparity.judge.judgement import Judgement
+    from torchparity.results.models import Cause, Status
+    from torchparity.run.execute import explain_by_path
+
+    def third(device, dtype):  # accumulates in float64 on the CPU only (tensors stay on the CPU)
+        acc = torch.float64 if device == "cpu" else dtype
+        return (torch.ones(4, dtype=acc) / 3).to(dtype)
+
+    sc = Scenario(id="s", api="x.f", fn=third, description=Text(en="x", zh="x"), expected=Text(en="x", zh="x"))
+    j = Judgement(Status.FAIL, Cause.MISMATCH, "values differ")
+    explain_by_path(sc, torch.float16, ADAPTER, j)
+    assert j.cause == Cause.DEVICE_PATH and j.detail.endswith("; values differ")
+    assert ("only there aten.div.Tensor(float16), aten.ones(dtype=float16); "
+            "only on the CPU aten._to_copy(float64, dtype=float16)") in j.detail, j.detail
+    same = Scenario(id="s", api="x.f", fn=lambda d, t: torch.ones(4, dtype=t) / 3,
+                    description=Text(en="x", zh="x"), expected=Text(en="x", zh="x"))
+    j = Judgement(Status.FAIL, Cause.MISMATCH, "values differ")
+    explain_by_path(same, torch.float16, ADAPTER, j)
+    assert (j.cause, j.detail) == (Cause.MISMATCH, "values differ")

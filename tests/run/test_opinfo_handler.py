@@ -6,6 +6,7 @@ return wrong values or to raise like a backend that lacks a kernel.
 
 import pytest
 import torch
+from torch.utils._python_dispatch import _disable_current_modes
 
 from torchparity.devices import get_adapter
 from torchparity.run import opinfo_handler as h
@@ -24,7 +25,10 @@ def run(ctx, key, dtype, **extra):
 REAL_CALL = h._call
 
 
-def device_double(monkeypatch, transform=None, raise_for=None):
+def device_double(monkeypatch, transform=None, raise_for=None, in_dispatch=False):
+    """A faulty device. ``transform`` changes its outputs below the dispatcher, as a
+    device's own numerics do; with ``in_dispatch`` its ops are dispatched like the op's
+    own, as when an API computes differently on the device."""
     real = REAL_CALL
     seen = {"n": 0}
 
@@ -36,7 +40,11 @@ def device_double(monkeypatch, transform=None, raise_for=None):
             return h._Run(exc=RuntimeError("\"add_npu\" not implemented for 'Float'"), tree=tree)
         r = real(fn, tree, process, seed, sync, **kw)
         if r.exc is None and transform is not None:
-            r.value = transform(r.value)
+            if in_dispatch:
+                r.value = transform(r.value)
+            else:
+                with _disable_current_modes():
+                    r.value = transform(r.value)
         return r
 
     monkeypatch.setattr(h, "_call", fake)
@@ -75,6 +83,23 @@ def test_nan_on_the_device_fails(ctx, monkeypatch):
     r = run(ctx, "mul", "float32", grads=False)
     assert (r["status"], r["cause"]) == ("fail", "mismatch")
     assert r["metric"]["name"] == "nan_mismatch" and r["metric"]["threshold"] == 0
+
+
+def test_a_device_that_computes_otherwise_is_told_apart_by_its_ops(ctx, monkeypatch):
+    # the same wrong values, once from the device's numerics, once from other ops
+    def through_float64(v):
+        return (v.double() * (1 + 2 ** -6)).to(v.dtype) if isinstance(v, torch.Tensor) else v
+
+    device_double(monkeypatch, transform=through_float64)
+    r = run(ctx, "mul", "float16", grads=False)
+    assert (r["status"], r["cause"]) == ("fail", "mismatch")
+    assert "code path" not in r["detail"]
+
+    device_double(monkeypatch, transform=through_float64, in_dispatch=True)
+    r = run(ctx, "mul", "float16", grads=False)
+    assert (r["status"], r["cause"]) == ("fail", "device_path")
+    assert "only there aten._to_copy(float16, dtype=float64)" in r["detail"], r["detail"]
+    assert "only on the CPU nothing" in r["detail"]
 
 
 def test_slightly_off_device_is_judged_against_the_golden(ctx, monkeypatch):

@@ -74,6 +74,9 @@ CAUSE_TEXT = {
                              zh="编译配置限制（未编译该特性）"),
     Cause.FEATURE_LIMIT: Text(en="device feature not available", zh="设备不具备该特性"),
     Cause.MISMATCH: Text(en="result differs from the CPU", zh="结果与 CPU 不一致"),
+    Cause.DEVICE_PATH: Text(en="the API takes another code path on the device (other ops or dtypes "
+                                "than on the CPU)",
+                            zh="API 在设备上走了不同的代码路径（下发的算子或数据类型与 CPU 不同）"),
     Cause.METADATA: Text(en="output dtype, device or shape differs from the CPU",
                          zh="输出的 dtype、设备或形状与 CPU 不一致"),
     Cause.EXCEPTION_MISMATCH: Text(en="CPU and device disagree on raising an exception",

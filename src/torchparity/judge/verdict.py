@@ -137,9 +137,14 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
                "a limit of the device or build, not a problem of the API's implementation.",
             zh=f"无需代码适配。{_ids(limits)} 无法运行：{kinds_zh}，属设备或编译配置限制，非 API 实现问题。")
     elif status == "broken":
-        adaptation = Text(
-            en=f"Adaptation needed: {_ids(broken)} behave differently on the device than on the CPU.",
-            zh=f"需要适配：{_ids(broken)} 在设备上的行为与 CPU 不一致。")
+        en_, zh_ = (f"Adaptation needed: {_ids(broken)} behave differently on the device than on the CPU.",
+                    f"需要适配：{_ids(broken)} 在设备上的行为与 CPU 不一致。")
+        path = [r for r in broken if r.cause == Cause.DEVICE_PATH.value]
+        if path:
+            en_ += (f" {_ids(path)} differ because the API itself dispatches other ops or dtypes on the "
+                    "device: the fix belongs in the API's device-type branch, not in a kernel.")
+            zh_ += f"{_ids(path)} 的差异来自 API 自身在设备上下发了不同的算子或数据类型：应修改 API 中按设备类型分支的逻辑，而非算子实现。"
+        adaptation = Text(en=en_, zh=zh_)
     else:
         adaptation = Text(en="Undecided: the scenarios could not be judged (see details).",
                           zh="无法判定：场景未能完成判定（见详情）。")

@@ -33,6 +33,7 @@ class Cause(str, Enum):
     BUILD_CONFIG = "build_config"  # a feature not compiled into this build (e.g. ITT)
     FEATURE_LIMIT = "feature_limit"  # a device capability missing (generator, pin_memory, ...)
     MISMATCH = "mismatch"  # values differ beyond the standard's threshold
+    DEVICE_PATH = "device_path"  # differs because the API dispatches other ops on the device
     METADATA = "metadata"  # wrong dtype, device, shape or type of an output
     EXCEPTION_MISMATCH = "exception_mismatch"  # CPU and device disagree on raising
     DEVICE_ERROR = "device_error"  # the device raised where CPU did not, unclassified

@@ -13,8 +13,10 @@ from ..api.footprint import FootprintRecorder
 from ..devices.base import DeviceAdapter
 from ..judge.causes import classify_exception
 from ..judge.compare import Judgement, compare_outputs
+from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
 from ..scenarios.registry import Raises, Scenario
+from .paths import record_path
 
 SEED = 0
 DETAIL_LIMIT = 600
@@ -127,6 +129,19 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
     return recorder.entries()
 
 
+def explain_by_path(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement) -> None:
+    """A differing result whose device run dispatched other ops or dtypes than the CPU
+    run: the API itself computes otherwise on the device (cause ``device_path``)."""
+    if judgement.cause not in (Cause.MISMATCH, Cause.METADATA):
+        return
+    why = path_difference(record_path(lambda: _run(sc.fn, "cpu", dtype, None)),
+                          record_path(lambda: _run(sc.fn, adapter.torch_device, dtype, adapter)),
+                          adapter.type)
+    if why is not None:
+        judgement.cause = Cause.DEVICE_PATH
+        judgement.detail = f"{why}; {judgement.detail}"
+
+
 def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -> Optional[List[List[str]]]:
     """The (op, dtype) pairs that reached the device itself in one more device run, or
     None where the backend cannot trace them."""
@@ -148,6 +163,7 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
     cpu = _run(sc.fn, "cpu", dtype, None)
     dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
     judgement = judge_outcomes(sc, cpu, dev, adapter)
+    explain_by_path(sc, dtype, adapter, judgement)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     result = ScenarioResult(

@@ -27,10 +27,12 @@ from ..judge.aggregate import SampleOutcome, aggregate
 from ..judge.causes import classify_exception
 from ..judge.compare import compare_outputs
 from ..judge.judgement import Judgement
+from ..judge.paths import path_difference
 from ..results.models import Cause, Status
 from ..scenarios import opinfo as oi
 from .execute import describe_exception
 from .handlers import WorkerContext, register
+from .paths import record_path
 
 HIGHER = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
           torch.float32: torch.float64, torch.complex32: torch.complex128,
@@ -234,7 +236,36 @@ class _Case:
         if self.grads and forward.category in ("pass", "warn", "fail", "not_comparable") \
                 and cpu.exc is None and dev.exc is None:
             backward = self._backward(cpu, dev, orig, process, seed, kind)
+        self._explain_by_path(orig, process, seed, forward, backward)
         return SampleOutcome(forward=forward, backward=backward)
+
+    # -- why a result differs -----------------------------------------------------------
+    def _explain_by_path(self, orig, process, seed: int, forward, backward) -> None:
+        """Where values differ, run the sample once more on each side under a path
+        recorder; if the device run dispatched other ops or dtypes, that is the cause."""
+        failed = [p for p in (forward, backward) if p is not None and p.category == "fail"
+                  and p.judgement.cause in (Cause.MISMATCH, Cause.METADATA)]
+        if not failed:
+            return
+        with_grads = backward is not None
+
+        def run(tree, device_type, sync):
+            def go():
+                r = _call(self.fn, tree, process, seed, sync, device_type=device_type)
+                out_idx = _diff_leaves(r.value) if with_grads and r.exc is None else []
+                if out_idx and _grad_inputs(r.tree):
+                    leaves = _leaves(r.value)
+                    _grads(r, out_idx, [torch.ones_like(leaves[i]) for i in out_idx], seed, sync)
+            return record_path(go)
+
+        why = path_difference(run(_map(orig, _copy), "cpu", None),
+                              run(self._device_tree(orig), self.device_type, self._sync),
+                              self.device_type)
+        if why is None:
+            return
+        for part in failed:
+            part.judgement.cause = Cause.DEVICE_PATH
+            part.judgement.detail = f"{why}; {part.judgement.detail}"
 
     def _device_tree(self, orig, input_only: bool = False):
         """The sample on the device: tensors copied there; device arguments (factories'

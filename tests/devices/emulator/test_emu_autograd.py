@@ -16,7 +16,7 @@ def test_backward_matches_the_cpu(dev):
     x0, w0 = torch.randn(5, 4), torch.randn(4, 3)
 
     def run(device):
-        x = x0.to(device).requires_grad_()
+        x = x0.to(device).detach().requires_grad_()
         w = w0.to(device).requires_grad_()
         y = torch.tanh(x @ w).logsumexp(1).sum()
         y.backward(retain_graph=True)
@@ -118,7 +118,7 @@ def test_recurrent_layers_use_the_fused_cells(dev, kind, bias):
 
     def run(device, create_graph):
         net = copy.deepcopy(layer).to(device)
-        x = x0.to(device).requires_grad_()
+        x = x0.to(device).detach().requires_grad_()
         out, _ = net(x)
         loss = (out * out).sum()
         grads = torch.autograd.grad(loss, [x] + list(net.parameters()), create_graph=create_graph)
@@ -130,3 +130,26 @@ def test_recurrent_layers_use_the_fused_cells(dev, kind, bias):
         for a, b in zip(run(dev, create_graph), run("cpu", create_graph)):
             assert a.device.type == dev
             torch.testing.assert_close(a.cpu(), b, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.skipif(not hasattr(torch.nn.functional, "linear_cross_entropy"),
+                    reason="this torch has no torch.nn.functional.linear_cross_entropy")
+def test_same_path_same_bits_other_path_other_bits(dev):
+    """The emulated device computes what the CPU computes when an API takes the same path:
+    linear_cross_entropy's gradients are bit-identical under one explicit policy and
+    differ only under ``auto``, which picks the policy by device type."""
+    from torch.nn import LinearCrossEntropyOptions as Options
+
+    gen = torch.Generator().manual_seed(0)
+    x0 = torch.randn(64, 16, generator=gen, dtype=torch.float64).half()
+    w0 = torch.randn(200, 16, generator=gen, dtype=torch.float64).half()
+    target = torch.randint(0, 200, (64,), generator=gen)
+
+    def grad(device, options):
+        x = x0.to(device).detach().requires_grad_()
+        torch.nn.functional.linear_cross_entropy(x, w0.to(device), target.to(device), options=options).backward()
+        return x.grad.cpu()
+
+    for explicit in (Options(acc_policy="accurate", acc_dtype=torch.float32), Options(acc_policy="compact")):
+        assert torch.equal(grad("cpu", explicit), grad(dev, explicit))
+    assert not torch.equal(grad("cpu", Options()), grad(dev, Options()))
