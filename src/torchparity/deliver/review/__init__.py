@@ -1,0 +1,62 @@
+"""First review of a contributor's issue or PR text (``torchparity review``).
+
+Reads the text against the community template (deliver/review/review_rules.yaml): which
+layout it follows (seed 001's long form or seed 000's short form), whether its sections,
+tables, environment block and per-version x per-chip results are there and complete, whether
+a run screenshot or log is, and whether the category it claims agrees with torchparity's own
+analysis of each API (given by the caller: this package only reads text and renders).
+
+The verdict imitates the reviewer's comment in seed 001 ("社区任务交付件初审结论"):
+现状分析 / 适配方案 / NPU 功能验证 / 最终结论, in Chinese and English, followed by every
+problem found. Text quoted from the document is stripped of control characters.
+
+document.py parses the text, checks.py finds its problems (one function per concern),
+verdict.py builds the four parts of the verdict and renders it; ``triage`` runs them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence
+
+from .checks import (
+    check_apis,
+    check_blocks,
+    check_categories,
+    check_coverage,
+    check_environment,
+    check_evidence,
+    check_sections,
+    check_tables,
+    read_coverage,
+)
+from .document import API_RE, CATEGORY_RE, RULES_FILE, Document, Table, clean, load_rules, parse
+from .facts import Facts
+from .verdict import LABELS, Findings, Problem, Review, as_dict, render, verdict
+
+__all__ = [
+    "API_RE", "CATEGORY_RE", "LABELS", "RULES_FILE", "Document", "Facts", "Findings", "Problem",
+    "Review", "Table", "as_dict", "clean", "load_rules", "parse", "render", "triage",
+]
+
+
+def triage(text: str, facts: Dict[str, Facts], *, versions: Optional[Sequence[str]] = None,
+           chips: Optional[Sequence[str]] = None, rules: Optional[Dict[str, Any]] = None,
+           doc: Optional[Document] = None) -> Review:
+    """Review ``text``; ``facts`` is torchparity's analysis of each API the text names."""
+    rules = rules or load_rules()
+    doc = doc or parse(text, rules)
+    found = Findings(versions=list(versions or rules["coverage"]["versions"]),
+                     chips=list(chips or rules["coverage"]["chips"]))
+    found.problems += check_sections(doc, rules)
+    found.problems += check_blocks(doc, rules)
+    found.problems += check_apis(doc, facts)
+    problems, found.warnings = check_categories(doc, facts)
+    found.problems += problems
+    found.problems += check_tables(doc, rules)
+    found.results_span, found.covered = read_coverage(doc, rules)
+    found.problems += check_coverage(doc, found.results_span, found.covered, found.versions, found.chips)
+    problems, found.env_values = check_environment(doc, rules)
+    found.problems += problems
+    problems, found.evidence = check_evidence(text, found.covered)
+    found.problems += problems
+    return verdict(doc, text, facts, rules, found)
