@@ -102,3 +102,55 @@ def test_a_device_dependent_algorithm_is_named_as_the_cause(tmp_path):
     # the reference path (no options) is the same on both sides, and float32 is never upcast
     assert rows[("nn.functional.linear_cross_entropy", "float16")]["status"] == "pass"
     assert all(r["status"] == "pass" for (v, d), r in rows.items() if d == "float32")
+
+
+# allclose's CompositeExplicitAutograd kernel reaches a device without its own allclose
+# kernel as isclose's ops (abs, sub, le, ...): a profile that refuses float64 abs refuses
+# float64 allclose on the device, although the CPU footprint shows only aten.allclose.
+NO_ABS_F64 = """\
+name: test-no-abs-f64
+device_type: npu
+default: allow
+ops:
+  aten.abs: {dtypes: [float16, bfloat16, float32]}
+"""
+
+
+def test_emulated_trace_sees_decomposed_ops_the_cpu_trace_misses(tmp_path):
+    prof = tmp_path / "no-abs.yaml"
+    prof.write_text(NO_ABS_F64, encoding="utf-8")
+    apis, dtypes = ["torch.allclose"], ["float32", "float64"]
+    out = tmp_path / "o"
+    s = sweep(out=str(out), device=f"emu:{prof}", apis=apis, dtypes=dtypes, jobs=2, max_samples=4)
+    assert s.ran == s.planned == 2 and s.problems == 0, s.totals
+
+    cpu = {p.dtype: p for p in predict(apis, str(prof), dtypes=dtypes, max_samples=4)}
+    emu = {p.dtype: p for p in predict(apis, str(prof), dtypes=dtypes, max_samples=4,
+                                       trace="emulated", jobs=2)}
+    assert cpu["float64"].ops == ["aten.allclose"] and cpu["float64"].status == "pass"
+    assert "aten.allclose" not in emu["float64"].ops and "aten.isclose" not in emu["float64"].ops
+    assert emu["float64"].status == "unsupported", emu["float64"].reason
+    assert ("aten.abs", "float64", "forward") in [(r.op, r.dtype, r.phase) for r in emu["float64"].refusals]
+    assert emu["float32"].status == "pass"
+
+    assert against_sweep(list(emu.values()), str(out)).disagreements == []
+    wrong = against_sweep(list(cpu.values()), str(out)).disagreements
+    assert [(d["dtype"], d["predicted"], d["observed"]) for d in wrong] == [("float64", "pass", "unsupported")]
+
+
+def test_cli_predict_trace_emulated(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    prof = tmp_path / "no-abs.yaml"
+    prof.write_text(NO_ABS_F64, encoding="utf-8")
+    base = [sys.executable, "-m", "torchparity", "predict", "torch.allclose", "--profile", str(prof),
+            "--dtypes", "float64", "--max-samples", "2"]
+    proc = subprocess.run(base + ["--trace", "emulated", "-j", "1"], capture_output=True, text=True,
+                          env=dict(os.environ), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "torch.allclose [allclose] float64: unsupported — the profile refuses aten.abs × float64" in proc.stdout
+    bad = subprocess.run(base + ["--trace", "gpu"], capture_output=True, text=True,
+                         env=dict(os.environ), timeout=300)
+    assert bad.returncode != 0 and "--trace" in (bad.stdout + bad.stderr)

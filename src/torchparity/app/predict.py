@@ -8,6 +8,15 @@ prediction folds samples the way the sweep folds them (pass / partial / unsuppor
 that a sweep on the profile's emulated device can confirm or refute every prediction
 (:func:`against_sweep`).
 
+Footprint source (``trace``): ``"cpu"`` (default) records with a TorchDispatchMode on the
+CPU, which sees an op before its kernel runs, so a CompositeExplicitAutograd op
+(``allclose``, ``new_full``, ...) appears as itself although a device without its own
+kernel for it is asked about the ops of that kernel (``isclose``, ``ne``, ...).
+``"emulated"`` records instead the (op, dtype) pairs that reach an emulated device with
+the permissive ``allow-all`` profile (nothing refused while recording), after
+decomposition, in worker processes (the "footprint" case kind of ``run/``; a process can
+host one emulator profile, and only before its first backward). Still no real device.
+
 Composite APIs (``torch.nn.functional.normalize``, ``torch.cdist``) are predicted from
 their footprint; :func:`compare_with_docs` holds those predictions against vendor docs
 entries for the same APIs ({api: dtypes the docs allow}, e.g. from the vendor-docs
@@ -235,9 +244,77 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
                       source=source)
 
 
+# -- footprints on the emulated device (after decomposition) -------------------------------------
+
+TRACE_DEVICE = "emu:allow-all"
+TRACE_TIMEOUT = 600.0
+
+
+def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],
+                         device_type: str, jobs: Optional[int] = None,
+                         ) -> Dict[Tuple[str, str, str], Any]:
+    """{(db, variant, dtype): [_SampleFootprint] | reason str} for OpInfo (entry, dtype)
+    cases, traced on ``emu:allow-all`` in worker processes."""
+    import os
+
+    from ..devices import get_adapter
+    from ..errors import DeviceUnavailableError
+    from ..run.pool import CaseEvent, WorkerPool
+
+    adapter = get_adapter(TRACE_DEVICE)
+    reason = adapter.unavailable_reason()
+    if reason:
+        raise DeviceUnavailableError(f"--trace emulated: {reason}")
+    if not cases:
+        return {}
+    try:
+        cores = max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        cores = max(1, os.cpu_count() or 1)
+    jobs = max(1, min(jobs or cores, len(cases)))
+    payloads = [{"kind": "footprint", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
+                 "dtype": d, "grads": grads, "max_samples": max_samples,
+                 "device_type": device_type} for e, d in cases]
+    found: Dict[Tuple[str, str, str], Any] = {}
+
+    def on_event(ev: CaseEvent) -> None:
+        e, d = cases[ev.index]
+        key = (e.db, e.variant, d)
+        p = ev.payload
+        if ev.kind != "result":
+            found[key] = f"tracing on {TRACE_DEVICE}: {ev.kind}: {ev.detail}"
+        elif "harness_error" in p:
+            found[key] = f"tracing on {TRACE_DEVICE} failed: {p['harness_error']}"
+        elif "no_samples" in p:
+            found[key] = p["no_samples"]
+        else:
+            found[key] = [
+                _SampleFootprint([(op, dt or None) for op, dt in s["forward"]],
+                                 [(op, dt or None) for op, dt in s["backward"]], s.get("error"))
+                for s in p.get("samples", []) if not s.get("harness_error")]
+
+    env = dict(os.environ)
+    env.update(adapter.worker_env())
+    pool = WorkerPool({"device": adapter.spec, "modules": [],
+                       "options": {"threads": max(1, cores // jobs)}}, jobs=jobs, env=env)
+    pool.run(payloads, [TRACE_TIMEOUT] * len(payloads), on_event)
+    return found
+
+
+TRACES = ("cpu", "emulated")
+
+
 def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str] = DTYPES,
-            grads: bool = True, max_samples: Optional[int] = None) -> List[Prediction]:
-    """Predictions for every API x OpInfo variant (or hand scenarios) x dtype."""
+            grads: bool = True, max_samples: Optional[int] = None, trace: str = "cpu",
+            jobs: Optional[int] = None) -> List[Prediction]:
+    """Predictions for every API x OpInfo variant (or hand scenarios) x dtype.
+
+    ``trace``: where OpInfo footprints come from. ``"cpu"``: a dispatch mode on the CPU
+    (composite ops as themselves). ``"emulated"``: the ops that reach ``emu:allow-all``
+    after decomposition, recorded in ``jobs`` worker processes (default: one per core);
+    the (op, dtype) pairs are then looked up in ``profile`` exactly as with ``"cpu"``.
+    APIs without OpInfo entries (hand scenarios) always use the CPU footprint.
+    """
     from ..api.resolve import resolve
     from ..scenarios import opinfo as oi
 
@@ -245,9 +322,16 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     bad = [d for d in dtypes if d not in DTYPES]
     if bad:
         raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
+    if trace not in TRACES:
+        raise InputError(f"--trace: unknown {trace!r}; known: {', '.join(TRACES)}")
     for name in apis:  # an unknown name fails before anything runs
         if not oi.opinfo_for(name, include_refs=False):  # op_db names need not resolve
             resolve(name)
+    traced: Dict[Tuple[str, str, str], Any] = {}
+    if trace == "emulated":
+        cases = [(e, d) for name in apis for e in oi.opinfo_for(name, include_refs=False)
+                 for d in dtypes]
+        traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs)
     out: List[Prediction] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -256,6 +340,13 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
             if found:
                 for e in found:
                     for d in dtypes:
+                        if trace == "emulated":
+                            feet = traced.get((e.db, e.variant, d), "not traced")
+                            if isinstance(feet, str):
+                                out.append(Prediction(name, e.variant, d, "unknown", feet))
+                            else:
+                                out.append(_fold(name, e.variant, d, feet, prof, "opinfo"))
+                            continue
                         feet = _opinfo_footprints(e, d, grads, max_samples, prof.device_type)
                         if feet is None:
                             out.append(Prediction(name, e.variant, d, "unknown",

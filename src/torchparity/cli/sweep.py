@@ -115,6 +115,8 @@ def predict(
     opinfo: bool = typer.Option(False, "--opinfo", help="Predict every API that op_db covers (as sweep --opinfo runs them)."),
     grads: bool = typer.Option(True, "--grads/--no-grads", help="Include the backward footprint."),
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype."),
+    trace: str = typer.Option("cpu", "--trace", help="Footprint source for OpInfo APIs: 'cpu' (dispatch mode on the CPU; composite ops such as allclose as themselves) or 'emulated' (the ops that reach the permissive emu:allow-all device after decomposition, in worker processes; no real device). Hand-scenario APIs always use the CPU."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Workers for --trace emulated (default: one per core)."),
 ) -> None:
     """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
     from ..app.predict import (
@@ -144,7 +146,8 @@ def predict(
         _say(f"{len(names)} composite API(s) with a vendor docs dtype list")
     if not names:
         raise TorchparityError("no API given: name some, or use --composites with vendor docs")
-    preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples)
+    preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples,
+                        trace=trace, jobs=jobs)
     for p in preds:
         if p.status == "pass":
             continue

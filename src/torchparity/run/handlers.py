@@ -45,6 +45,7 @@ def handle(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
 
 def _load_builtin_handlers() -> None:
     from . import (
+        footprint_handler,  # noqa: F401  (registers "footprint")
         opinfo_handler,  # noqa: F401  (registers "opinfo")
         suite_handler,  # noqa: F401  (registers "suite")
     )

@@ -183,6 +183,10 @@ def test_trace_sees_the_ops_that_reach_the_device_after_decomposition(dev):
         torch.allclose(x, x)
     # allclose arrives decomposed: these are what a profile is asked about
     assert ("aten.ne", "float64") in seen and ("aten.isclose", "float64") not in seen
+    with trace_ops() as factory:
+        torch.eye(3, dtype=torch.float64, device=dev)
+    # a factory with the dtype its check sees: that of its result
+    assert ("aten.eye", "float64") in factory and ("aten.eye", "") not in factory
     with trace_ops() as later:
         pass
     assert later == set()  # nothing leaks from one trace to the next

@@ -281,20 +281,30 @@ def run(plan: Plan, args: tuple, kwargs: dict):
             ckwargs[plan.gen_kw] = STATE.generator
 
     rule = plan.rule
-    if STATE.trace is not None:
+    # traced with the dtype the check sees: the first tensor's, a factory's result dtype
+    tracing = STATE.trace is not None
+    if tracing and call.dtype is not None:
         _trace(plan, call.dtype)
     if rule is not None and call.dtype is not None:
         rule.check(call.dtype)
     if plan.reduce is not None:
         plan.reduce(call.dtype, cargs, ckwargs)
 
-    if outs is None:
-        out = plan.call(*cargs, **ckwargs)
-    else:
-        out = _call_with_outs(plan, cargs, ckwargs, outs, kwargs)
+    try:
+        if outs is None:
+            out = plan.call(*cargs, **ckwargs)
+        else:
+            out = _call_with_outs(plan, cargs, ckwargs, outs, kwargs)
+    except BaseException:
+        if tracing and call.dtype is None:
+            _trace(plan, None)
+        raise
 
-    if rule is not None and call.dtype is None:
-        rule.check(_result_dtype(out))
+    if call.dtype is None:
+        if tracing:
+            _trace(plan, _result_dtype(out))
+        if rule is not None:
+            rule.check(_result_dtype(out))
     if result_device is None or result_device.type == "cpu":
         return out
     return _results(plan, out, args, kwargs, result_device, call.owners)
