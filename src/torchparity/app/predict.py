@@ -251,7 +251,7 @@ TRACE_TIMEOUT = 600.0
 
 
 def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],
-                         device_type: str, jobs: Optional[int] = None,
+                         device_type: str, jobs: Optional[int] = None, progress: Any = None,
                          ) -> Dict[Tuple[str, str, str], Any]:
     """{(db, variant, dtype): [_SampleFootprint] | reason str} for OpInfo (entry, dtype)
     cases, traced on ``emu:allow-all`` in worker processes."""
@@ -260,6 +260,7 @@ def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samp
     from ..devices import get_adapter
     from ..errors import DeviceUnavailableError
     from ..run.pool import CaseEvent, WorkerPool
+    from .sweep import default_jobs
 
     adapter = get_adapter(TRACE_DEVICE)
     reason = adapter.unavailable_reason()
@@ -267,10 +268,7 @@ def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samp
         raise DeviceUnavailableError(f"--trace emulated: {reason}")
     if not cases:
         return {}
-    try:
-        cores = max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        cores = max(1, os.cpu_count() or 1)
+    cores = default_jobs()
     jobs = max(1, min(jobs or cores, len(cases)))
     payloads = [{"kind": "footprint", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
                  "dtype": d, "grads": grads, "max_samples": max_samples,
@@ -278,6 +276,8 @@ def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samp
     found: Dict[Tuple[str, str, str], Any] = {}
 
     def on_event(ev: CaseEvent) -> None:
+        if progress is not None:
+            progress.advance()
         e, d = cases[ev.index]
         key = (e.db, e.variant, d)
         p = ev.payload
@@ -297,7 +297,13 @@ def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samp
     env.update(adapter.worker_env())
     pool = WorkerPool({"device": adapter.spec, "modules": [],
                        "options": {"threads": max(1, cores // jobs)}}, jobs=jobs, env=env)
-    pool.run(payloads, [TRACE_TIMEOUT] * len(payloads), on_event)
+    if progress is not None:
+        progress.start(len(payloads), f"tracing on {TRACE_DEVICE}")
+    try:
+        pool.run(payloads, [TRACE_TIMEOUT] * len(payloads), on_event)
+    finally:
+        if progress is not None:
+            progress.stop()
     return found
 
 
@@ -306,12 +312,13 @@ TRACES = ("cpu", "emulated")
 
 def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str] = DTYPES,
             grads: bool = True, max_samples: Optional[int] = None, trace: str = "cpu",
-            jobs: Optional[int] = None) -> List[Prediction]:
+            jobs: Optional[int] = None, progress: Any = None) -> List[Prediction]:
     """Predictions for every API x OpInfo variant (or hand scenarios) x dtype.
 
     ``trace``: where OpInfo footprints come from. ``"cpu"``: a dispatch mode on the CPU
     (composite ops as themselves). ``"emulated"``: the ops that reach ``emu:allow-all``
-    after decomposition, recorded in ``jobs`` worker processes (default: one per core);
+    after decomposition, recorded in ``jobs`` worker processes (default: one per core;
+    ``progress``: start(total, description) / advance() / stop(), as the CLI's bar);
     the (op, dtype) pairs are then looked up in ``profile`` exactly as with ``"cpu"``.
     APIs without OpInfo entries (hand scenarios) always use the CPU footprint.
     """
@@ -331,7 +338,7 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     if trace == "emulated":
         cases = [(e, d) for name in apis for e in oi.opinfo_for(name, include_refs=False)
                  for d in dtypes]
-        traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs)
+        traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs, progress)
     out: List[Prediction] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

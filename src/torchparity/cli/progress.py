@@ -61,3 +61,14 @@ class SweepProgress(_Bar):
         self.counts[row["status"]] = self.counts.get(row["status"], 0) + 1
         text = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
         self.bar.update(self.task, advance=1, counts=text)
+
+
+class StepProgress(_Bar):
+    """One step per unit of work, nothing else to say (predict --trace emulated)."""
+
+    def start(self, total: int, description: str) -> None:
+        self.bar.start()
+        self.task = self.bar.add_task(description, total=total)
+
+    def advance(self) -> None:
+        self.bar.advance(self.task)

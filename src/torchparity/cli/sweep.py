@@ -14,7 +14,7 @@ from . import (
     app,
     err_console,
 )
-from .progress import SweepProgress
+from .progress import StepProgress, SweepProgress
 
 
 def _dtype_list(text: Optional[str]):
@@ -117,6 +117,7 @@ def predict(
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype."),
     trace: str = typer.Option("cpu", "--trace", help="Footprint source for OpInfo APIs: 'cpu' (dispatch mode on the CPU; composite ops such as allclose as themselves) or 'emulated' (the ops that reach the permissive emu:allow-all device after decomposition, in worker processes; no real device). Hand-scenario APIs always use the CPU."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Workers for --trace emulated (default: one per core)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--trace emulated)."),
 ) -> None:
     """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
     from ..app.predict import (
@@ -147,7 +148,7 @@ def predict(
     if not names:
         raise TorchparityError("no API given: name some, or use --composites with vendor docs")
     preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples,
-                        trace=trace, jobs=jobs)
+                        trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console))
     for p in preds:
         if p.status == "pass":
             continue
