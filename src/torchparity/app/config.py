@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from ..errors import InputError, first_problem
+from ..yamlmodel import load_yaml_model
 
 DEFAULTS: Dict[str, Any] = {"device": "auto", "timeout": 120.0, "jobs": 1, "tests": None,
                             "docs": None, "vendor_docs": None, "torch_version": None, "chips": []}
@@ -27,18 +26,7 @@ class Config(BaseModel):
 
 
 def load_config(path: Path) -> Config:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        raise InputError(f"--config {path}: cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"--config {path}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"--config {path}: expected a mapping of option: value")
-    try:
-        config = Config.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(f"--config {path}: {first_problem(exc)}") from None
+    config = load_yaml_model(path, Config, what="options", label=f"--config {path}", empty_ok=True)
     # relative folders are relative to the config file
     for key in ("tests", "docs", "vendor_docs"):
         value = getattr(config, key)

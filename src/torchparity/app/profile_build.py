@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from ..devices.profiles import Profile
 from ..devices.profiles.model import DTYPES, PROFILE_DIR, Features, OpSupport
 from ..errors import InputError
 from ..evidence.vendor_docs import VendorEntry, load_vendor_docs, resolve_chips
+from ..yamlmodel import load_yaml_model
 
 OBSERVATIONS = PROFILE_DIR / "sources" / "ascend-observations.yaml"
 
@@ -72,14 +72,7 @@ class _OpFacts:
 
 
 def load_observations(path: Path) -> Observations:
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        return Observations.model_validate(data)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read observations: {exc.strerror}") from None
-    except (yaml.YAMLError, ValidationError) as exc:
-        first = " ".join(str(exc).strip().splitlines()[:2])
-        raise InputError(f"{path}: bad observations file: {first}") from None
+    return load_yaml_model(path, Observations, what="observations")
 
 
 def default_compute_ops(api: str) -> Optional[List[str]]:

@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError
 from ..results.models import Analysis, Cause, ScenarioResult, Status, Text, Verdict
+from ..yamlmodel import load_yaml_model
 from .causes import CAUSE_TEXT, LIMIT_CAUSES
 
 RULES_FILE = Path(__file__).resolve().parent / "rules" / "categories.yaml"
@@ -45,14 +45,7 @@ class CategoryRules(BaseModel):
 
 def load_rules(path: Optional[Union[str, Path]] = None) -> CategoryRules:
     path = Path(path) if path else RULES_FILE
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        rules = CategoryRules.model_validate(data)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read category rules: {exc.strerror}") from None
-    except (yaml.YAMLError, ValidationError) as exc:
-        first = str(exc).strip().splitlines()
-        raise InputError(f"{path}: bad category rules: {' '.join(first[:3])}") from None
+    rules = load_yaml_model(path, CategoryRules, what="category rules")
     for rule in rules.rules:
         unknown = set(rule.when) - set(FACT_NAMES)
         if unknown:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ...errors import ProfileError, first_problem
+from ...errors import ProfileError
+from ...yamlmodel import load_yaml_model
 
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64", "complex32", "complex64", "complex128")
@@ -140,20 +141,7 @@ def load_profile(name_or_path: Union[str, os.PathLike]) -> Profile:
             known = ", ".join(shipped) or "none"
             raise ProfileError(f"unknown profile '{text_name}': not a shipped profile ({known}) "
                                "and no such file")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise ProfileError(f"{path}:{where} invalid YAML: {getattr(exc, 'problem', exc)}") from None
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
-    if not isinstance(data, dict):
-        raise ProfileError(f"{path}: a profile must be a mapping, got {type(data).__name__}")
-    try:
-        profile = Profile.model_validate(data)
-    except ValidationError as exc:
-        raise ProfileError(f"{path}: {first_problem(exc)}") from None
+    profile = load_yaml_model(path, Profile, what="profile", error=ProfileError)
     profile.path = str(path)
     return profile
 

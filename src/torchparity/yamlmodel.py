@@ -1,0 +1,44 @@
+"""Reading a YAML file into a pydantic model, every failure as one line naming the file.
+
+Profiles, category rules, hardware observations and ``--config`` files all go through
+:func:`load_yaml_model`, so they fail alike: unreadable, invalid YAML (with its line),
+not a mapping, or the first key pydantic rejects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Type, TypeVar, Union
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import InputError, TorchparityError, first_problem
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def load_yaml_model(path: Union[str, Path], model: Type[M], *, what: str,
+                    label: Optional[str] = None, error: Type[TorchparityError] = InputError,
+                    empty_ok: bool = False) -> M:
+    """``model`` validated from the YAML mapping in ``path``. Errors are ``error`` with
+    ``label`` (default: the path) in front and ``what`` the file is (e.g. "category rules");
+    ``empty_ok``: an empty file is an empty mapping."""
+    path = Path(path)
+    label = label or str(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{label}: cannot read {what}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}:" if mark else ""
+        raise error(f"{label}:{where} invalid YAML in {what}: {getattr(exc, 'problem', exc)}") from None
+    if data is None and empty_ok:
+        data = {}
+    if not isinstance(data, dict):
+        raise error(f"{label}: {what} must be a mapping, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise error(f"{label}: bad {what}: {first_problem(exc)}") from None
