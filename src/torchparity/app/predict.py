@@ -142,8 +142,7 @@ def _opinfo_footprints(entry, dtype: str, grads: bool, max_samples: Optional[int
 
     op = entry.opinfo
     dt = getattr(torch, dtype)
-    tests = oi.COMPARE_TESTS + (oi.VARIANT_TESTS if entry.call != "op" else ())
-    with_grads = grads and oi.upstream_skip(op, device_type, dt, tests) is None \
+    with_grads = grads and oi.compare_skip(op, device_type, dt, entry.call) is None \
         and wants_grads(op, dt, entry.call, device_type)
     try:
         samples = oi.make_samples(op, dt, requires_grad=with_grads)

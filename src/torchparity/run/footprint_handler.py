@@ -32,13 +32,13 @@ from .execute import describe_exception
 from .handlers import WorkerContext, register
 from .opinfo_handler import (
     _CPU_ONLY_ARG,
-    _copy,
     _diff_leaves,
     _grad_error,
     _grad_inputs,
     _leaves,
     _map,
     _setup,
+    device_tree,
     seed_device,
     wants_grads,
 )
@@ -46,20 +46,6 @@ from .opinfo_handler import (
 
 def _pairs(seen) -> List[List[str]]:
     return sorted([op, dt] for op, dt in seen)
-
-
-def _device_tree(orig, device: str, input_only: bool = False):
-    def to_device(t):
-        return _copy(t, device=device)
-
-    def device_fn(d):
-        return torch.device(device) if isinstance(d, torch.device) else device
-
-    if not input_only:
-        return _map(orig, to_device, device_fn=device_fn)
-    inp, args, kwargs = orig
-    return (_map(inp, to_device, device_fn=device_fn), _map(args, _copy, device_fn=device_fn),
-            _map(kwargs, _copy, device_fn=device_fn))
 
 
 def sample_footprint(ctx: WorkerContext, fn, sample, index: int, grads: bool) -> Dict[str, Any]:
@@ -81,10 +67,10 @@ def sample_footprint(ctx: WorkerContext, fn, sample, index: int, grads: bool) ->
             except Exception as exc:  # the op's own failure is data
                 return None, exc, _pairs(seen)
 
-    tree = _device_tree(orig, device)
+    tree = device_tree(orig, device)
     out, exc, fwd = forward(tree)
     if exc is not None and _CPU_ONLY_ARG.search(str(exc)):
-        tree2 = _device_tree(orig, device, input_only=True)
+        tree2 = device_tree(orig, device, input_only=True)
         retry = forward(tree2)
         if retry[1] is None:
             tree, (out, exc, fwd) = tree2, retry
@@ -125,8 +111,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     dtype = getattr(torch, case["dtype"])
     # the target profile's device type decides OpInfo's skips, as in a sweep on it
     device_type = case.get("device_type") or ctx.adapter.type
-    tests = oi.COMPARE_TESTS + (oi.VARIANT_TESTS if e.call != "op" else ())
-    grads = (bool(case.get("grads", True)) and oi.upstream_skip(op, device_type, dtype, tests) is None
+    grads = (bool(case.get("grads", True)) and oi.compare_skip(op, device_type, dtype, e.call) is None
              and wants_grads(op, dtype, e.call, device_type))
     try:
         samples = oi.make_samples(op, dtype, requires_grad=grads)

@@ -107,6 +107,23 @@ class _Run:
         self.drew_random = drew_random
 
 
+def device_tree(orig, device: Any, input_only: bool = False):
+    """A sample on ``device``: tensors copied there; device arguments (factories'
+    ``device=``, ``Tensor.to('cpu')``) point there too. ``input_only``: the other tensor
+    arguments stay on the CPU."""
+    def to_device(t):
+        return _copy(t, device=device)
+
+    def device_fn(d):
+        return torch.device(device) if isinstance(d, torch.device) else device
+
+    if not input_only:
+        return _map(orig, to_device, device_fn=device_fn)
+    inp, args, kwargs = orig
+    return (_map(inp, to_device, device_fn=device_fn), _map(args, _copy, device_fn=device_fn),
+            _map(kwargs, _copy, device_fn=device_fn))
+
+
 def seed_device(seed: int, device_type: str = "cpu") -> None:
     """Seed the CPU generator and the device's. (torch.manual_seed also seeds CUDA lazily,
     recording a stack trace per call: ~1 ms, too slow per sample.)"""
@@ -210,14 +227,14 @@ class _Case:
             return SampleOutcome(forward=_cat("not_comparable", Judgement(
                 Status.SKIP, Cause.NOT_COMPARABLE,
                 "the sample has no tensor and no device argument: it never reaches the device")))
-        dev_tree = self._device_tree(orig)
+        dev_tree = device_tree(orig, self.device)
         # the golden needs untouched inputs (an op may write to its inputs); without a
         # golden the CPU reference may use the samples themselves
         cpu_tree = _map(orig, _copy) if self.golden_ok else orig
         seed = oi.SEED + index
         dev = _call(self.fn, dev_tree, process, seed, self._sync, device_type=self.device_type)
         if dev.exc is not None and _CPU_ONLY_ARG.search(str(dev.exc)):
-            retry = _call(self.fn, self._device_tree(orig, input_only=True), process, seed,
+            retry = _call(self.fn, device_tree(orig, self.device, input_only=True), process, seed,
                           self._sync, device_type=self.device_type)
             if retry.exc is None:
                 dev = retry
@@ -259,29 +276,13 @@ class _Case:
             return record_path(go)
 
         why = path_difference(run(_map(orig, _copy), "cpu", None),
-                              run(self._device_tree(orig), self.device_type, self._sync),
+                              run(device_tree(orig, self.device), self.device_type, self._sync),
                               self.device_type)
         if why is None:
             return
         for part in failed:
             part.judgement.cause = Cause.DEVICE_PATH
             part.judgement.detail = f"{why}; {part.judgement.detail}"
-
-    def _device_tree(self, orig, input_only: bool = False):
-        """The sample on the device: tensors copied there; device arguments (factories'
-        ``device=``, ``Tensor.to('cpu')``) point there too. ``input_only``: the other
-        tensor arguments stay on the CPU."""
-        def to_device(t):
-            return _copy(t, device=self.device)
-
-        def device_fn(d):
-            return torch.device(self.device) if isinstance(d, torch.device) else self.device
-
-        if not input_only:
-            return _map(orig, to_device, device_fn=device_fn)
-        inp, args, kwargs = orig
-        return (_map(inp, to_device, device_fn=device_fn), _map(args, _copy, device_fn=device_fn),
-                _map(kwargs, _copy, device_fn=device_fn))
 
     @staticmethod
     def _reaches_device(orig) -> bool:
@@ -444,11 +445,10 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     dtype_note = oi.upstream_skip(op, device_type, dtype, oi.DTYPE_TESTS)
     if dtype_note:
         base["note"] = dtype_note
-    tests = oi.COMPARE_TESTS + (oi.VARIANT_TESTS if e.call != "op" else ())
     # OpInfo's own skip / expected failure of the device-vs-CPU test: honoured by not
     # comparing values (reported as skip with its reason); the samples still run on the
     # device, so that dtype discovery learns whether the device takes the dtype.
-    skip_reason = oi.upstream_skip(op, device_type, dtype, tests)
+    skip_reason = oi.compare_skip(op, device_type, dtype, e.call)
     grads = (bool(case.get("grads", True)) and skip_reason is None
              and wants_grads(op, dtype, e.call, device_type))
     if grads:

@@ -364,6 +364,13 @@ def upstream_skip(opinfo, device_type: str, dtype: torch.dtype,
     return None
 
 
+def compare_skip(opinfo, device_type: str, dtype: torch.dtype, call: str) -> Optional[str]:
+    """OpInfo's own skip / expected failure of the device-vs-CPU tests of a variant
+    (``call`` "op", "method", ...): the tests a sweep case stands for."""
+    tests = COMPARE_TESTS + (VARIANT_TESTS if call != "op" else ())
+    return upstream_skip(opinfo, device_type, dtype, tests)
+
+
 def _dt(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
