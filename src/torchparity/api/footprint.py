@@ -26,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from ..dtypes import dtype_name
 from ..results.models import FootprintEntry
 
 _TAG = "torchparity_source"
@@ -168,9 +169,9 @@ class FootprintRecorder:
             if dev is None or torch.device(dev).type != self.device_type:
                 return
             dtype = kwargs.get("dtype") or torch.get_default_dtype()
-            dtypes = {str(dtype).replace("torch.", "")}
+            dtypes = {dtype_name(dtype)}
         else:
-            dtypes = {str(t.dtype).replace("torch.", "") for t in on_device}
+            dtypes = {dtype_name(t.dtype) for t in on_device}
         source = self._source()
         key = (op_packet_name(func), source)
         self.counts[key] += 1
@@ -242,13 +243,13 @@ def checked_dtype(args: tuple, kwargs: dict, out: Any = None) -> Optional[str]:
     argument) the result's dtype."""
     for a in list(args) + list(kwargs.values()):
         if isinstance(a, torch.Tensor):
-            return str(a.dtype).replace("torch.", "")
+            return dtype_name(a.dtype)
         if isinstance(a, (list, tuple)):
             for x in a:
                 if isinstance(x, torch.Tensor):
-                    return str(x.dtype).replace("torch.", "")
+                    return dtype_name(x.dtype)
     for t in _tensors(out):
-        return str(t.dtype).replace("torch.", "")
+        return dtype_name(t.dtype)
     return None
 
 

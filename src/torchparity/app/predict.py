@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..devices.profiles import Profile, load_profile
+from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
 
-DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-          "float32", "float64", "complex64", "complex128")
+DTYPES = DTYPE_NAMES
 
 # With ``default: deny`` a profile still lets these reach the device: allocation, copies,
 # views and storage plumbing that every backend has (the profile semantics of

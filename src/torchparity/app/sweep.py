@@ -19,6 +19,7 @@ from .. import __version__
 from ..devices import get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
+from ..dtypes import DTYPE_NAMES
 from ..errors import DeviceUnavailableError, InputError
 from ..results.models import Cause, Status
 from ..results.sweep_store import SweepStore, open_store
@@ -26,7 +27,7 @@ from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import opinfo as oi
 
 DEFAULT_TIMEOUT = 300.0
-DTYPES = oi.DTYPE_NAMES
+DTYPES = DTYPE_NAMES
 
 
 class Progress:

@@ -18,7 +18,7 @@ from .progress import StepProgress, SweepProgress
 
 
 def _dtype_list(text: Optional[str]):
-    from ..scenarios.opinfo import DTYPE_NAMES
+    from ..dtypes import DTYPE_NAMES
 
     if not text:
         return list(DTYPE_NAMES)

@@ -44,6 +44,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 import torch
 
+from ..dtypes import dtype_name
 from ..results.models import Cause, Metric, Status
 from .judgement import Judgement
 
@@ -103,10 +104,6 @@ STANDARDS = tuple(THRESHOLDS)
 HIGHER = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
           torch.float32: torch.float64, torch.complex32: torch.complex128,
           torch.complex64: torch.complex128}
-
-
-def dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).replace("torch.", "")
 
 
 def row(standard: str, dtype: Optional[torch.dtype] = None) -> Mapping[str, float]:

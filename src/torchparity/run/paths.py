@@ -16,6 +16,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from ..dtypes import dtype_name
+
 Call = Tuple[str, Tuple[str, ...]]  # (op overload, what decides its path, in argument order)
 
 
@@ -24,9 +26,9 @@ def _describe(leaf: Any) -> Optional[str]:
     string option (custom ops take policies as arguments). Numbers are left out: a
     scalar read from device data may differ in its last bits without any other path."""
     if isinstance(leaf, torch.Tensor):
-        return str(leaf.dtype).replace("torch.", "")
+        return dtype_name(leaf.dtype)
     if isinstance(leaf, torch.dtype):
-        return "dtype=" + str(leaf).replace("torch.", "")
+        return "dtype=" + dtype_name(leaf)
     if isinstance(leaf, str):
         return repr(leaf)
     return None

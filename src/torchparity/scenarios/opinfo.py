@@ -23,6 +23,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import torch
 
+from ..dtypes import dtype_name
+
 SEED = 0
 
 # the upstream tests whose skips matter here: test_compare_cpu runs every sample on the
@@ -52,8 +54,6 @@ UNINITIALISED_OPS = frozenset({
     "resize_", "resize_as_",
 })
 
-DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-               "float32", "float64", "complex64", "complex128")
 
 
 @dataclass(frozen=True)
@@ -360,7 +360,7 @@ def upstream_skip(opinfo, device_type: str, dtype: torch.dtype,
                 if why:
                     where = f" on {info.device_type}" if info.device_type else ""
                     which = info.test_name or "every test"
-                    return f"OpInfo '{_key(opinfo)}' marks {which}{where} for {_dt(dtype)}: {why}"
+                    return f"OpInfo '{_key(opinfo)}' marks {which}{where} for {dtype_name(dtype)}: {why}"
     return None
 
 
@@ -369,10 +369,6 @@ def compare_skip(opinfo, device_type: str, dtype: torch.dtype, call: str) -> Opt
     (``call`` "op", "method", ...): the tests a sweep case stands for."""
     tests = COMPARE_TESTS + (VARIANT_TESTS if call != "op" else ())
     return upstream_skip(opinfo, device_type, dtype, tests)
-
-
-def _dt(dtype: torch.dtype) -> str:
-    return str(dtype).replace("torch.", "")
 
 
 KNOWN_DEVICE_TYPES = ("cpu", "cuda", "xpu", "mps", "hpu")
@@ -385,7 +381,7 @@ def claimed_dtypes(opinfo, device_type: str, backward: bool = False) -> List[str
         found = opinfo.supported_backward_dtypes(dt) if backward else opinfo.supported_dtypes(dt)
     except Exception:
         return []
-    return sorted(_dt(d) for d in found)
+    return sorted(dtype_name(d) for d in found)
 
 
 def output_kind(opinfo) -> str:

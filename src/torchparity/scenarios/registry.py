@@ -27,11 +27,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
 from ..results.models import Text
-
-DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-               "float32", "float64", "complex64", "complex128")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from typing import Optional
 
 import torch
 
+from ...dtypes import dtype_name
+
 # The names the dtype dispatch macros print (c10::toString(ScalarType)).
 SCALAR_TYPE_NAMES = {
     torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short",
@@ -38,10 +40,6 @@ PLUMBING = frozenset({
     "aten::view", "aten::as_strided", "aten::_reshape_alias", "aten::_local_scalar_dense",
     "aten::unfold", "aten::view_as_real", "aten::view_as_complex",
 })
-
-
-def dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).replace("torch.", "")
 
 
 class OpRule:

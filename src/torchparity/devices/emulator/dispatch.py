@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
+from ...dtypes import dtype_name
 from . import storage as st
 from .checks import OpRule, rule_for
 from .numerics import reduce_inputs_rule
@@ -228,7 +229,7 @@ class _Call:
 
 def _trace(plan: Plan, dtype) -> None:
     namespace, _, base = plan.op._schema.name.partition("::")
-    STATE.trace.add((f"{namespace}.{base}", str(dtype).replace("torch.", "") if dtype else ""))
+    STATE.trace.add((f"{namespace}.{base}", dtype_name(dtype) if dtype else ""))
 
 
 def run(plan: Plan, args: tuple, kwargs: dict):

@@ -1,0 +1,14 @@
+"""dtype names as the tool writes them everywhere (results, profiles, footprints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# the dtypes a check, a sweep or a prediction covers by default, in report order
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+               "float32", "float64", "complex64", "complex128")
+
+
+def dtype_name(dtype: Any) -> str:
+    """``torch.float16`` -> ``"float16"``."""
+    return str(dtype).replace("torch.", "")
