@@ -151,6 +151,9 @@ def test_cli_predict_trace_emulated(tmp_path):
                           env=dict(os.environ), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "torch.allclose [allclose] float64: unsupported — the profile refuses aten.abs × float64" in proc.stdout
+    assert proc.stdout.splitlines()[0] == (
+        f"predictions for profile 'test-no-abs-f64' from ops traced on the emulated device "
+        f"emu:allow-all ({EMULATED_BANNER}); no device ran")
     bad = subprocess.run(base + ["--trace", "gpu"], capture_output=True, text=True,
                          env=dict(os.environ), timeout=300)
     assert bad.returncode != 0 and "--trace" in (bad.stdout + bad.stderr)

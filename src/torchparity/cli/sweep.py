@@ -121,6 +121,7 @@ def predict(
 ) -> None:
     """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
     from ..app.predict import (
+        TRACE_DEVICE,
         against_sweep,
         compare_with_docs,
         composite_apis,
@@ -128,6 +129,7 @@ def predict(
     )
     from ..app.predict import predict as run_predict
     from ..devices.profiles import load_profile
+    from ..results.models import EMULATED_BANNER
 
     prof = load_profile(profile)
     docs = _load_docs_dtypes(docs_dtypes) if docs_dtypes else None
@@ -149,6 +151,9 @@ def predict(
         raise TorchparityError("no API given: name some, or use --composites with vendor docs")
     preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples,
                         trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console))
+    source = (f"ops traced on the emulated device {TRACE_DEVICE} ({EMULATED_BANNER})" if trace == "emulated"
+              else "a dispatch mode on the CPU")
+    _say(f"predictions for profile '{prof.name}' from {source}; no device ran")
     for p in preds:
         if p.status == "pass":
             continue
@@ -175,11 +180,3 @@ def predict(
         for d in cmp.disagreements:
             _say(f"  {d['verdict']}: {d['api']} {d['dtype']}: {d['reason']}")
     raise typer.Exit(code)
-
-
-
-
-# gentest, review, matrix (branch `deliver`). Commands of other branches go above or below
-# this block; keep each block self-contained.
-
-
