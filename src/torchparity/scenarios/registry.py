@@ -56,6 +56,11 @@ class Scenario:
     module: str = ""  # where the scenario is defined (the worker imports it)
     # input shapes for generated tests; the first is the default of fn's ``shape`` parameter
     shapes: Tuple[Tuple[int, ...], ...] = ()
+    # which scenario source made it: hand | opinfo | module | optim | distribution | member | ...
+    source: str = "hand"
+    # the runnable snippet shown in reports, for generated scenarios whose function source
+    # is not a readable example on its own (hand suites leave it empty: fn's source is used)
+    code: str = ""
 
     @property
     def source_file(self) -> str:
@@ -63,6 +68,9 @@ class Scenario:
 
     def snippet(self, device_expr: str = '"npu"', dtype: Optional[str] = None) -> str:
         """The scenario function's source plus the line that runs it: a runnable snippet."""
+        if self.code:
+            return self.code.replace("{device}", device_expr).replace(
+                "{dtype}", f"torch.{dtype or self.dtypes[0]}")
         try:
             src = textwrap.dedent(inspect.getsource(self.fn))
         except (OSError, TypeError):
