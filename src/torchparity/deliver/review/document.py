@@ -19,10 +19,15 @@ _NUMBERING = re.compile(r"^(?:#+\s*)?(?:\*\*)?\s*(?:[•\-*]\s*)?"
                         r"(?:(?:\d+|[一二三四五六七八九十]+)\s*[、.．)）]\s*|[(（]\d+[)）]\s*)?")
 _BLOCK = re.compile(r"^\s*(?:#+\s*)?([一二三四五六七八九十]+)\s*、\s*(.+)$")
 VERSION_RE = re.compile(r"(?:\bv\s*\.?\s*|\btorch\s*)(\d+\.\d+(?:\.\d+)?)", re.I)
-IMAGE_RE = re.compile(r"!\[[^\]]*\]\([^)]+\)|<img\b|\S+\.(?:png|jpe?g|gif|svg)\b", re.I)
-LOG_RE = re.compile(r"\bRan \d+ tests?\b|\b\d+ passed\b|\bPASSED\b|^OK$|^\s*\.+\s*$", re.M)
+# Patterns on contributors' text stay linear in its length (a 400 KB token must not take
+# minutes): a match may start only where a scan ends (a token start, a line start) or
+# the scan stops at the next character that could start another match.
+IMAGE_RE = re.compile(r"!\[[^\]\[\n]*\]\([^()\n]+\)|<img\b|(?<!\S)\S+\.(?:png|jpe?g|gif|svg)\b", re.I)
+LOG_RE = re.compile(r"\bRan \d+ tests?\b|\b\d+ passed\b|\bPASSED\b|^OK$|^[ \t]*\.+[ \t]*$", re.M)
 # a code line followed by the result it printed: "gradcheck(f, x)  # True"
-PRINTED_RE = re.compile(r"^[^#\n]*[()=][^#\n]*\s#\s*(True|False|tensor|-?\d|[A-Za-z_]+Error|no-op)", re.M)
+# (the lookahead finds the "(", ")" or "=" once; the line is then scanned once to its "#")
+PRINTED_RE = re.compile(r"^(?=[^#\n]*[()=])[^#\n]*\s#[ \t]*(True|False|tensor|-?\d|[A-Za-z_]+Error|no-op)",
+                        re.M)
 HARDCODED_RE = re.compile(r"device\s*=\s*[\"'](?:npu|cuda)[\"':0-9]*|\.(?:npu|cuda)\(\)|"
                           r"\.to\(\s*[\"'](?:npu|cuda)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
