@@ -26,6 +26,15 @@ class InputError(TorchparityError):
     """Any other bad input: a missing folder, an unreadable file, a bad option value."""
 
 
+class OutputError(TorchparityError):
+    """Results could not be written where asked; the message says where they were kept."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached the main process: handled like Ctrl-C (workers ended, what was
+    recorded kept), exit status 143."""
+
+
 def first_problem(exc) -> str:
     """The first problem of a pydantic ValidationError as one line: "key 'a.b': message"."""
     err = exc.errors()[0]

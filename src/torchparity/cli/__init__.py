@@ -18,7 +18,7 @@ import typer  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..errors import TorchparityError  # noqa: E402
+from ..errors import Terminated, TorchparityError  # noqa: E402
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Does this PyTorch API behave on the device as on the CPU — for which "
@@ -64,9 +64,10 @@ def main() -> None:
     except TorchparityError as exc:
         _fail_line(str(exc))
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        _fail_line("interrupted; what was recorded so far is kept")
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        ended = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        _fail_line(f"{ended}; what was recorded so far is kept")
+        sys.exit(143 if isinstance(exc, Terminated) else 130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except SystemExit:

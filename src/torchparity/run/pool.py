@@ -4,6 +4,12 @@ Cases are handed out one at a time to idle workers. A worker that dies (segfault
 os._exit) costs only its in-flight case, recorded as ``crash``; a case that overruns its
 timeout gets its worker killed and is recorded as ``timeout``. Either way a fresh worker
 takes over the remaining cases.
+
+Nothing is left behind: a killed worker is killed with its whole process tree (scenario
+children in a new session included, see ``proctree``); workers die with this process
+(see ``worker``); SIGTERM here is handled like Ctrl-C (``Terminated``), so the workers are
+ended and what was recorded is kept. A case's clock starts when it is sent to a worker
+that said "ready", after its warm-up imports; the warm-up seconds are in ``warmups``.
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple
 
-from ..errors import DeviceUnavailableError, TorchparityError
+from ..errors import DeviceUnavailableError, Terminated, TorchparityError
+from . import proctree
+from .worker import PARENT_ENV
 
 DEFAULT_STARTUP_TIMEOUT = 300.0
 MAX_STARTUP_FAILURES = 3
@@ -103,10 +112,8 @@ class _Worker:
         return tail[-limit:]
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        if self.proc.poll() is None:
+            proctree.kill_tree(self.proc.pid)  # its group and its new-session children too
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -138,7 +145,9 @@ class WorkerPool:
         self.env = dict(os.environ if env is None else env)
         self.env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
         self.env.setdefault("PYTHONUNBUFFERED", "1")
+        self.env[PARENT_ENV] = str(os.getpid())
         self.startup_timeout = startup_timeout
+        self.warmups: List[float] = []  # seconds each worker spent warming up, off the clocks
 
     def run(self, cases: List[Dict[str, Any]], timeouts: Iterable[float],
             on_event: Callable[[CaseEvent], None], skip: Iterable[int] = ()) -> None:
@@ -185,6 +194,7 @@ class WorkerPool:
                 pending.appendleft(idx)  # died before it got it; EOF handling follows
                 w.case = None
 
+        restore = _terminate_as_interrupt()
         try:
             for _ in range(min(self.jobs, len(pending))):
                 spawn()
@@ -205,6 +215,7 @@ class WorkerPool:
                         ev = msg.get("event")
                         if ev == "ready":
                             w.ready = True
+                            self.warmups.append(float(msg.get("warmup_s") or 0.0))
                             startup_failures = 0
                             dispatch(w)
                         elif ev == "fatal":
@@ -258,3 +269,20 @@ class WorkerPool:
                             and w.send({"op": "exit"}))
                 retire(w, kill=not graceful)
             selector.close()
+            restore()
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """While the pool runs, SIGTERM raises :class:`Terminated` (a KeyboardInterrupt), so
+    the callers end the workers and keep what was recorded; returns the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:
+        return lambda: None  # someone else handles (or ignores) it
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, previous)

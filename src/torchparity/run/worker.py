@@ -1,20 +1,37 @@
 """Worker process: runs cases sent by the parent, one JSON line per message.
 
-Parent -> worker (stdin): ``{"op": "init", "device": spec, "modules": [...]}`` once, then
-``{"op": "case", "id": n, "case": {...}}`` per case, ``{"op": "exit"}`` at the end.
+Parent -> worker (stdin): ``{"op": "init", "device": spec, "modules": [...], "warm": [...]}``
+once, then ``{"op": "case", "id": n, "case": {...}}`` per case, ``{"op": "exit"}`` at the end.
 Worker -> parent (the original stdout; the worker's own prints go to stderr):
-``{"event": "ready"}``, ``{"event": "fatal", "message": ...}``, ``{"event": "start", "id": n}``,
-``{"event": "result", "id": n, "payload": {...}}``.
+``{"event": "ready", "warmup_s": s}``, ``{"event": "fatal", "message": ...}``,
+``{"event": "start", "id": n}``, ``{"event": "result", "id": n, "payload": {...}}``.
 
 A segfault or abort kills only this process; the parent records it as that case's crash.
+
+Hygiene: the worker dies with the parent (a parent-death signal where the kernel has one,
+and a watchdog on the parent's pid everywhere), SIGTERM ends it and every process below
+it, and after every case the processes the scenario started are killed (the worker is a
+subreaper, so even those started in a new session stay in its tree). Before "ready" it
+imports what the first case would otherwise pay for on its clock (``torch._dynamo``,
+which the footprint recorder reaches; the handlers; the scenario modules; ``warm``).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
+
+from . import proctree
+
+PARENT_ENV = "TORCHPARITY_POOL_PID"
+WATCH_INTERVAL_S = 0.5
+ALWAYS_WARM = ("torch._dynamo",)  # reached by the footprint recorder on first use
 
 
 def _protocol_stream():
@@ -25,8 +42,66 @@ def _protocol_stream():
     return proto
 
 
+def _end_tree_and_exit(code: int) -> None:
+    """Kill every process this worker started (scenario children included) and exit now."""
+    try:
+        proctree.kill_descendants(os.getpid())
+    finally:
+        os._exit(code)
+
+
+def _guard_parent() -> None:
+    """Never outlive the pool: parent-death signal (Linux) plus a pid watchdog thread."""
+    expected = int(os.environ.get(PARENT_ENV, "0") or 0) or os.getppid()
+    signal.signal(signal.SIGTERM, lambda *_: _end_tree_and_exit(128 + signal.SIGTERM))
+    proctree.die_with_parent(signal.SIGTERM)
+    proctree.become_subreaper()
+    if os.getppid() != expected:  # the parent died before the signal was armed
+        _end_tree_and_exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_INTERVAL_S)
+            if os.getppid() != expected:
+                _end_tree_and_exit(1)
+
+    threading.Thread(target=watch, name="torchparity-parent-watch", daemon=True).start()
+
+
+def _after_case() -> None:
+    """End whatever the case left running and collect it."""
+    if proctree.kill_descendants(os.getpid()):
+        proctree.reap_children()
+    else:
+        proctree.reap_children(wait_s=0)
+
+
+def _warm(init) -> float:
+    """Imports the first case would otherwise pay for on its clock; returns the seconds."""
+    start = time.monotonic()
+    names = list(ALWAYS_WARM) + list(init.get("warm", []))
+    for name in names:
+        module, _, func = name.partition(":")
+        try:
+            obj = importlib.import_module(module)
+            if func:
+                getattr(obj, func)()
+        except Exception:  # a warm-up is an optimisation: the case will meet the problem
+            traceback.print_exc()
+    try:
+        from ..scenarios import registry
+        from . import handlers
+
+        handlers._load_builtin_handlers()
+        registry.load_suites(init.get("modules", []))
+    except Exception:
+        traceback.print_exc()
+    return time.monotonic() - start
+
+
 def main() -> int:
     os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+    _guard_parent()
     proto = _protocol_stream()
 
     def send(**msg) -> None:
@@ -57,20 +132,26 @@ def main() -> int:
         traceback.print_exc()
         send(event="fatal", message=message)
         return 3
-    send(event="ready", pid=os.getpid())
+    warmup = _warm(init)
+    send(event="ready", pid=os.getpid(), warmup_s=round(warmup, 3))
 
-    for line in sys.stdin:
-        msg = json.loads(line)
-        if msg.get("op") == "exit":
-            break
-        case_id = msg["id"]
-        send(event="start", id=case_id)
-        try:
-            payload = handlers.handle(context, msg["case"])
-        except Exception as exc:  # a harness bug in one case must not end the others
-            traceback.print_exc()
-            payload = {"harness_error": f"{type(exc).__name__}: {exc}"}
-        send(event="result", id=case_id, payload=payload)
+    try:
+        for line in sys.stdin:
+            msg = json.loads(line)
+            if msg.get("op") == "exit":
+                break
+            case_id = msg["id"]
+            send(event="start", id=case_id)
+            try:
+                payload = handlers.handle(context, msg["case"])
+            except Exception as exc:  # a harness bug in one case must not end the others
+                traceback.print_exc()
+                payload = {"harness_error": f"{type(exc).__name__}: {exc}"}
+            finally:
+                _after_case()
+            send(event="result", id=case_id, payload=payload)
+    finally:
+        _after_case()
     return 0
 
 
