@@ -28,6 +28,7 @@ def children(device, dtype):
 def children_then_hang(device, dtype):
     subprocess.Popen(["sleep", MARK + ".4"], start_new_session=True)
     subprocess.Popen(["sh", "-c", "sleep " + MARK + ".5 & exit 0"], start_new_session=True).wait()
+    open(__file__ + ".started", "w").close()
     time.sleep(3600)
 '''
 
@@ -56,8 +57,9 @@ def test_a_timeout_kills_the_new_session_children_too(procs):
     path = procs.scenario_file(CHILDREN)
     events = []
     pool = WorkerPool({"device": "cpu", "modules": [str(path)]}, jobs=1)
-    pool.run([_case("hyg_children_then_hang")], [3], events.append)
+    pool.run([_case("hyg_children_then_hang")], [6], events.append)
     assert [e.kind for e in events] == ["timeout"]
+    assert os.path.exists(f"{path}.started"), "the case did not get to start its processes"
     assert procs.wait_gone(5), f"left after the timeout: {procs.left()}"
 
 
