@@ -25,6 +25,7 @@ from ..results.models import (
     ScenarioResult,
     Status,
 )
+from ..results.store import prepare_out
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import registry
 from ..scenarios.registry import Scenario
@@ -131,6 +132,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         if progress:
             progress.advance(result, sc.api)
 
+    if out:  # a folder that cannot be written is refused now, not after every case ran
+        prepare_out(Path(out))
     if progress:
         progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
     pool = WorkerPool({"device": adapter.spec, "modules": list(scenario_modules)},
@@ -144,6 +147,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
             progress.stop()
 
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
+    if pool.warmups:  # worker start-up imports, once, not on any case's clock
+        report.options["worker_warmup_s"] = round(max(pool.warmups), 2)
     found = gather_evidence(
         [a.name for a in report.apis], tests_dir=tests_dir, docs_dir=docs_dir,
         vendor_docs_dir=vendor_docs_dir, torch_version=torch_version, chips=list(chips) or None,

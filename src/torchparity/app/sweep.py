@@ -20,13 +20,16 @@ from ..devices import get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
 from ..dtypes import DTYPE_NAMES
-from ..errors import DeviceUnavailableError, InputError
+from ..errors import DeviceUnavailableError, InputError, OutputError, UnknownApiError
 from ..results.models import Cause, Status
-from ..results.sweep_store import SweepStore, open_store
+from ..results.store import prepare_out
+from ..results.sweep_store import SweepLock, SweepStore, open_store
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import opinfo as oi
 
 DEFAULT_TIMEOUT = 300.0
+# imported by each worker before its first case, off the case clock (op_db takes seconds)
+WARM_OPINFO = "torchparity.scenarios.opinfo:entries"
 DTYPES = DTYPE_NAMES
 
 
@@ -103,15 +106,26 @@ def namespace_apis(namespace: str) -> List[str]:
 
 
 def read_api_file(path: str) -> List[str]:
+    """The API names of an --apis file, each resolved as ``check`` resolves its names:
+    a line that is not a dotted name of something importable is one line and exit 2."""
+    from ..api.resolve import resolve
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--apis {path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"--apis {path}: not UTF-8 text (byte {exc.start})") from None
     names = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
-        if line and line not in names:
-            names.append(line)
+        if not line or line in names:
+            continue
+        try:
+            resolve(line)
+        except UnknownApiError as exc:
+            raise InputError(f"--apis {path} line {number}: {exc}") from None
+        names.append(line)
     if not names:
         raise InputError(f"--apis {path}: no API names in it (one per line, # comments)")
     return names
@@ -213,8 +227,17 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
     the_plan = plan(all_opinfo=all_opinfo, namespace=namespace, apis=apis, dtypes=dtypes,
                     reference=reference, only=only)
     jobs = jobs or default_jobs()
-    threads = max(1, default_jobs() // jobs)
+    prepare_out(out_dir)
+    with SweepLock(out_dir):  # a second sweep on this folder is refused, not interleaved
+        return _sweep(out_dir, adapter, the_plan, dtypes=dtypes, jobs=jobs, timeout=timeout,
+                      reference=reference, grads=grads, max_samples=max_samples,
+                      progress=progress, write_matrix=write_matrix)
 
+
+def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Sequence[str],
+           jobs: int, timeout: float, reference: bool, grads: bool, max_samples: Optional[int],
+           progress: Optional[Progress], write_matrix: bool) -> SweepSummary:
+    threads = max(1, default_jobs() // jobs)
     store = open_store(out_dir)
     _check_device(store, adapter)
     options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
@@ -244,7 +267,8 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
         progress.start(len(todo), f"sweep {the_plan.selection} on {adapter.spec}")
     env = dict(os.environ)
     env.update(adapter.worker_env())
-    pool = WorkerPool({"device": adapter.spec, "modules": [], "options": {"threads": threads}},
+    pool = WorkerPool({"device": adapter.spec, "modules": [], "options": {"threads": threads},
+                       "warm": [WARM_OPINFO]},
                       jobs=min(jobs, max(1, len(todo))), env=env)
     try:
         if todo:
@@ -266,7 +290,14 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
         from ..deliver.sweep_matrix import build_matrix
         from ..deliver.sweep_matrix import write_matrix as write
 
-        files = write(build_matrix(all_rows, store.meta()), out_dir)
+        try:
+            files = write(build_matrix(all_rows, store.meta()), out_dir)
+        except OSError as exc:
+            store.close()
+            raise OutputError(
+                f"could not write the matrix into {out_dir} ({exc.strerror or exc}); every result "
+                f"is kept in {store.path}: write the matrix later with `torchparity sweep-matrix "
+                f"{out_dir} --out FOLDER`") from None
     summary = SweepSummary(out=out_dir, planned=len(the_plan.cases), ran=sum(counts.values()),
                            already_done=len(the_plan.cases) - len(todo),
                            seconds=time.monotonic() - start, counts=counts,

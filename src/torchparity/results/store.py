@@ -29,6 +29,29 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
+def prepare_out(out: Path, flag: str = "--out") -> Path:
+    """Make sure ``out`` is a folder we can write to, before anything runs: created if
+    missing; a file in the way, a read-only or full filesystem is one line (exit 2) now,
+    not an error after every case has run."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{flag} {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{flag} {out}: cannot create folder: {exc.strerror or exc}") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".torchparity-probe-", dir=str(out))
+        try:
+            os.write(fd, b"probe\n")
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{flag} {out}: cannot write there: {exc.strerror or exc}") from None
+    return out
+
+
 def save_report(report: Report, path: Path) -> None:
     text = json.dumps(report.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2)
     write_text_atomic(path, text + "\n")
@@ -42,6 +65,10 @@ def load_report(path: Path) -> Report:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read report: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not a torchparity report: not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a torchparity report: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
     try:
