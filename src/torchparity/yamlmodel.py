@@ -30,6 +30,10 @@ def load_yaml_model(path: Union[str, Path], model: Type[M], *, what: str,
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise error(f"{label}: cannot read {what}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{label}: {what} is not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise error(f"{label}: invalid YAML in {what}: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}:" if mark else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..yamlmodel import load_yaml_model
 
@@ -21,8 +21,8 @@ class Config(BaseModel):
     vendor_docs: Optional[str] = None
     torch_version: Optional[str] = None
     chips: Optional[List[str]] = None
-    timeout: Optional[float] = None
-    jobs: Optional[int] = None
+    timeout: Optional[float] = Field(default=None, gt=0)  # as --timeout: positive seconds
+    jobs: Optional[int] = Field(default=None, ge=1)  # as --jobs: at least one worker
 
 
 def load_config(path: Path) -> Config:

@@ -145,12 +145,40 @@ def _import_module(name: str) -> None:
         module = importlib.util.module_from_spec(spec)
 
         sys.modules[modname] = module
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        try:
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except BaseException as exc:
+            sys.modules.pop(modname, None)
+            _import_failed(f"scenario file {name}", exc)
         return
     try:
         importlib.import_module(name)
-    except ImportError as exc:
-        raise InputError(f"cannot import scenario module {name}: {exc}") from None
+    except BaseException as exc:
+        _import_failed(f"scenario module {name}", exc)
+
+
+def _import_failed(what: str, exc: BaseException) -> None:
+    """A scenario module that fails at import, whatever it raises, is one line (exit 2);
+    sys.exit() in it must not end the run silently. Ctrl-C stays Ctrl-C."""
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
+    if isinstance(exc, SyntaxError):
+        raise InputError(f"{what}: syntax error at line {exc.lineno}: {exc.msg}") from None
+    if isinstance(exc, SystemExit):
+        raise InputError(f"{what}: called sys.exit({exc.code!r}) while being imported") from None
+    if isinstance(exc, InputError):
+        raise exc
+    where = _innermost_line(exc)
+    raise InputError(f"cannot import {what}: {type(exc).__name__}: {exc}{where}") from None
+
+
+def _innermost_line(exc: BaseException) -> str:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return ""
+    return f" ({os.path.basename(tb.tb_frame.f_code.co_filename)}, line {tb.tb_lineno})"
 
 
 def registered_apis() -> List[str]:

@@ -8,6 +8,7 @@ error messages. Ops that are not listed are allowed (``default: allow``).
 from __future__ import annotations
 
 import os
+import string
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
@@ -21,6 +22,7 @@ DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat
           "float32", "float64", "complex32", "complex64", "complex128")
 
 PROFILE_DIR = Path(__file__).resolve().parent
+TEMPLATE_FIELDS = ("op", "kernel", "dtype", "backend")  # what the emulator fills in
 
 
 class _Strict(BaseModel):
@@ -64,12 +66,32 @@ class Numerics(_Strict):
 
 
 class ErrorTemplates(_Strict):
-    """Message shapes of the real backend; {op}, {kernel}, {dtype}, {backend} are filled in."""
+    """Message shapes of the real backend; in dtype and no_kernel {op}, {kernel}, {dtype} and
+    {backend} are filled in (itt is used as written)."""
 
     dtype: str = "\"{kernel}\" not implemented for '{dtype}'"
     no_kernel: str = ("Could not run '{op}' with arguments from the '{backend}' backend. "
                       "This could be because the operator doesn't exist for this backend")
     itt: str = "Can't use ITT profiler - PyTorch was compiled without ITT"
+
+    @field_validator("dtype", "no_kernel")  # itt is raised as written
+    @classmethod
+    def _known_fields(cls, value):
+        """Checked at load: a template the emulator cannot fill would turn every refusal
+        into a KeyError in the middle of a run."""
+        known = ", ".join("{" + f + "}" for f in TEMPLATE_FIELDS)
+        try:
+            names = [name for _, name, _, _ in string.Formatter().parse(value) if name is not None]
+            unknown = [name for name in names if name not in TEMPLATE_FIELDS]
+            if not unknown:
+                value.format(**{name: "x" for name in TEMPLATE_FIELDS})
+        except (IndexError, ValueError, KeyError) as exc:
+            raise ValueError(f"not a valid message template ({exc}); fields: {known}, "
+                             "literal braces as {{ and }}") from None
+        if unknown:
+            raise ValueError(f"unknown field {{{unknown[0]}}}; known: {known} "
+                             "(literal braces as {{ and }})")
+        return value
 
 
 class Profile(_Strict):
