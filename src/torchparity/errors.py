@@ -34,6 +34,13 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM reached the main process: handled like Ctrl-C (workers ended, what was
     recorded kept), exit status 143."""
 
+    raised = 0  # how often, in this process: typer turns any KeyboardInterrupt into exit
+    # code 130 before the CLI sees the exception, so the CLI asks here
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        Terminated.raised += 1
+
 
 def first_problem(exc) -> str:
     """The first problem of a pydantic ValidationError as one line: "key 'a.b': message"."""

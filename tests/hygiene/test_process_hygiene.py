@@ -146,3 +146,27 @@ def test_warm_up_is_off_the_case_clock(procs, monkeypatch):
     pool.run([_case("hyg_dynamo_ready")], [2], events.append)
     assert [e.kind for e in events] == ["result"]
     assert events[0].seconds < 2 and pool.warmups[0] >= 4
+
+
+def test_check_terminated_keeps_its_report_and_leaves_nothing(procs):
+    """The reported case: `check --scenarios hang.py --timeout 300`, then kill -TERM."""
+    path = procs.scenario_file(HANG)
+    out = procs.tmp / "out"
+    main = subprocess.Popen([sys.executable, "-m", "torchparity", "check", "torch.abs", "--device",
+                             "cpu", "--scenarios", str(path), "--timeout", "300", "--out", str(out),
+                             "-q", "--no-html", "--no-screenshot"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    procs.watch.append(main.pid)
+    try:
+        assert procs.wait_running(2, timeout=90), "the hanging scenario did not start"
+        procs.watch.extend(procs.tree(main.pid))
+        main.send_signal(signal.SIGTERM)
+        _, err = main.communicate(timeout=60)
+    finally:
+        if main.poll() is None:
+            main.kill()
+            main.wait()
+    assert procs.wait_gone(15), f"left after kill -TERM: {procs.left()}"
+    assert main.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "torchparity: terminated; what was recorded so far is kept"
+    assert (out / "report.json").is_file()

@@ -120,6 +120,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     results: Dict[int, ScenarioResult] = {}
     footprints: Dict[int, List[FootprintEntry]] = {}
     interrupted = False
+    stopped: BaseException = KeyboardInterrupt()
 
     def on_event(event: CaseEvent) -> None:
         _, sc, dtype = meta[event.index]
@@ -140,8 +141,9 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
                       jobs=jobs, env=_worker_env(adapter))
     try:
         pool.run(cases, timeouts, on_event)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
         interrupted = True
+        stopped = exc
     finally:
         if progress:
             progress.stop()
@@ -162,7 +164,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
 
         write_bundle(report, Path(out), writers)
     if interrupted:
-        raise KeyboardInterrupt
+        raise stopped
     return report
 
 

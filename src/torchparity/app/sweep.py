@@ -255,6 +255,7 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
     counts: Dict[str, int] = {}
     start = time.monotonic()
     interrupted = False
+    stopped: BaseException = KeyboardInterrupt()
 
     def on_event(event: CaseEvent) -> None:
         row = _row(todo[event.index], event, adapter.emulated)
@@ -273,8 +274,9 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
     try:
         if todo:
             pool.run(payloads, [timeout] * len(payloads), on_event)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
         interrupted = True
+        stopped = exc
     finally:
         if progress:
             progress.stop()
@@ -305,5 +307,5 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
                            interrupted=interrupted, totals=totals)
     store.close()
     if interrupted:
-        raise KeyboardInterrupt
+        raise stopped
     return summary

@@ -57,17 +57,23 @@ def _fail_line(message: str) -> None:
     sys.stderr.flush()
 
 
+def _interrupted(terminated: bool) -> None:
+    """Ctrl-C (130) or SIGTERM (143): workers are gone, what was recorded is kept."""
+    _fail_line(f"{'terminated' if terminated else 'interrupted'}; what was recorded so far is kept")
+    sys.exit(143 if terminated else 130)
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False)  # click returns the code of typer.Exit here
+        if code == 130:  # typer's answer to a KeyboardInterrupt (Ctrl-C or Terminated)
+            _interrupted(bool(Terminated.raised))
         sys.exit(code if isinstance(code, int) else 0)
     except TorchparityError as exc:
         _fail_line(str(exc))
         sys.exit(exc.exit_code)
     except KeyboardInterrupt as exc:
-        ended = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        _fail_line(f"{ended}; what was recorded so far is kept")
-        sys.exit(143 if isinstance(exc, Terminated) else 130)
+        _interrupted(isinstance(exc, Terminated))
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except SystemExit:
@@ -83,7 +89,7 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         if Abort and isinstance(exc, Abort):
-            sys.exit(130)
+            _interrupted(isinstance(exc.__cause__ or exc.__context__, Terminated))
         if os.environ.get("TORCHPARITY_DEBUG"):
             raise
         _fail_line(f"internal error: {type(exc).__name__}: {exc} "
