@@ -69,7 +69,7 @@ def test_sys_exit_0_in_a_scenario_module_does_not_end_check_silently(tmp_path, m
 
 
 @pytest.mark.parametrize("junk", ["__import__('os').system('true')", "!!!!", "../../etc/passwd",
-                                  "torch.no_such_api_here"])
+                                  "torch..abs", "torch.abs; rm -rf /"])
 def test_sweep_apis_junk_lines_are_refused_like_check(tmp_path, junk):
     path = tmp_path / "apis.txt"
     path.write_text(f"# my list\ntorch.abs\n{junk}\n", encoding="utf-8")
@@ -79,8 +79,10 @@ def test_sweep_apis_junk_lines_are_refused_like_check(tmp_path, junk):
 
 def test_sweep_apis_good_lines_still_read(tmp_path):
     path = tmp_path / "apis.txt"
-    path.write_text("torch.abs  # the first\n\ntorch.add\ntorch.abs\n", encoding="utf-8")
-    assert read_api_file(str(path)) == ["torch.abs", "torch.add"]
+    path.write_text("torch.abs  # the first\n\ntorch.add\ntorch.abs\ntorch.nn.functional.nope\n",
+                    encoding="utf-8")
+    # a well-formed name that names nothing is listed with the APIs without scenarios
+    assert read_api_file(str(path)) == ["torch.abs", "torch.add", "torch.nn.functional.nope"]
 
 
 @pytest.mark.parametrize("template", ["{foo}", "{0}", "{}", "{op.__class__}", "unclosed {op"])

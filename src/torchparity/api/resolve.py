@@ -62,11 +62,18 @@ def qualified_name_of(obj: Any, fallback: str) -> str:
     return fallback
 
 
-def resolve(name: str) -> ResolvedApi:
-    """Resolve ``name`` or raise :class:`UnknownApiError` with close matches."""
+def check_dotted(name: str) -> str:
+    """``name`` stripped, or :class:`UnknownApiError` when it is not a dotted Python name
+    (``!!!!``, ``../../etc/passwd``, ``__import__('os')``)."""
     name = name.strip()
     if not name or any(not p.isidentifier() for p in name.split(".")):
         raise UnknownApiError(f"'{name}' is not a dotted Python name (e.g. torch.autograd.gradcheck)")
+    return name
+
+
+def resolve(name: str) -> ResolvedApi:
+    """Resolve ``name`` or raise :class:`UnknownApiError` with close matches."""
+    name = check_dotted(name)
     parts = name.split(".")
     try:
         obj: Any = importlib.import_module(parts[0])

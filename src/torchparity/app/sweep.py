@@ -106,9 +106,10 @@ def namespace_apis(namespace: str) -> List[str]:
 
 
 def read_api_file(path: str) -> List[str]:
-    """The API names of an --apis file, each resolved as ``check`` resolves its names:
-    a line that is not a dotted name of something importable is one line and exit 2."""
-    from ..api.resolve import resolve
+    """The API names of an --apis file. A line that is not a dotted Python name is refused
+    as ``check`` refuses it (one line, exit 2, with its line number); a well-formed name
+    that names nothing is kept and listed among the APIs without scenarios."""
+    from ..api.resolve import check_dotted
 
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -122,7 +123,7 @@ def read_api_file(path: str) -> List[str]:
         if not line or line in names:
             continue
         try:
-            resolve(line)
+            check_dotted(line)
         except UnknownApiError as exc:
             raise InputError(f"--apis {path} line {number}: {exc}") from None
         names.append(line)

@@ -64,16 +64,18 @@ def _parents() -> Dict[int, int]:
     return out
 
 
-def descendants(pid: int) -> List[int]:
-    """Every live process below ``pid`` (children, grandchildren, ...)."""
+def descendants(pid: int, keep: Iterable[int] = ()) -> List[int]:
+    """Every live process below ``pid`` (children, grandchildren, ...), leaving out the
+    processes in ``keep`` and everything below them."""
     children: Dict[int, List[int]] = {}
     for child, parent in _parents().items():
         children.setdefault(parent, []).append(child)
+    kept = set(keep)
     found: List[int] = []
     todo = list(children.get(pid, []))
     while todo:
         p = todo.pop()
-        if p in found or p == pid:
+        if p in found or p == pid or p in kept:
             continue
         found.append(p)
         todo.extend(children.get(p, []))
@@ -88,12 +90,14 @@ def _signal(pids: Iterable[int], sig: int) -> None:
             pass
 
 
-def kill_descendants(pid: int) -> List[int]:
-    """SIGKILL every process below ``pid``: freeze the tree first so nothing forks past
-    the scan, then kill what was frozen. Returns the pids killed."""
+def kill_descendants(pid: int, keep: Iterable[int] = ()) -> List[int]:
+    """SIGKILL every process below ``pid`` (but ``keep`` and their subtrees): freeze the
+    tree first so nothing forks past the scan, then kill what was frozen. Returns the
+    pids killed."""
+    keep = list(keep)
     frozen: Set[int] = set()
     for _ in range(_FREEZE_ROUNDS):
-        new = [p for p in descendants(pid) if p not in frozen]
+        new = [p for p in descendants(pid, keep) if p not in frozen]
         if not new:
             break
         _signal(new, signal.SIGSTOP)

@@ -68,9 +68,12 @@ def _guard_parent() -> None:
     threading.Thread(target=watch, name="torchparity-parent-watch", daemon=True).start()
 
 
+_BACKEND_PROCESSES: list = []  # running when the worker became ready: the backend's own
+
+
 def _after_case() -> None:
-    """End whatever the case left running and collect it."""
-    if proctree.kill_descendants(os.getpid()):
+    """End whatever the case left running (not the backend's own helpers) and collect it."""
+    if proctree.kill_descendants(os.getpid(), keep=_BACKEND_PROCESSES):
         proctree.reap_children()
     else:
         proctree.reap_children(wait_s=0)
@@ -133,6 +136,7 @@ def main() -> int:
         send(event="fatal", message=message)
         return 3
     warmup = _warm(init)
+    _BACKEND_PROCESSES[:] = proctree.descendants(os.getpid())
     send(event="ready", pid=os.getpid(), warmup_s=round(warmup, 3))
 
     try:
@@ -151,7 +155,8 @@ def main() -> int:
                 _after_case()
             send(event="result", id=case_id, payload=payload)
     finally:
-        _after_case()
+        proctree.kill_descendants(os.getpid())  # at the end, everything goes
+        proctree.reap_children(wait_s=0.2)
     return 0
 
 
