@@ -63,6 +63,29 @@ def test_a_timeout_kills_the_new_session_children_too(procs):
     assert procs.wait_gone(5), f"left after the timeout: {procs.left()}"
 
 
+CRASH = '''
+@scenario("torch.abs", "hyg_children_then_crash", en="starts processes, then segfaults",
+          zh="启动子进程后崩溃", expect_en="crash", expect_zh="崩溃", compare="none")
+def children_then_crash(device, dtype):
+    import signal
+    subprocess.Popen(["sleep", MARK + ".8"])
+    subprocess.Popen(["sleep", MARK + ".9"], start_new_session=True)
+    subprocess.Popen(["sh", "-c", "sleep " + MARK + ".10 & exit 0"], start_new_session=True).wait()
+    os.kill(os.getpid(), signal.SIGSEGV)
+'''
+
+
+def test_a_crashed_worker_leaves_no_children(procs):
+    """The worker cannot clean up after a segfault; the pool, a subreaper while it runs,
+    adopts what the worker left and ends it."""
+    path = procs.scenario_file(CRASH)
+    events = []
+    pool = WorkerPool({"device": "cpu", "modules": [str(path)]}, jobs=1)
+    pool.run([_case("hyg_children_then_crash")], [60], events.append)
+    assert [e.kind for e in events] == ["crash"] and "SIGSEGV" in events[0].detail
+    assert procs.wait_gone(5), f"left after the crash: {procs.left()}"
+
+
 HANG = '''
 @scenario("torch.abs", "hyg_hang", en="starts a process, then hangs", zh="挂起",
           expect_en="-", expect_zh="-", compare="none")

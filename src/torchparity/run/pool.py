@@ -195,6 +195,7 @@ class WorkerPool:
                 w.case = None
 
         restore = _terminate_as_interrupt()
+        orphans = proctree.OrphanCatcher()
         try:
             for _ in range(min(self.jobs, len(pending))):
                 spawn()
@@ -246,6 +247,7 @@ class WorkerPool:
                                 raise TorchparityError(
                                     f"worker failed to start ({_signal_name(rc)}): {tail or 'no output'}")
                         retire(w, kill=False)
+                        orphans.collect(w.proc.pid for w in workers)  # what a crash left
                 now = time.monotonic()
                 for w in list(workers):
                     if now < w.deadline:
@@ -269,6 +271,7 @@ class WorkerPool:
                             and w.send({"op": "exit"}))
                 retire(w, kill=not graceful)
             selector.close()
+            orphans.close()
             restore()
 
 

@@ -21,6 +21,7 @@ from typing import Dict, Iterable, List, Set
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
 _FREEZE_ROUNDS = 20
 
 
@@ -37,9 +38,25 @@ def die_with_parent(sig: int = signal.SIGTERM) -> bool:
     return _prctl(PR_SET_PDEATHSIG, int(sig))
 
 
-def become_subreaper() -> bool:
+def become_subreaper(on: bool = True) -> bool:
     """Orphaned descendants are re-parented to this process, not to init (Linux)."""
-    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1 if on else 0)
+
+
+def is_subreaper() -> bool:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        flag = ctypes.c_int(0)
+        if libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) != 0:
+            return False
+        return bool(flag.value)
+    except (OSError, AttributeError):
+        return False
+
+
+def children(pid: int) -> List[int]:
+    """The direct children of ``pid``."""
+    return [c for c, parent in _parents().items() if parent == pid]
 
 
 def _parents() -> Dict[int, int]:
@@ -136,3 +153,46 @@ def reap_children(wait_s: float = 1.0) -> None:
             if time.monotonic() >= deadline:
                 return
             time.sleep(0.01)
+
+
+class OrphanCatcher:
+    """While a pool runs, this process is a subreaper: the processes a crashed worker
+    leaves (its scenario's children, in their own session or the worker's) are
+    re-parented here instead of to init, and :meth:`collect` kills and reaps them.
+
+    Only children that were not here before, are not a live worker and run in another
+    session than this process are taken for a worker's orphans."""
+
+    def __init__(self) -> None:
+        self.me = os.getpid()
+        self.session = os.getsid(0)
+        self.before = set(children(self.me))
+        self.was = is_subreaper()
+        self.active = self.was or become_subreaper(True)
+
+    def collect(self, live_workers: Iterable[int]) -> List[int]:
+        if not self.active:
+            return []
+        live = set(live_workers)
+        ended = []
+        for pid in children(self.me):
+            if pid in self.before or pid in live:
+                continue
+            try:
+                if os.getsid(pid) == self.session:
+                    continue  # started by this process itself, not left by a worker
+            except OSError:
+                continue
+            kill_tree(pid)
+            ended.append(pid)
+        for pid in ended:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        return ended
+
+    def close(self, live_workers: Iterable[int] = ()) -> None:
+        self.collect(live_workers)
+        if self.active and not self.was:
+            become_subreaper(False)
