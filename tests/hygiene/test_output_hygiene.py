@@ -153,3 +153,20 @@ def test_a_damaged_store_is_one_line(tmp_path, damage):
         store.meta()
         store.rows()
     assert str(tmp_path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_matrix_that_cannot_be_written_names_where_the_results_are(tmp_path, monkeypatch):
+    from torchparity.app import sweep as sweep_mod
+    from torchparity.deliver import sweep_matrix
+
+    def disk_full(doc, out_dir):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(sweep_mod, "plan", lambda **_k: sweep_mod.Plan(cases=[], apis=[]))
+    monkeypatch.setattr(sweep_matrix, "write_matrix", disk_full)
+    with pytest.raises(OutputError) as err:
+        sweep_mod.sweep(out=str(tmp_path), device="cpu", apis=["torch.abs"])
+    assert str(tmp_path / FILENAME) in str(err.value) and "sweep-matrix" in str(err.value)
+    assert (tmp_path / FILENAME).is_file()
+    with SweepLock(tmp_path):  # the failed sweep let go of its lock
+        pass
