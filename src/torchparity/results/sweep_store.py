@@ -96,6 +96,12 @@ class SweepStore:
                 f"INSERT OR REPLACE INTO results ({', '.join(cols)}) "
                 f"VALUES ({', '.join('?' for _ in cols)})", [values[c] for c in cols])
 
+    def delete(self, key: Key) -> None:
+        """Drop the row of one key, if any (a result that no longer applies)."""
+        with self._tx():
+            self.db.execute("DELETE FROM results WHERE api = ? AND variant = ? AND sample_set = ? "
+                            "AND dtype = ?", tuple(key))
+
     def rows(self, keys: Optional[Iterable[Key]] = None) -> List[Dict[str, Any]]:
         cur = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM results ORDER BY rowid")
         wanted = set(keys) if keys is not None else None
