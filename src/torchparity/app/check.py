@@ -85,6 +85,21 @@ def case_result(event: CaseEvent, sc: Scenario, dtype: str,
     return result, entries
 
 
+def scenario_row(api: str, sc: Scenario, dtype: str, event: CaseEvent,
+                 emulated: bool) -> Dict[str, Any]:
+    """One case as a row of the sweep store: keyed (api, scenario id, source, dtype)."""
+    result, _ = case_result(event, sc, dtype, emulated)
+    row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
+                               status=result.status, cause=result.cause, detail=result.detail,
+                               metric=result.metric.model_dump(mode="json") if result.metric else None,
+                               emulated=emulated, seconds=round(event.seconds, 4))
+    p = event.payload or {}
+    for k in ("counts", "claimed", "claimed_backward", "kind", "note"):
+        if k in p:
+            row[k] = p[k]
+    return row
+
+
 def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> Tuple[ScenarioResult, List[FootprintEntry]]:
     base = dict(id=sc.id, dtype=dtype, description=sc.description, expected=sc.expected,
                 tags=list(sc.tags), emulated=emulated, duration_s=round(event.seconds, 6))

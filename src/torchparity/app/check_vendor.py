@@ -28,7 +28,7 @@ from ..results.sweep_store import open_store
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
-from .check import DEFAULT_TIMEOUT, _check_dtypes, case_result, plan_scenarios, why_none
+from .check import DEFAULT_TIMEOUT, _check_dtypes, plan_scenarios, scenario_row, why_none
 from .sweep import _check_device, _meta, default_jobs
 
 NONE = "-"  # variant / sample_set / dtype of an API's single "unknown" row
@@ -79,19 +79,6 @@ def listed_apis(docs_dir: str, torch_version: Optional[str]) -> Tuple[List[str],
 def _unknown_row(api: str, detail: str, emulated: bool) -> Dict[str, Any]:
     return dict(api=api, variant=NONE, sample_set=NONE, dtype=NONE, status="unknown",
                 cause=None, detail=detail[:600], emulated=emulated, seconds=0.0)
-
-
-def _row(api: str, sc: Scenario, dtype: str, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
-    result, _ = case_result(event, sc, dtype, emulated)
-    row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
-                               status=result.status, cause=result.cause, detail=result.detail,
-                               metric=result.metric.model_dump(mode="json") if result.metric else None,
-                               emulated=emulated, seconds=round(event.seconds, 4))
-    p = event.payload or {}
-    for k in ("counts", "claimed", "claimed_backward", "kind", "note"):
-        if k in p:
-            row[k] = p[k]
-    return row
 
 
 def api_verdicts(rows: Sequence[Dict[str, Any]]) -> Dict[str, str]:
@@ -186,7 +173,7 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
 
     def on_event(event: CaseEvent) -> None:
         api, sc, dtype = meta[event.index]
-        row = _row(api, sc, dtype, event, adapter.emulated)
+        row = scenario_row(api, sc, dtype, event, adapter.emulated)
         store.add(row)
         counts[row["status"]] = counts.get(row["status"], 0) + 1
         if progress:

@@ -249,7 +249,7 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
                          f"{_cell('; '.join(notes)) or '-'} |")
     if doc.get("no_scenarios"):
         lines += ["", "## No scenarios", "",
-                  "No OpInfo entry (and so no sweep case) for: "
+                  "No scenario source applies (and so no sweep case) for: "
                   + ", ".join(f"`{n}`" for n in doc["no_scenarios"])]
     return "\n".join(lines) + "\n"
 
