@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -103,10 +104,12 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       timeout: float = DEFAULT_TIMEOUT, dtypes: Optional[Sequence[str]] = None,
                       max_samples: Optional[int] = None, limit: Optional[int] = None,
                       scenario_modules: Sequence[str] = (), progress: Optional[Progress] = None,
+                      spread: bool = False,
                       on_planned: Optional[Callable[[int, int], None]] = None) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
 
-    ``limit``: only the first N listed APIs. ``on_planned(i, n)``: called as APIs are asked
+    ``limit``: only the first N listed APIs (``spread``: N spread evenly over the list, for
+    a benchmark's trial). ``on_planned(i, n)``: called as APIs are asked
     of the sources (planning resolves each name and may run one CPU call per footprint
     candidate).
     """
@@ -118,7 +121,10 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
     names, version = listed_apis(docs_dir, torch_version)
-    if limit is not None:
+    if limit is not None and spread and 0 < limit < len(names):
+        step = len(names) / limit
+        names = [names[int(i * step)] for i in range(limit)]
+    elif limit is not None:
         names = names[:max(0, limit)]
     adapter = get_adapter(device)
     reason = adapter.unavailable_reason()
@@ -136,33 +142,10 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
 
     plan_start = time.monotonic()
     done = store.done_keys()
-    cases: List[Dict[str, Any]] = []
-    meta: List[Tuple[str, Scenario, str]] = []
-    timeouts: List[float] = []
-    planned = 0
-    for i, name in enumerate(names):
-        if on_planned:
-            on_planned(i, len(names))
-        resolved = maybe_resolve(name)
-        if resolved is None:
-            store.add(_unknown_row(name, f"does not resolve in this torch ({_torch()})",
-                                   adapter.emulated))
-            continue
-        offer = plan_scenarios(name, resolved.obj, dtypes)
-        if not offer.scenarios:
-            store.add(_unknown_row(name, why_none(offer.tried).en, adapter.emulated))
-            continue
-        store.delete((name, NONE, NONE, NONE))  # a source applies now
-        for sc in offer.scenarios:
-            for dtype in sc.dtypes:
-                planned += 1
-                if (name, sc.id, sc.source, dtype) in done:
-                    continue
-                meta.append((name, sc, dtype))
-                cases.append(sources.case_for(sc, name, dtype, max_samples=max_samples))
-                timeouts.append(sc.timeout_s or timeout)
-    if on_planned:
-        on_planned(len(names), len(names))
+    with warnings.catch_warnings():  # resolving 3,000 names warns of every deprecation
+        warnings.simplefilter("ignore")
+        cases, meta, timeouts, planned = _plan(names, store, done, adapter.emulated, dtypes,
+                                               max_samples, timeout, on_planned)
     plan_seconds = time.monotonic() - plan_start
 
     jobs = jobs or default_jobs()
@@ -211,6 +194,39 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     if interrupted:
         raise KeyboardInterrupt
     return summary
+
+
+def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples, timeout,
+          on_planned) -> Tuple[List[Dict[str, Any]], List[Tuple[str, Scenario, str]], List[float], int]:
+    """Ask the sources for every name: the cases still to run (and their scenarios and
+    timeouts), and how many cases the names have in all. Unknown rows are stored here."""
+    cases: List[Dict[str, Any]] = []
+    meta: List[Tuple[str, Scenario, str]] = []
+    timeouts: List[float] = []
+    planned = 0
+    for i, name in enumerate(names):
+        if on_planned:
+            on_planned(i, len(names))
+        resolved = maybe_resolve(name)
+        if resolved is None:
+            store.add(_unknown_row(name, f"does not resolve in this torch ({_torch()})", emulated))
+            continue
+        offer = plan_scenarios(name, resolved.obj, dtypes)
+        if not offer.scenarios:
+            store.add(_unknown_row(name, why_none(offer.tried).en, emulated))
+            continue
+        store.delete((name, NONE, NONE, NONE))  # a source applies now
+        for sc in offer.scenarios:
+            for dtype in sc.dtypes:
+                planned += 1
+                if (name, sc.id, sc.source, dtype) in done:
+                    continue
+                meta.append((name, sc, dtype))
+                cases.append(sources.case_for(sc, name, dtype, max_samples=max_samples))
+                timeouts.append(sc.timeout_s or timeout)
+    if on_planned:
+        on_planned(len(names), len(names))
+    return cases, meta, timeouts, planned
 
 
 def _torch() -> str:
