@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from torchparity.app.check import check
 from torchparity.app.sweep import SourceCase, plan
@@ -86,7 +87,9 @@ def _cli(*args):
 
 @pytest.fixture
 def tiny_docs(tmp_path):
-    return _docs(tmp_path / "docs", ["torch.mm", "torch.autograd.grad", "torch.no_such_api_here"])
+    # cufft_plan_cache: resolving it raises here (a CPU build has no CUDA to ask)
+    return _docs(tmp_path / "docs", ["torch.mm", "torch.autograd.grad", "torch.no_such_api_here",
+                                     "torch.backends.cuda.cufft_plan_cache"])
 
 
 def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
@@ -96,7 +99,7 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
             "--max-samples", "1", "--jobs", "1", "--quiet")
     first = _cli(*args)
     assert first.returncode == 0, first.stderr
-    assert "3 listed API(s): 2 case(s) run" in first.stdout
+    assert "4 listed API(s): 2 case(s) run" in first.stdout
     doc = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
     rows = {(r["api"], r["dtype"]): r for r in doc["rows"]}
     assert rows[("torch.mm", "float64")]["status"] == "unsupported"
@@ -105,8 +108,13 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
     assert rows[("torch.autograd.grad", "-")]["status"] == "unknown"
     assert "Sources tried" in rows[("torch.autograd.grad", "-")]["detail"]
     assert "does not resolve" in rows[("torch.no_such_api_here", "-")]["detail"]
+    cufft = rows[("torch.backends.cuda.cufft_plan_cache", "-")]
+    assert cufft["status"] == "unknown"
+    if not torch.backends.cuda.is_built():
+        assert "cannot be resolved" in cufft["detail"]
     assert doc["api_verdicts"] == {"torch.mm": "partial", "torch.autograd.grad": "unknown",
-                                   "torch.no_such_api_here": "unknown"}
+                                   "torch.no_such_api_here": "unknown",
+                                   "torch.backends.cuda.cufft_plan_cache": "unknown"}
     csv = (out / "matrix.csv").read_text(encoding="utf-8").splitlines()
     assert csv[0].endswith(",source") and any(line.endswith(",opinfo") for line in csv)
     assert "## No executed scenario (unknown)" in (out / "matrix.md").read_text(encoding="utf-8")

@@ -207,7 +207,12 @@ def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples
     for i, name in enumerate(names):
         if on_planned:
             on_planned(i, len(names))
-        resolved = maybe_resolve(name)
+        try:
+            resolved = maybe_resolve(name)
+        except Exception as exc:  # a name whose attribute look-up itself fails here
+            store.add(_unknown_row(name, f"cannot be resolved in this torch ({_torch()}): "
+                                         f"{type(exc).__name__}: {exc}", emulated))
+            continue
         if resolved is None:
             store.add(_unknown_row(name, f"does not resolve in this torch ({_torch()})", emulated))
             continue
