@@ -9,7 +9,8 @@ prints per device:
   unknown) and a verdict other than ``unknown``, by namespace and by scenario source
   (every source module found in ``scenarios/sources/`` is counted; a new one shows up
   without touching this script);
-- the wall time (planning: resolving names and asking the sources; running);
+- the wall time (planning: resolving names and asking the sources, cached within the
+  process, so a second device plans in ~0 s; running);
 - on ``cpu``: the fails / errors / crashes / timeouts, which are all the tool's own there
   (the device is the reference itself), listed.
 
