@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,11 @@ from ..results.models import (
     Report,
     ScenarioResult,
     Status,
+    Text,
 )
 from ..results.store import prepare_out
 from ..run.pool import CaseEvent, WorkerPool
-from ..scenarios import registry
+from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from .evidence import evidence as gather_evidence
 
@@ -49,6 +51,54 @@ class _Plan:
     resolved: ResolvedApi
     scenarios: List[Scenario]
     case_ids: List[int] = field(default_factory=list)
+    tried: Dict[str, str] = field(default_factory=dict)  # source -> what it said
+
+
+def plan_scenarios(api: str, obj: Any, dtypes: Optional[Sequence[str]] = None) -> "sources.Offer":
+    """What every scenario source offers for ``api``; with ``dtypes``, each scenario keeps
+    only those of its dtypes (one with none left is dropped, and the source says so)."""
+    offer = sources.offer(api, obj)
+    if dtypes is None:
+        return offer
+    wanted = list(dtypes)
+    kept = []
+    for sc in offer.scenarios:
+        ds = tuple(d for d in sc.dtypes if d in wanted)
+        if ds:  # a copy: hand scenarios are the registry's own objects
+            kept.append(dataclasses.replace(sc, dtypes=ds))
+    for name in {sc.source for sc in offer.scenarios} - {sc.source for sc in kept}:
+        offer.tried[name] += f", none in the dtypes asked ({', '.join(wanted)})"
+    offer.scenarios = kept
+    return offer
+
+
+def why_none(tried: Dict[str, str]) -> Text:
+    listed = "; ".join(f"{k}: {v}" for k, v in tried.items()) or "none"
+    return Text(en=f"No scenario ran. Sources tried — {listed}.",
+                zh=f"没有可运行的场景。已尝试的场景来源——{listed}。")
+
+
+def case_result(event: CaseEvent, sc: Scenario, dtype: str,
+                emulated: bool) -> Tuple[ScenarioResult, List[FootprintEntry]]:
+    """A worker's answer for one case (any kind) as a ScenarioResult and its footprint."""
+    result, entries = _case_result(event, sc, dtype, emulated)
+    result.source = sc.source
+    return result, entries
+
+
+def scenario_row(api: str, sc: Scenario, dtype: str, event: CaseEvent,
+                 emulated: bool) -> Dict[str, Any]:
+    """One case as a row of the sweep store: keyed (api, scenario id, source, dtype)."""
+    result, _ = case_result(event, sc, dtype, emulated)
+    row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
+                               status=result.status, cause=result.cause, detail=result.detail,
+                               metric=result.metric.model_dump(mode="json") if result.metric else None,
+                               emulated=emulated, seconds=round(event.seconds, 4))
+    p = event.payload or {}
+    for k in ("counts", "claimed", "claimed_backward", "kind", "note"):
+        if k in p:
+            row[k] = p[k]
+    return row
 
 
 def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> Tuple[ScenarioResult, List[FootprintEntry]]:
@@ -63,9 +113,19 @@ def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> 
         return ScenarioResult(status=Status.ERROR, cause=Cause.HARNESS_ERROR,
                               detail=f"torchparity failed on this case: {payload['harness_error']}"[:600],
                               **base), []
-    result = ScenarioResult.model_validate(payload["result"])
     entries = [FootprintEntry.model_validate(e) for e in payload.get("footprint", [])]
-    return result, entries
+    if "result" in payload:
+        return ScenarioResult.model_validate(payload["result"]), entries
+    # a dedicated case kind (OpInfo: every sample of one entry x dtype) answers as a row
+    tags = list(base.pop("tags"))
+    if payload.get("claimed") is False:
+        tags.append("not-claimed-by-opinfo")
+    detail = payload.get("detail") or ""
+    if payload.get("note"):
+        detail = f"{detail} (note: {payload['note']})"
+    metric = payload.get("metric")
+    return ScenarioResult(status=payload["status"], cause=payload.get("cause"),
+                          detail=detail[:600], metric=metric, tags=tags, **base), entries
 
 
 def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = None,
@@ -73,7 +133,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
           category_rules: Optional[str] = None, progress: Optional[Progress] = None,
           tests_dir: Optional[str] = None, docs_dir: Optional[str] = None,
           vendor_docs_dir: Optional[str] = None, torch_version: Optional[str] = None,
-          chips: Sequence[str] = (),
+          chips: Sequence[str] = (), dtypes: Optional[Sequence[str]] = None,
+          max_samples: Optional[int] = None,
           writers: Sequence[Callable[[Report, Path], None]] = ()) -> Report:
     """Check ``apis`` on ``device`` against the CPU.
 
@@ -84,6 +145,10 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     upstream-test and docs sections (see :func:`torchparity.app.evidence.evidence`); the
     sections not asked for say so. With ``out``, writes report.json and the zh/en reports
     there — also when interrupted, with what was recorded so far.
+
+    Scenarios come from every scenario source (``scenarios.sources``): hand suites, OpInfo
+    (run per dtype through the same case kind as ``sweep``), and the others. ``dtypes``
+    keeps only those dtypes; ``max_samples`` caps the samples of an OpInfo case.
     """
     if not apis:
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck")
@@ -100,6 +165,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     for folder, what in ((tests_dir, "--tests"), (docs_dir, "--docs"), (vendor_docs_dir, "--vendor-docs")):
         if folder is not None and not Path(folder).is_dir():
             raise InputError(f"{what} {folder}: no such folder")
+    if dtypes is not None:
+        _check_dtypes(dtypes)
     registry.load_suites(scenario_modules)
 
     plans: List[_Plan] = []
@@ -107,13 +174,14 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     timeouts: List[float] = []
     meta: List[Tuple[int, Scenario, str]] = []
     for r in resolved:
-        plan = _Plan(r, registry.scenarios_for_object(r.obj))
+        offer = plan_scenarios(r.name, r.obj, dtypes)
+        plan = _Plan(r, offer.scenarios, tried=offer.tried)
         for sc in plan.scenarios:
             for dtype in sc.dtypes:
                 plan.case_ids.append(len(cases))
                 meta.append((len(plans), sc, dtype))
-                cases.append({"kind": "suite", "api": sc.api, "scenario": sc.id, "dtype": dtype,
-                              "footprint": True})
+                cases.append(sources.case_for(sc, r.name, dtype, max_samples=max_samples,
+                                              footprint=True))
                 timeouts.append(sc.timeout_s or timeout)
         plans.append(plan)
 
@@ -124,7 +192,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
 
     def on_event(event: CaseEvent) -> None:
         _, sc, dtype = meta[event.index]
-        result, entries = _case_result(event, sc, dtype, adapter.emulated)
+        result, entries = case_result(event, sc, dtype, adapter.emulated)
         result.snippet = sc.snippet(device_expr=f'"{adapter.type}"', dtype=dtype)
         result.footprint = [e for e in entries if e.source != "scenario"
                             and e.op.split(".", 1)[-1] not in fp.METADATA_OPS]
@@ -168,6 +236,15 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     return report
 
 
+def _check_dtypes(dtypes: Sequence[str]) -> None:
+    from ..dtypes import DTYPE_NAMES
+
+    bad = [d for d in dtypes if d not in DTYPE_NAMES]
+    if bad or not dtypes:
+        raise InputError(f"--dtypes: unknown {', '.join(bad) or '(none given)'}; "
+                         f"known: {', '.join(DTYPE_NAMES)}")
+
+
 def _is_harness(resolved: ResolvedApi) -> bool:
     """Wraps user code: takes a callable (gradcheck) or is a context manager (emit_itt)."""
     return takes_callable(resolved.obj) or is_context_manager(resolved.obj)
@@ -198,10 +275,12 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
             "implementation": analysis.implementation,
             "harness": _is_harness(plan.resolved),
         }
-        verdict = decide(analysis, scenario_results, facts, label, rules)
+        verdict = decide(analysis, scenario_results, facts, label, rules,
+                         why_none=why_none(plan.tried))
         api_reports.append(ApiReport(
             name=plan.resolved.name, qualified_name=plan.resolved.qualified_name,
             analysis=analysis, scenarios=scenario_results, verdict=verdict,
+            sources_tried=plan.tried,
         ))
     return Report(
         tool_version=__version__,

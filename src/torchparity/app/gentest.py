@@ -1,4 +1,10 @@
-"""`torchparity gentest`: test files from the registered scenarios of some APIs."""
+"""`torchparity gentest`: test files from the registered scenarios of some APIs.
+
+It asks the scenario sources (``scenarios.sources``) like every command, and writes the
+scenarios whose function source is a readable test on its own: the hand-written ones
+(``GENERATED_FROM``). Scenarios of the generated sources (OpInfo, ...) are run by
+``check`` and ``sweep``; upstream's own test files already hold them.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,9 @@ from ..deliver.gentest import DEFAULT_SUPPORTED_DEVICES, STYLES, GeneratedFile, 
 from ..errors import InputError
 from ..results.models import Report
 from ..results.store import write_text_atomic
-from ..scenarios import registry
+from ..scenarios import registry, sources
+
+GENERATED_FROM = ("hand",)
 
 
 def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
@@ -30,7 +38,12 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
     registry.load_suites(scenario_modules)
     files = []
     for r in resolved:
-        scenarios = registry.scenarios_for_object(r.obj)
+        offer = sources.offer(r.name, r.obj)
+        scenarios = [sc for sc in offer.scenarios if sc.source in GENERATED_FROM]
+        others = sorted({sc.source for sc in offer.scenarios} - set(GENERATED_FROM))
+        if not scenarios and others:
+            raise InputError(f"{r.name}: only the {', '.join(others)} source(s) apply; gentest writes "
+                             "hand-written scenarios only (check and sweep run the others)")
         files.append(generate(r.name, r.qualified_name, scenarios, style, tool_version=__version__,
                               report=report, supported_devices=supported_devices))
     if out is not None:
@@ -47,7 +60,8 @@ def gentest_writer(style: str, scenario_modules: Sequence[str] = ()):
     with the cases the device refused recorded as limits."""
 
     def write(report: Report, out: Path) -> None:
-        apis = [a.name for a in report.apis if a.scenarios]
+        apis = [a.name for a in report.apis
+                if any((s.source or "hand") in GENERATED_FROM for s in a.scenarios)]
         if apis:
             gentest(apis, style, str(Path(out) / "tests" / style), report=report,
                     scenario_modules=scenario_modules)

@@ -164,13 +164,15 @@ def _scenario_footprints(api: str, dtype: str) -> Optional[List[_SampleFootprint
     from ..api.classify import code_objects
     from ..api.footprint import FootprintRecorder
     from ..api.resolve import maybe_resolve
-    from ..scenarios import registry
+    from ..scenarios import registry, sources
 
     resolved = maybe_resolve(api)
     if resolved is None:
         return None
     registry.load_suites()
-    scenarios = [sc for sc in registry.scenarios_for_object(resolved.obj) if dtype in sc.dtypes]
+    # every source but OpInfo (whose entries predict() folds sample by sample)
+    scenarios = [sc for sc in sources.offer(api, resolved.obj).scenarios
+                 if sc.source != "opinfo" and dtype in sc.dtypes]
     if not scenarios:
         return None
     out = []
@@ -335,14 +337,13 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
             resolve(name)
     traced: Dict[Tuple[str, str, str], Any] = {}
     if trace == "emulated":
-        cases = [(e, d) for name in apis for e in oi.opinfo_for(name, include_refs=False)
-                 for d in dtypes]
+        cases = [(e, d) for name in apis for e in _opinfo_entries(name) for d in dtypes]
         traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs, progress)
     out: List[Prediction] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in apis:
-            found = oi.opinfo_for(name, include_refs=False)
+            found = _opinfo_entries(name)
             if found:
                 for e in found:
                     for d in dtypes:
@@ -368,8 +369,17 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
                     out.append(_fold(name, "scenarios", d, feet, prof, "scenario"))
             if not any_scenario:
                 out.append(Prediction(name, "", "*", "unknown",
-                                      "no OpInfo entry and no hand scenario", source="none"))
+                                      "no scenario source applies (no OpInfo entry, no other "
+                                      "source's scenario)", source="none"))
     return out
+
+
+def _opinfo_entries(name: str) -> list:
+    """The op_db entries of ``name`` as the OpInfo scenario source finds them (its own,
+    or the one its footprint reaches: torch.relu -> nn.functional.relu)."""
+    from ..scenarios.sources import opinfo as opinfo_source
+
+    return [e for e in opinfo_source.entries_for(name) if e.db == "op_db"]
 
 
 # -- confirming against a sweep ------------------------------------------------------------------

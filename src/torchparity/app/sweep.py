@@ -4,6 +4,11 @@ One case is one OpInfo entry x one dtype with all its samples; the CPU reference
 device run happen in the same worker process (``run.opinfo_handler``). Results go to
 ``OUT/results.sqlite`` as they finish (a rerun skips what is done), and the support
 matrix (``matrix.json``, ``matrix.md``, ``matrix.csv``) is written at the end.
+
+``--apis`` / ``--namespace`` ask the scenario sources (``scenarios.sources``): an API with
+OpInfo entries (its own, or the one its footprint reaches) runs them as above; any other
+API runs the scenarios of the other sources (hand suites, ...) through the generic
+``source`` case kind, one row per scenario x dtype keyed (api, scenario id, source, dtype).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ..results.store import prepare_out
 from ..results.sweep_store import SweepLock, SweepStore, open_store
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import opinfo as oi
+from ..scenarios.sources import opinfo as opinfo_source
 
 DEFAULT_TIMEOUT = 300.0
 # imported by each worker before its first case, off the case clock (op_db takes seconds)
@@ -53,10 +59,36 @@ class Case:
     def key(self) -> Tuple[str, str, str, str]:
         return (self.entry.api, self.entry.variant, self.sample_set, self.dtype)
 
+    def payload(self, reference: bool, grads: bool, max_samples: Optional[int]) -> Dict[str, Any]:
+        e = self.entry
+        return {"kind": "opinfo", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
+                "dtype": self.dtype, "reference": reference, "grads": grads,
+                "max_samples": max_samples}
+
+
+@dataclass
+class SourceCase:
+    """A scenario of another source (hand suites, modules, ...) x one dtype: the row is
+    keyed (api, scenario id, source, dtype), as ``check --apis-from-vendor-docs`` keys it."""
+
+    api: str
+    scenario: Any  # scenarios.registry.Scenario
+    dtype: str
+
+    @property
+    def key(self) -> Tuple[str, str, str, str]:
+        return (self.api, self.scenario.id, self.scenario.source, self.dtype)
+
+    def payload(self, reference: bool, grads: bool, max_samples: Optional[int]) -> Dict[str, Any]:
+        from ..scenarios import sources
+
+        return sources.case_for(self.scenario, self.api, self.dtype, max_samples=max_samples,
+                                grads=grads)
+
 
 @dataclass
 class Plan:
-    cases: List[Case]
+    cases: List[Any]  # Case | SourceCase
     apis: List[str]
     no_scenarios: List[str] = field(default_factory=list)
     selection: str = ""
@@ -152,18 +184,41 @@ def plan(*, all_opinfo: bool = False, namespace: Optional[str] = None,
             ns = namespace_apis(namespace)
             names = ns + [n for n in apis if n not in ns]
         selection = f"namespace {namespace}" if namespace else "api list"
+        others: List[SourceCase] = []
         for name in names:
-            found = oi.opinfo_for(name, include_refs=False) or oi.opinfo_for(name)
+            found = opinfo_source.entries_for(name)
             if not found:
-                no_scenarios.append(name)
+                found_other = _other_scenarios(name, dtypes)
+                if not found_other:
+                    no_scenarios.append(name)
+                others.extend(found_other)
             chosen.extend(e for e in found if e not in chosen)
-    cases = [Case(e, d, sample_set) for e in chosen for d in dtypes]
+    cases: List[Any] = [Case(e, d, sample_set) for e in chosen for d in dtypes]
+    if not all_opinfo:
+        cases += others
     return Plan(cases=cases, apis=names, no_scenarios=no_scenarios, selection=selection)
+
+
+def _other_scenarios(name: str, dtypes: Sequence[str]) -> List[SourceCase]:
+    """The cases of every non-OpInfo scenario source for ``name``, in the dtypes asked."""
+    from ..api.resolve import maybe_resolve
+    from ..scenarios import registry, sources
+
+    resolved = maybe_resolve(name)
+    if resolved is None:
+        return []
+    registry.load_suites()
+    return [SourceCase(name, sc, d) for sc in sources.offer(name, resolved.obj).scenarios
+            if sc.source != opinfo_source.NAME for d in sc.dtypes if d in dtypes]
 
 
 # -- running ----------------------------------------------------------------------------
 
-def _row(case: Case, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
+def _row(case: Any, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
+    if isinstance(case, SourceCase):
+        from .check import scenario_row
+
+        return scenario_row(case.api, case.scenario, case.dtype, event, emulated)
     api, variant, sample_set, dtype = case.key
     row: Dict[str, Any] = dict(api=api, variant=variant, sample_set=sample_set, dtype=dtype,
                                emulated=emulated, seconds=round(event.seconds, 4))
@@ -250,9 +305,7 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
 
     done = store.done_keys()
     todo = [c for c in the_plan.cases if c.key not in done]
-    payloads = [{"kind": "opinfo", "api": c.entry.api, "key": c.entry.key, "db": c.entry.db,
-                 "call": c.entry.call, "dtype": c.dtype, "reference": reference, "grads": grads,
-                 "max_samples": max_samples} for c in todo]
+    payloads = [c.payload(reference, grads, max_samples) for c in todo]
     counts: Dict[str, int] = {}
     start = time.monotonic()
     interrupted = False

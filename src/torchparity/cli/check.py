@@ -24,7 +24,7 @@ from .progress import CheckProgress
 
 @app.command()
 def check(
-    apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
+    apis: Optional[List[str]] = typer.Argument(None, help="Dotted API names, e.g. torch.autograd.gradcheck"),
     device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " [default: auto]"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
     timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout [default: 120]."),
@@ -44,8 +44,25 @@ def check(
     gentest_styles: List[str] = typer.Option([], "--gentest",
                                              help="With --out: generated tests under tests/STYLE/ "
                                                   "(device-generic, npu or all; repeatable)."),
+    dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes: each scenario runs only those of its own dtypes [default: all of them]."),
+    max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype [default: all]."),
+    from_vendor_docs: Optional[Path] = typer.Option(
+        None, "--apis-from-vendor-docs",
+        help="Check every API this vendor docs folder lists for --torch-version (default: the "
+             "installed torch's) instead of named APIs: needs --out; results.sqlite there resumes; "
+             "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --apis-from-vendor-docs: only the first N listed APIs."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
+    if from_vendor_docs is not None:
+        _check_listed(from_vendor_docs, apis, device, out, timeout, jobs, scenarios, torch_version,
+                      dtypes, max_samples, limit, config, quiet)
+        return
+    if not apis:
+        from ..errors import InputError
+
+        raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck, "
+                         "or use --apis-from-vendor-docs DIR")
     from ..app.check import check as run_check
     from ..app.config import merge_options
     from ..app.deliverables import deliverable_writers, expand_styles
@@ -61,7 +78,8 @@ def check(
                        category_rules=str(category_rules) if category_rules else None,
                        progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
                        vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
-                       chips=opts["chips"], writers=writers)
+                       chips=opts["chips"], writers=writers, dtypes=_dtypes(dtypes),
+                       max_samples=max_samples)
     if not quiet:
         print_summary(report, out_console)
     if out:
@@ -75,6 +93,54 @@ def check(
         out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
+
+
+def _dtypes(text: Optional[str]) -> Optional[List[str]]:
+    if text is None:
+        return None
+    return [d.strip() for d in text.split(",") if d.strip()]
+
+
+def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, torch_version,
+                  dtypes, max_samples, limit, config, quiet) -> None:
+    """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
+    from collections import Counter
+
+    from ..app.check_vendor import check_vendor_docs
+    from ..app.config import merge_options
+    from ..errors import InputError
+    from .progress import StepProgress, SweepProgress
+
+    if apis:
+        raise InputError("--apis-from-vendor-docs checks the APIs the docs list: name no API too")
+    if out is None:
+        raise InputError("--apis-from-vendor-docs needs --out DIR (results.sqlite and the matrix go there)")
+    if not docs_dir.is_dir():
+        raise InputError(f"--apis-from-vendor-docs {docs_dir}: no such folder")
+    opts = merge_options(config, device=device, torch_version=torch_version, timeout=timeout, jobs=jobs)
+    planning = None if quiet else StepProgress(err_console)
+
+    def on_planned(i: int, n: int) -> None:
+        if planning is None:
+            return
+        if planning.task is None:
+            planning.start(n, "asking the scenario sources")
+        planning.bar.update(planning.task, completed=i)
+        if i == n:
+            planning.stop()
+
+    summary = check_vendor_docs(
+        str(docs_dir), out=str(out), device=opts["device"], torch_version=opts["torch_version"],
+        jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
+        limit=limit, scenario_modules=scenarios, on_planned=on_planned,
+        progress=None if quiet else SweepProgress(err_console))
+    verdicts = Counter(summary.verdicts.values())
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
+    _say(f"{summary.apis} listed API(s): {summary.ran} case(s) run in {summary.seconds:.1f} s "
+         f"({summary.already_done} already done): {counts}")
+    _say("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+    _say(f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv")
+    raise typer.Exit(1 if summary.problems else 0)
 
 
 @app.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -41,7 +42,7 @@ class CheckProgress(_Bar):
     def advance(self, result, api: str) -> None:
         self.bar.advance(self.task)
         if result.status != "pass":
-            self.console.print(f"  [dim]{api}[/dim] {result.id}[{result.dtype}] → {result.status}"
+            self.console.print(f"  [dim]{escape(api)}[/dim] {escape(result.id)}\\[{result.dtype}] → {result.status}"
                                + (f" ({result.cause})" if result.cause else ""), markup=True,
                                highlight=False)
 

@@ -28,7 +28,7 @@ def _dtype_list(text: Optional[str]):
 @app.command()
 def sweep(
     opinfo: bool = typer.Option(False, "--opinfo", help="Every OpInfo entry of op_db."),
-    namespace: Optional[str] = typer.Option(None, "--namespace", help="APIs of a namespace that have OpInfo entries, e.g. torch.nn.functional."),
+    namespace: Optional[str] = typer.Option(None, "--namespace", help="APIs of a namespace that some scenario source covers (OpInfo, hand suites, ...), e.g. torch.nn.functional."),
     apis: Optional[Path] = typer.Option(None, "--apis", help="File with one API name per line."),
     device: str = typer.Option("auto", "--device", "-d", help=DEVICE_HELP),
     dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes (default: the 12 of bool..complex128)."),
@@ -57,7 +57,7 @@ def sweep(
     _say(f"{summary.ran} case(s) run in {summary.seconds:.1f} s "
                       f"({summary.already_done} already done): {counts}")
     if summary.no_scenarios:
-        _say(f"no scenarios (no OpInfo entry): {len(summary.no_scenarios)} API(s), "
+        _say(f"no scenarios (no scenario source applies): {len(summary.no_scenarios)} API(s), "
                           "listed in matrix.md")
     _say(f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv")
     if summary.problems:

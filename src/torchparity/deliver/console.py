@@ -28,22 +28,29 @@ def summary_renderable(report: Report, details: bool = True) -> Group:
         parts.append(RichText.assemble((api.name, "bold"), "  ",
                                        (f"{v.status}{emulated}", STYLE.get(v.status, "")),
                                        f"  category {v.category or '-'}"))
+        show_source = any(s.source and s.source != "hand" for s in api.scenarios)
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("scenario", no_wrap=True)
+        if show_source:
+            table.add_column("source", no_wrap=True)
         table.add_column("dtype", no_wrap=True)
         table.add_column("status", no_wrap=True)
         table.add_column("cause", no_wrap=True)
         if details:
             table.add_column("detail", overflow="fold", ratio=1)
         for s in api.scenarios:
-            row = [s.id, s.dtype or "", RichText(s.status + emulated, style=STYLE.get(s.status, "")),
-                   s.cause or ""]
+            row = [RichText(s.id)] + ([s.source or ""] if show_source else []) + [
+                s.dtype or "", RichText(s.status + emulated, style=STYLE.get(s.status, "")),
+                s.cause or ""]
             if details:
                 row.append(s.detail if s.status != "pass" else "")
             table.add_row(*row)
         if not api.scenarios:
-            table.add_row("(no scenarios registered)", "", "", "", *([""] if details else []))
+            table.add_row("(no scenario from any source)", "", "", "", *([""] if details else []))
         parts.append(table)
+        if not api.scenarios and api.sources_tried:
+            parts.append(RichText("sources tried: " + "; ".join(
+                f"{k}: {v}" for k, v in api.sources_tried.items()), style="dim"))
     return Group(*parts)
 
 

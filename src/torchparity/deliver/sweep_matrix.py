@@ -27,11 +27,23 @@ from ..results.store import write_text_atomic
 
 DTYPE_ORDER = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
                "float32", "float64", "complex32", "complex64", "complex128")
-STATUS_ORDER = ("pass", "partial", "fail", "unsupported", "error", "crash", "timeout", "skip")
+STATUS_ORDER = ("pass", "partial", "fail", "unsupported", "error", "crash", "timeout", "skip",
+                "unknown")
 MARK = {"pass": "✓", "partial": "◐", "fail": "✗", "unsupported": "–", "error": "E",
-        "crash": "C", "timeout": "T", "skip": "s"}
+        "crash": "C", "timeout": "T", "skip": "s", "unknown": "?"}
 CSV_HEADER = ("device", "api", "variant", "dtype", "status", "cause", "detail", "claimed",
-              "metric", "metric_value", "threshold", "standard", "kind", "seconds")
+              "metric", "metric_value", "threshold", "standard", "kind", "seconds", "source")
+# sweep stores file OpInfo cases under their sample set; `check --apis-from-vendor-docs`
+# files every case under its scenario source, and an API with none under "-" (status unknown)
+OPINFO_SAMPLE_SETS = ("sample_inputs", "reference_inputs")
+
+
+def source_of(row: Dict[str, Any]) -> Optional[str]:
+    """The scenario source of a stored row (None for an API's single "unknown" row)."""
+    sample_set = row.get("sample_set")
+    if sample_set in OPINFO_SAMPLE_SETS:
+        return "opinfo"
+    return None if sample_set in (None, "-") else sample_set
 # statuses that say the device ran the dtype / refused it (dtype discovery)
 RAN = ("pass", "fail", "partial")
 REFUSED = ("unsupported",)
@@ -59,6 +71,8 @@ def dtype_discovery(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """Observed against OpInfo-claimed dtypes, per (api, variant)."""
     groups: Dict[tuple, List[Dict[str, Any]]] = {}
     for r in rows:
+        if r["status"] == "unknown" or r.get("source") not in (None, "opinfo"):
+            continue  # only OpInfo makes dtype claims
         groups.setdefault((r["api"], r["variant"]), []).append(r)
     out = []
     for (api, variant), rs in groups.items():
@@ -93,10 +107,10 @@ def build_matrix(rows: Iterable[Dict[str, Any]], meta: Dict[str, Any]) -> Dict[s
             "status": r["status"], "cause": r.get("cause"), "detail": r.get("detail") or "",
             "claimed": r.get("claimed"), "metric": metric or None, "kind": r.get("kind"),
             "sample_set": r.get("sample_set"), "seconds": r.get("seconds"),
-            "counts": r.get("counts"), "note": r.get("note"),
+            "counts": r.get("counts"), "note": r.get("note"), "source": source_of(r),
         })
     out_rows.sort(key=lambda r: (r["api"], r["variant"], _dtype_key(r["dtype"])))
-    dtypes = sorted({r["dtype"] for r in out_rows}, key=_dtype_key)
+    dtypes = sorted({r["dtype"] for r in out_rows if r["status"] != "unknown"}, key=_dtype_key)
     emulated = bool(device.get("emulated"))
     return {
         "tool_version": meta.get("tool_version"),
@@ -141,7 +155,7 @@ def merge_matrices(docs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
         "options": {},
         "emulated": emulated,
         "banner": EMULATED_BANNER if emulated else None,
-        "dtypes": sorted({r["dtype"] for r in rows}, key=_dtype_key),
+        "dtypes": sorted({r["dtype"] for r in rows if r["status"] != "unknown"}, key=_dtype_key),
         "counts": _counts(rows),
         "rows": rows,
         "no_scenarios": sorted({n for d in docs for n in d.get("no_scenarios", [])}),
@@ -191,17 +205,27 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
     lines.append("")
     dtypes = doc["dtypes"]
     multi = len(doc.get("devices") or []) > 1
-    head = (["device"] if multi else []) + ["API", "variant"] + dtypes
+    # a source column where the rows come from more than OpInfo (check's vendor-docs run)
+    by_source = any(r.get("source") not in (None, "opinfo") for r in doc["rows"]) or any(
+        r.get("sample_set") == "opinfo" for r in doc["rows"])
+    head = (["device"] if multi else []) + ["API", "variant"] + (["source"] if by_source else []) + dtypes
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
     grid: Dict[tuple, Dict[str, str]] = {}
     for r in doc["rows"]:
-        grid.setdefault((r["device"], r["api"], r["variant"]), {})[r["dtype"]] = r["status"]
-    for (dev, api, variant), cells in grid.items():
-        row = ([dev] if multi else []) + [f"`{api}`", _cell(variant)]
+        if r["status"] == "unknown":
+            continue
+        grid.setdefault((r["device"], r["api"], r["variant"], r.get("source")), {})[r["dtype"]] = r["status"]
+    for (dev, api, variant, source), cells in grid.items():
+        row = ([dev] if multi else []) + [f"`{api}`", _cell(variant)] + ([source or ""] if by_source else [])
         row += [MARK.get(cells.get(d, ""), "") for d in dtypes]
         lines.append("| " + " | ".join(row) + " |")
-    bad = [r for r in doc["rows"] if r["status"] not in ("pass", "skip")]
+    unknown = [r for r in doc["rows"] if r["status"] == "unknown"]
+    if unknown:
+        lines += ["", "## No executed scenario (unknown)", "", "| API | why |", "|---|---|"]
+        for r in unknown:
+            lines.append(f"| `{r['api']}` | {_cell(r['detail'])} |")
+    bad = [r for r in doc["rows"] if r["status"] not in ("pass", "skip", "unknown")]
     if bad:
         lines += ["", "## Not passing", "", "| " + " | ".join(
             (["device"] if multi else []) + ["API", "variant", "dtype", "status", "cause", "detail"]) + " |"]
@@ -225,7 +249,7 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
                          f"{_cell('; '.join(notes)) or '-'} |")
     if doc.get("no_scenarios"):
         lines += ["", "## No scenarios", "",
-                  "No OpInfo entry (and so no sweep case) for: "
+                  "No scenario source applies (and so no sweep case) for: "
                   + ", ".join(f"`{n}`" for n in doc["no_scenarios"])]
     return "\n".join(lines) + "\n"
 
@@ -240,7 +264,7 @@ def render_csv(doc: Dict[str, Any]) -> str:
                     r.get("detail") or "", "" if r.get("claimed") is None else int(bool(r["claimed"])),
                     m.get("name", ""), _num(m.get("value")), _num(m.get("threshold")),
                     m.get("standard", "") or "", r.get("kind") or "",
-                    "" if r.get("seconds") is None else r["seconds"]])
+                    "" if r.get("seconds") is None else r["seconds"], r.get("source") or ""])
     return buf.getvalue()
 
 

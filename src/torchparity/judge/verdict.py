@@ -16,6 +16,12 @@ from .causes import CAUSE_TEXT, LIMIT_CAUSES
 
 RULES_FILE = Path(__file__).resolve().parent / "rules" / "categories.yaml"
 FACT_NAMES = ("involvement", "implementation", "harness")
+# the category of an API with no judged scenario: no rule fires without a measured fact
+UNDETERMINED = "undetermined"
+UNDETERMINED_TEXT = Text(
+    en="Undetermined: no scenario ran and was judged on the device, so no category is "
+       "claimed (see the sources tried).",
+    zh="待定：没有场景在设备上运行并完成判定，因此不给出分类（见已尝试的场景来源）。")
 
 
 class CategoryRule(BaseModel):
@@ -84,11 +90,17 @@ def _ids(results: Sequence[ScenarioResult]) -> str:
 
 
 def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[str, Any],
-           device_label: str, rules: Optional[CategoryRules] = None) -> Verdict:
+           device_label: str, rules: Optional[CategoryRules] = None,
+           why_none: Optional[Text] = None) -> Verdict:
+    """The verdict of one API. ``why_none``: why no scenario ran (the sources tried), said
+    in the summary of an API left ``unknown``."""
     counted = [r for r in results if r.status != Status.SKIP.value]
+    limit_causes = {c.value for c in LIMIT_CAUSES}
+    # OpInfo cases: some samples ran and passed, the rest were refused for a device limit
+    partial = [r for r in counted if r.status == Status.PARTIAL.value and r.cause in limit_causes]
     passed = [r for r in counted if r.status == Status.PASS.value]
     limits = [r for r in counted if r.status == Status.UNSUPPORTED.value
-              and r.cause in {c.value for c in LIMIT_CAUSES}]
+              and r.cause in limit_causes] + partial
     harness = [r for r in counted if r.cause == Cause.HARNESS_ERROR.value]
     broken = [r for r in counted if r not in passed and r not in limits and r not in harness]
     causes = sorted({r.cause for r in counted if r.cause})
@@ -97,9 +109,9 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
         status = "unknown"
     elif broken:
         status = "broken"
-    elif harness and not passed:
+    elif harness and not passed and not partial:
         status = "unknown"
-    elif limits and passed:
+    elif limits and (passed or partial):
         status = "partial"
     elif limits:
         status = "unsupported"
@@ -111,6 +123,9 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
     n, total = len(passed), len(counted)
     en = [f"{n} of {total} scenarios pass on {device_label}."]
     zh = [f"{total} 个场景中 {n} 个在 {device_label} 上通过。"]
+    if not counted and why_none is not None:
+        en.append(why_none.en)
+        zh.append(why_none.zh)
     by_cause = Counter(r.cause for r in counted if r.cause)
     for cause, _count in sorted(by_cause.items()):
         group = [r for r in counted if r.cause == cause]
@@ -142,6 +157,10 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
         adaptation = Text(en="Undecided: the scenarios could not be judged (see details).",
                           zh="无法判定：场景未能完成判定（见详情）。")
 
+    if status == "unknown":  # nothing measured: no category rule may fire
+        return Verdict(status=status, category=UNDETERMINED, category_rule=None,
+                       category_reason=UNDETERMINED_TEXT, causes=causes,
+                       summary=Text(en=" ".join(en), zh="".join(zh)), adaptation=adaptation)
     rule = categorise(facts, rules)
     return Verdict(
         status=status,

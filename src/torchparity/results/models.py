@@ -103,6 +103,8 @@ class ScenarioResult(Strict):
     emulated: bool = False
     # ops this case dispatched on the device (api and callable ones, compute ops only)
     footprint: List[FootprintEntry] = Field(default_factory=list)
+    # added: the scenario source it came from (hand | opinfo | module | optim | ...)
+    source: Optional[str] = None
 
 
 class Verdict(Strict):
@@ -227,6 +229,8 @@ class ApiReport(Strict):
     scenarios: List[ScenarioResult] = Field(default_factory=list)
     verdict: Verdict
     evidence: Optional[Evidence] = None
+    # added: every scenario source asked, in order -> "N scenario(s)" or why it did not apply
+    sources_tried: Dict[str, str] = Field(default_factory=dict)
 
 
 class DeviceInfo(Strict):

@@ -135,6 +135,12 @@ class SweepStore:
         except sqlite3.DatabaseError as exc:  # disk full, read-only now: earlier rows stay
             raise self._damaged(exc) from None
 
+    def delete(self, key: Key) -> None:
+        """Drop the row of one key, if any (a result that no longer applies)."""
+        with self._tx():
+            self.db.execute("DELETE FROM results WHERE api = ? AND variant = ? AND sample_set = ? "
+                            "AND dtype = ?", tuple(key))
+
     def rows(self, keys: Optional[Iterable[Key]] = None) -> List[Dict[str, Any]]:
         try:
             return self._rows(keys)

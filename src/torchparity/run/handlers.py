@@ -47,5 +47,6 @@ def _load_builtin_handlers() -> None:
     from . import (
         footprint_handler,  # noqa: F401  (registers "footprint")
         opinfo_handler,  # noqa: F401  (registers "opinfo")
+        source_handler,  # noqa: F401  (registers "source")
         suite_handler,  # noqa: F401  (registers "suite")
     )

@@ -417,7 +417,7 @@ def _setup(ctx: WorkerContext) -> None:
 
 
 def wants_grads(op, dtype: torch.dtype, call: str, device_type: str) -> bool:
-    if not op.supports_autograd or not call.startswith(("op", "method", "alias")) \
+    if not op.supports_autograd or not call.startswith(("op", "method", "alias", "api")) \
             or call.startswith("alias_inplace"):
         return False
     if dtype.is_floating_point:
@@ -477,9 +477,29 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
                 Status.ERROR, Cause.HARNESS_ERROR, f"sample {i}: {describe_exception(exc)}"))))
     result = aggregate(outcomes)
     kind = "random" if runner.random_seen and runner.kind == "values" else runner.kind
-    return dict(base, status=result.status, cause=result.cause, detail=result.detail,
-                metric=result.metric, counts=result.counts, kind=kind,
-                seconds=time.perf_counter() - start)
+    out = dict(base, status=result.status, cause=result.cause, detail=result.detail,
+               metric=result.metric, counts=result.counts, kind=kind,
+               seconds=time.perf_counter() - start)
+    if case.get("footprint"):  # check asks for it; sweep rows stay as they were
+        out["footprint"] = sample_footprint(ctx, runner.fn, samples[0])
+    return out
+
+
+def sample_footprint(ctx: WorkerContext, fn, sample) -> List[Dict[str, Any]]:
+    """The ops one more device run of ``sample`` dispatches (``api.footprint`` entries)."""
+    from ..api.footprint import FootprintRecorder
+
+    recorder = FootprintRecorder(ctx.adapter.type, api_objects=[fn])
+    tree = device_tree(oi.sample_parts(sample), ctx.adapter.torch_device)
+    seed_device(oi.SEED, ctx.adapter.type)
+    try:
+        with recorder:
+            inp, args, kwargs = tree
+            fn(inp, *args, **kwargs)
+            ctx.adapter.synchronize()
+    except Exception:
+        pass  # the judged run already reported it; ops up to the failure are recorded
+    return [e.model_dump(mode="json") for e in recorder.entries()]
 
 
 @register("opinfo")

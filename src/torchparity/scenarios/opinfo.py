@@ -63,7 +63,9 @@ class OpEntry:
     api: str  # the dotted API name results are filed under
     key: str  # "name" or "name.variant_test_name": unique in its database
     db: str  # "op_db" | "python_ref_db"
-    call: str = "op"  # which callable: "op" | "method" | "inplace" | "alias:<name>" | ...
+    # which callable: "op" | "method" | "inplace" | "alias:<name>" | ... | "api:<dotted name>"
+    # (an API that reaches the entry through its footprint, called with its samples)
+    call: str = "op"
 
     @property
     def opinfo(self):
@@ -78,6 +80,10 @@ class OpEntry:
             return op.method_variant
         if kind == "inplace":
             return op.inplace_variant
+        if kind == "api":  # another API reaching this entry through its footprint
+            from ..api.resolve import resolve
+
+            return resolve(alias).obj
         for a in op.aliases:
             if a.name == alias:
                 return {"alias": a.op, "alias_method": a.method_variant,

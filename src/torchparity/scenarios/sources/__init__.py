@@ -20,17 +20,25 @@ package that defines:
 ``why_not(api: str, obj) -> str`` (optional)
     one line saying why the source does not apply, for the report's "sources tried".
 
-Sources whose cases run through a dedicated worker case kind (OpInfo) expose the same
-three names and are planned by the commands that know that kind.
+``case(scenario, dtype, *, max_samples=None, grads=True, footprint=False) -> dict`` (optional)
+    the worker case of one scenario and dtype, for a source whose cases run through a
+    dedicated worker case kind (OpInfo: ``run/opinfo_handler.py``, every sample). Without
+    it, a scenario runs through the generic ``source`` case kind
+    (``run/source_handler.py``): the worker calls :func:`find` and runs the scenario like a
+    hand-written one. :func:`case_for` picks.
+
+A source that raises while asked is recorded in ``Offer.tried`` as failed; the others
+still answer.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from ..registry import Scenario
 
@@ -44,8 +52,17 @@ class Offer:
     tried: Dict[str, str] = field(default_factory=dict)  # source name -> "n scenarios" | why not
 
 
+@functools.lru_cache(maxsize=1)
+def _modules() -> tuple:
+    return tuple(_load_sources())
+
+
 def all_sources() -> List[ModuleType]:
     """The source modules of this package, in their ORDER."""
+    return list(_modules())
+
+
+def _load_sources() -> List[ModuleType]:
     mods = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -67,7 +84,11 @@ def offer(api: str, obj: Any) -> Offer:
     """Ask every source, in order, for the scenarios of ``api``."""
     out = Offer(api=api)
     for mod in all_sources():
-        found = mod.scenarios(api, obj)
+        try:
+            found = mod.scenarios(api, obj)
+        except Exception as exc:  # one broken source must not hide the others
+            out.tried[mod.NAME] = f"failed: {type(exc).__name__}: {exc}"[:300]
+            continue
         if found:
             out.scenarios.extend(found)
             out.tried[mod.NAME] = f"{len(found)} scenario(s)"
@@ -83,3 +104,14 @@ def find(source_name: str, api: str, obj: Any, scenario_id: str) -> Scenario:
         if sc.id == scenario_id:
             return sc
     raise KeyError(f"source {source_name}: no scenario {scenario_id!r} for {api}")
+
+
+def case_for(sc: Scenario, api: str, dtype: str, *, max_samples: Optional[int] = None,
+             grads: bool = True, footprint: bool = False) -> Dict[str, Any]:
+    """The worker case running scenario ``sc`` of ``api`` in ``dtype``."""
+    mod = source(sc.source)
+    make = getattr(mod, "case", None)
+    if make is not None:
+        return make(sc, dtype, max_samples=max_samples, grads=grads, footprint=footprint)
+    return {"kind": "source", "source": sc.source, "api": api, "scenario": sc.id,
+            "dtype": dtype, "footprint": footprint}

@@ -1,0 +1,36 @@
+"""The "source" case kind: one scenario of any scenario source x one dtype.
+
+The worker asks the source again (``scenarios.sources.find``) for the scenario with the
+case's id: sources are deterministic, so the parent and the worker see the same one. It
+runs through ``run.execute.execute`` like a hand-written suite: the same judge, causes
+and footprint.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import torch
+
+from ..api.classify import code_objects
+from ..api.resolve import resolve
+from ..scenarios import registry, sources
+from .execute import execute, trace_device_ops
+from .handlers import WorkerContext, register
+
+
+@register("source")
+def handle_source(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
+    if "suites_loaded" not in ctx.cache:  # the hand source reads the suite registry
+        registry.load_suites(ctx.modules)
+        ctx.cache["suites_loaded"] = True
+    api_obj = resolve(case["api"]).obj
+    sc = sources.find(case["source"], case["api"], api_obj, case["scenario"])
+    result, entries = execute(sc, case["dtype"], ctx.adapter, footprint=case.get("footprint", False),
+                              api_obj=api_obj, api_codes=code_objects(api_obj))
+    result.source = sc.source
+    payload = {"result": result.model_dump(mode="json"),
+               "footprint": [e.model_dump(mode="json") for e in entries]}
+    if case.get("device_ops"):
+        payload["device_ops"] = trace_device_ops(sc, getattr(torch, case["dtype"]), ctx.adapter)
+    return payload
