@@ -45,10 +45,13 @@ def _first_line(exc: BaseException) -> str:
 def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
            dtypes: Sequence[str], *, en: str, zh: str, expect_en: str, expect_zh: str,
            code: str = "", compare: str = "values", tags: Sequence[str] = (),
-           skipped: Optional[Dict[str, str]] = None) -> List[Scenario]:
+           skipped: Optional[Dict[str, str]] = None,
+           expected: Tuple[type, ...] = (NotImplementedError,)) -> List[Scenario]:
     """The scenarios of one generated case, split by what the CPU answered per dtype.
 
-    ``skipped`` (optional) collects ``"id[dtype]" -> why`` for dtypes left out.
+    ``expected``: the exception types that, raised on the CPU, are the API's own answer
+    (the device must raise the same); ``skipped`` (optional) collects
+    ``"id[dtype]" -> why`` for dtypes left out.
     """
     outcomes = probe(fn, dtypes)
     groups: Dict[Tuple[str, str], List[str]] = {}
@@ -56,10 +59,10 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
         exc = outcomes[d]
         if exc is None:
             groups.setdefault(("ok", ""), []).append(d)
-        elif isinstance(exc, NotImplementedError) and not _first_line(exc).startswith("Could not run"):
+        elif isinstance(exc, expected) and not _first_line(exc).startswith("Could not run"):
             # the API's own "not implemented" (a dispatcher's "Could not run ..." means
             # the CPU has no kernel: not a question about the device)
-            groups.setdefault(("raises", _first_line(exc)), []).append(d)
+            groups.setdefault(("raises:" + type(exc).__name__, _first_line(exc)), []).append(d)
         elif skipped is not None:
             skipped[f"{base_id}[{d}]"] = f"the CPU raises {type(exc).__name__}: {_first_line(exc)[:160]}"
     out: List[Scenario] = []
@@ -67,12 +70,13 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
         sid = base_id if n == 0 else f"{base_id}~{ds[0]}"
         raises = None
         e_en, e_zh = expect_en, expect_zh
-        if kind == "raises":
+        if kind.startswith("raises:"):
+            exc_type = kind.split(":", 1)[1]
             # the CPU's first line, anchored (an empty message matches only an empty
             # one): a device's own "Could not run ..." is not the API's NotImplementedError
-            raises = Raises("NotImplementedError", r"\A\s*" + re.escape(msg) if msg else r"\A\Z")
-            e_en = "NotImplementedError on the device too, as on the CPU"
-            e_zh = "与 CPU 相同，设备上同样抛出 NotImplementedError"
+            raises = Raises(exc_type, r"\A\s*" + re.escape(msg) if msg else r"\A\Z")
+            e_en = f"{exc_type} on the device too, as on the CPU"
+            e_zh = f"与 CPU 相同，设备上同样抛出 {exc_type}"
         out.append(Scenario(
             id=sid, api=api, fn=fn, description=Text(en=en, zh=zh),
             expected=Text(en=e_en, zh=e_zh), dtypes=tuple(ds), tags=tuple(tags), raises=raises,

@@ -173,8 +173,14 @@ def _normal(gen, batch):
 
 
 def _structural(cls, gen: torch.Generator) -> Optional[Spec]:
-    from torch.distributions import (Categorical, ExpTransform, Independent, LKJCholesky,
-                                     MixtureSameFamily, TransformedDistribution)
+    from torch.distributions import (
+        Categorical,
+        ExpTransform,
+        Independent,
+        LKJCholesky,
+        MixtureSameFamily,
+        TransformedDistribution,
+    )
 
     if cls is Independent:
         return Spec(cls, {"base_distribution": _normal(gen, BATCH + (K,)),
