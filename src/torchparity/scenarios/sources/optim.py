@@ -67,14 +67,15 @@ def to_device(tree: Any, device: str) -> Any:
 # -- one optimizer run -------------------------------------------------------------------
 
 class _Run:
-    """Parameters made on the CPU (seeded by the runner), moved, and a loss over them."""
+    """Parameters made on the CPU (seeded by the runner), moved, and a loss over them
+    (elementwise ops and sums only: a device's matmul limits are not the optimizer's)."""
 
     def __init__(self, info, device: str, dtype: torch.dtype):
         self.sparse = bool(info.only_supports_sparse_grads)
         self.device = device
         w = torch.randn(4, 3, dtype=dtype)
         b = torch.randn(4, dtype=dtype)
-        self.x = torch.randn(3, 5, dtype=dtype).to(device)
+        self.x = torch.randn(4, 3, dtype=dtype).to(device)
         self.idx = torch.tensor([0, 2, 3]).to(device)
         self.w = torch.nn.Parameter(w.to(device))
         self.b = torch.nn.Parameter((w.flip(0) if self.sparse else b).to(device))
@@ -84,7 +85,7 @@ class _Run:
         if self.sparse:  # SparseAdam takes sparse gradients only: two embedding tables
             emb = torch.nn.functional.embedding
             return (emb(self.idx, self.w, sparse=True) ** 2).sum() + emb(self.idx, self.b, sparse=True).sum()
-        return ((self.w @ self.x + self.b[:, None]).tanh() ** 2).sum()
+        return (((self.w * self.x).sum(1) + self.b).tanh() ** 2).sum()
 
     def closure(self, opt):
         def closure():
@@ -176,9 +177,9 @@ def _code(name: str, kwargs: dict, member: str) -> str:
             "device, dtype = {device}, {dtype}\ntorch.manual_seed(0)\n"
             "w = torch.nn.Parameter(torch.randn(4, 3, dtype=dtype).to(device))\n"
             "b = torch.nn.Parameter(torch.randn(4, dtype=dtype).to(device))\n"
-            "x = torch.randn(3, 5, dtype=dtype).to(device)\n"
+            "x = torch.randn(4, 3, dtype=dtype).to(device)\n"
             f"opt = torch.optim.{name}([w, b], **{kwargs!r})\n"
-            "def closure():\n    opt.zero_grad()\n    loss = ((w @ x + b[:, None]).tanh() ** 2).sum()\n"
+            "def closure():\n    opt.zero_grad()\n    loss = (((w * x).sum(1) + b).tanh() ** 2).sum()\n"
             "    loss.backward()\n    return loss\n"
             f"for _ in range({STEPS}):\n    opt.step(closure)\n"
             f"# member under test: {member}\nprint(w, b, opt.state_dict())\n")
@@ -243,13 +244,13 @@ from torch.optim import lr_scheduler as S
 device, dtype = {device}, {dtype}
 torch.manual_seed(0)
 w = torch.nn.Parameter(torch.randn(4, 3, dtype=dtype).to(device))
-x = torch.randn(3, 5, dtype=dtype).to(device)
+x = torch.randn(4, 3, dtype=dtype).to(device)
 opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
 sched = %s
 lrs = []
 for epoch in range(%d):
     opt.zero_grad()
-    loss = ((w @ x).tanh() ** 2).sum()
+    loss = ((w * x).sum(1).tanh() ** 2).sum()
     loss.backward()
     opt.step()
     sched.step(loss.item()) if isinstance(sched, S.ReduceLROnPlateau) else sched.step()
