@@ -105,6 +105,10 @@ def test_snippet_is_runnable():
     code = sc.snippet('"cpu"', "float64")
     assert "{device}" not in code and "biject_to" not in code
     exec(compile(code, "<snippet>", "exec"), {})  # prints the log-probabilities
+    for src, api in (("optim", "torch.optim.Adam"), ("optim", "torch.optim.lr_scheduler.StepLR"),
+                     ("module", "torch.nn.Linear"), ("distribution", "torch.distributions.kl.kl_divergence")):
+        one = source(src).scenarios(api, None)[0]
+        exec(compile(one.snippet('"cpu"', "float32"), "<snippet>", "exec"), {})
     msc = member.scenarios("torch.Tensor.storage_offset", None)[0]
     ns: dict = {}
     exec(compile(msc.snippet('"cpu"', "float32"), "<snippet>", "exec"), ns)
@@ -136,19 +140,17 @@ def test_why_not_says_why():
     assert "not a torch.optim" in optim.why_not("torch.mm", None)
     assert "not a torch.nn module" in module.why_not("torch.mm", None)
     assert "no ModuleInfo" in module.why_not("torch.nn.Sequential", None)
+    # ModuleInfo's own skip of the device-vs-CPU test, for every dtype
+    assert module.scenarios("torch.nn.GroupNorm", None) == []
+    assert "test_cpu_gpu_parity" in module.why_not("torch.nn.GroupNorm", None)
 
 
-@pytest.mark.parametrize("src, prefix, at_least", [
-    ("distribution", "torch.distributions", 470),  # of 477 listed
-    ("optim", "torch.optim", 210),  # of 217 listed
-    ("member", "torch.", 165),
-])
-def test_coverage_of_the_docs_list(src, prefix, at_least, docs_names):
-    mod = source(src)
+def test_member_coverage_of_the_docs_list(docs_names):
+    # the other sources' counts are checked by the slow whole-list test below
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        covered = [n for n in docs_names if n.startswith(prefix) and mod.scenarios(n, None)]
-    assert len(covered) >= at_least
+        covered = [n for n in docs_names if member.scenarios(n, None)]
+    assert len(covered) >= 165
 
 
 def test_module_coverage_of_the_docs_list(docs_names):
@@ -170,6 +172,8 @@ def test_every_generated_scenario_passes_cpu_against_cpu(docs_names):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         runs = run_sources(docs_names, "cpu")
+    # APIs of the 3,249 listed that each source covers (measured: 108, 216, 476, 170)
+    at_least = {"module": 100, "optim": 210, "distribution": 470, "member": 165}
     for run in runs:
-        assert run.covered > 0, run.name
+        assert run.covered >= at_least[run.name], (run.name, run.covered)
         assert run.statuses.get("fail", 0) == 0 and run.statuses.get("error", 0) == 0, run.bad[:10]

@@ -198,4 +198,8 @@ def why_not(api: str, obj: Any) -> str:
     info = info_for(cls)
     if info is None:
         return f"{cls.__name__} has no ModuleInfo entry in module_db"
-    return f"{cls.__name__}: ModuleInfo skips every dtype, or the CPU itself cannot run its inputs"
+    dtypes = dtype_names_of(info.supported_dtypes("cpu"))
+    skips = [upstream_skip(info, getattr(torch, d)) for d in dtypes]
+    if dtypes and all(skips):
+        return skips[0]
+    return f"{cls.__name__}: the CPU itself cannot run its ModuleInfo inputs"
