@@ -177,3 +177,15 @@ def test_every_generated_scenario_passes_cpu_against_cpu(docs_names):
     for run in runs:
         assert run.covered >= at_least[run.name], (run.name, run.covered)
         assert run.statuses.get("fail", 0) == 0 and run.statuses.get("error", 0) == 0, run.bad[:10]
+
+
+def test_offer_asks_every_source_in_order():
+    from torchparity.api.resolve import resolve
+    from torchparity.scenarios.sources import offer
+
+    api = "torch.distributions.normal.Normal.log_prob"
+    got = offer(api, resolve(api).obj)
+    assert {sc.source for sc in got.scenarios} == {"distribution"}
+    assert got.tried["distribution"].endswith("scenario(s)")
+    assert "not a torch.nn module" in got.tried["module"]
+    assert "not a member of torch.Tensor" in got.tried["member"]

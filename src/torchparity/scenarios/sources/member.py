@@ -54,6 +54,8 @@ def _snippet(prelude: str, block: str) -> str:
 def classify(api: str) -> Tuple[str, str, str]:
     """(kind, owner, member): kind is tensor | storage | legacy | none."""
     owner_name, member = split_member(api)
+    if not api.startswith("torch.") or ("Tensor" not in api and "Storage" not in api):
+        return "none", "", member  # resolve nothing else (resolving may import modules)
     obj = resolve_quiet(api)
     owner = resolve_quiet(owner_name)
     if owner is torch.Tensor:
