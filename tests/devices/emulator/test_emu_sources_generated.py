@@ -24,6 +24,7 @@ CASES = [
     ("member", "torch.Tensor.element_size"),
     ("member", "torch.Tensor.storage_offset"),
     ("member", "torch.Tensor.get_device"),
+    ("member", "torch.nn.Module.register_forward_hook"),
 ]
 
 

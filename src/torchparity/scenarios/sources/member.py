@@ -4,8 +4,10 @@ the device".
 ``torch.Tensor.element_size``, ``.is_contiguous``, ``.storage_offset``,
 ``.untyped_storage``, ``.data_ptr``, autograd members (``backward``, ``register_hook``,
 ...), sparse and quantized accessors, ``torch.UntypedStorage.*``,
-``torch.TypedStorage.*`` and the legacy typed storage classes (``torch.FloatStorage``).
-One code block per member (``_member_table``) is both the scenario and its snippet.
+``torch.TypedStorage.*`` and the legacy typed storage classes (``torch.FloatStorage``);
+``torch.nn.Module`` members, the container classes' members, the global module hooks and
+``torch.nn.init`` (``_nn_member_table``). One code block per member is both the scenario
+and its snippet.
 A Tensor member that has an OpInfo entry belongs to the ``opinfo`` source and gets
 nothing here.
 """
@@ -19,6 +21,7 @@ import torch
 
 from ..registry import Scenario
 from . import _member_table as T
+from . import _nn_member_table as N
 from ._common import probed, resolve_quiet, split_member
 
 NAME = "member"
@@ -52,12 +55,16 @@ def _snippet(prelude: str, block: str) -> str:
 
 
 def classify(api: str) -> Tuple[str, str, str]:
-    """(kind, owner, member): kind is tensor | storage | legacy | none."""
+    """(kind, owner, member): kind is tensor | storage | legacy | nnmodule | container |
+    globalhook | init | none."""
     owner_name, member = split_member(api)
-    if not api.startswith("torch.") or ("Tensor" not in api and "Storage" not in api):
+    if not api.startswith("torch.") or ("Tensor" not in api and "Storage" not in api
+                                         and not api.startswith("torch.nn.")):
         return "none", "", member  # resolve nothing else (resolving may import modules)
     obj = resolve_quiet(api)
     owner = resolve_quiet(owner_name)
+    if api.startswith("torch.nn."):
+        return _classify_nn(obj, owner, member)
     if owner is torch.Tensor:
         return "tensor", "Tensor", member
     for name in ("UntypedStorage", "TypedStorage"):
@@ -71,6 +78,22 @@ def classify(api: str) -> Tuple[str, str, str]:
             return "legacy", name, ""
         if owner is cls and member == "dtype":
             return "legacy", name, member
+    return "none", "", member
+
+
+def _classify_nn(obj: Any, owner: Any, member: str) -> Tuple[str, str, str]:
+    import torch.nn.init
+    import torch.nn.modules.module as module_mod
+
+    if owner is torch.nn.Module:
+        return "nnmodule", "Module", member
+    for name in ("Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
+        if owner is getattr(torch.nn, name):
+            return "container", name, member
+    if member in N.GLOBAL_HOOKS and obj is getattr(module_mod, member, None):
+        return "globalhook", "torch.nn.modules.module", member
+    if owner is torch.nn.init and member in N.INIT:
+        return "init", "torch.nn.init", member
     return "none", "", member
 
 
@@ -102,10 +125,31 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
         maker, block = T.STORAGE_MAKERS[owner], T.STORAGE[member]
         fn = _make_fn(_compile(block, maker))
         return tuple(probed(member, api, NAME, fn, T.ALL, code=_snippet(maker, block), **desc))
+    if kind in ("nnmodule", "container", "globalhook", "init"):
+        return tuple(_nn_scenarios(api, kind, owner, member, desc))
     cls = getattr(torch, owner)
     fn = _make_fn(_compile(T.LEGACY), {"cls": cls})
     return tuple(probed(member or "storage", api, NAME, fn, ("float32",),
                         code=_snippet(f"cls = torch.{owner}\n", T.LEGACY), **desc))
+
+
+def _nn_scenarios(api: str, kind: str, owner: str, member: str, desc: dict) -> List[Scenario]:
+    if kind == "nnmodule":
+        if member in N.EXCLUDED_NN or member not in N.MODULE:
+            return []
+        block, dtypes = N.MODULE[member], N.MODULE_DTYPES.get(member, N.F32)
+    elif kind == "container":
+        block, dtypes = N.CONTAINERS.get(f"{owner}.{member}", ""), N.F32
+    elif kind == "globalhook":
+        block, dtypes = N.GLOBAL_HOOKS[member], N.F32
+    else:
+        block, dtypes = N.INIT[member], N.FB
+    if not block:
+        return []
+    fn = _make_fn(compile(N.NN_PRELUDE + block, __file__, "exec"))
+    code = ("import torch\n\ndevice, dtype = {device}, {dtype}\n" + N.NN_PRELUDE + block + "\nprint(out)\n")
+    random_ = kind == "init" and member in N.INIT_RANDOM
+    return probed(member, api, NAME, fn, dtypes, code=code, tags=("random",) if random_ else (), **desc)
 
 
 def scenarios(api: str, obj: Any) -> List[Scenario]:
@@ -115,9 +159,11 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
 def why_not(api: str, obj: Any) -> str:
     kind, owner, member = classify(api)
     if kind == "none":
-        return "not a member of torch.Tensor or a storage class"
+        return "not a member of torch.Tensor, a storage class or torch.nn.Module, nor torch.nn.init"
     if member in T.EXCLUDED:
         return f"{owner}.{member}: {T.EXCLUDED[member]}"
+    if kind == "nnmodule" and member in N.EXCLUDED_NN:
+        return f"Module.{member}: {N.EXCLUDED_NN[member]}"
     if kind == "tensor" and member in T.TENSOR and _has_opinfo(api):
         return f"{api} has an OpInfo entry: the opinfo source runs it"
     if kind == "tensor" and member not in T.TENSOR:
@@ -130,6 +176,8 @@ def members() -> List[str]:
     out = [f"torch.Tensor.{m}" for m in T.TENSOR]
     out += [f"torch.{o}.{m}" for o in T.STORAGE_MAKERS for m in T.STORAGE]
     out += [f"torch.{c}" for c in LEGACY_CLASSES] + [f"torch.{c}.dtype" for c in LEGACY_CLASSES]
+    out += [f"torch.nn.Module.{m}" for m in N.MODULE] + [f"torch.nn.{k}" for k in N.CONTAINERS]
+    out += [f"torch.nn.modules.module.{m}" for m in N.GLOBAL_HOOKS] + [f"torch.nn.init.{m}" for m in N.INIT]
     return out
 
 
