@@ -84,6 +84,14 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
     return out
 
 
+def reproducer(source: str, api: str, scenario_id: str) -> str:
+    """A runnable snippet that re-makes a generated scenario and runs it (for cases whose
+    inputs are not short enough to spell out)."""
+    return ("import torch\nfrom torchparity.scenarios.sources import find\n\n"
+            f"sc = find({source!r}, {api!r}, None, {scenario_id!r})\n"
+            "torch.manual_seed(0)\nprint(sc.fn({device}, {dtype}))\n")
+
+
 def dtype_names_of(dtypes: Any) -> List[str]:
     """The float dtype names (of FLOATS, in that order) in a set of torch dtypes."""
     names = {str(d).replace("torch.", "") for d in dtypes}

@@ -3,7 +3,7 @@
 
 A transform's input is made from its own ``domain`` through ``biject_to`` (as the
 distribution parameters are); only the constructor arguments of the transforms that take
-some are listed (``TRANSFORM_ARGS``: what a transform is built from is not described by
+some are listed (``_transform_args``: what a transform is built from is not described by
 any constraint). Constraint factories are checked on values made the same way.
 """
 
@@ -16,7 +16,7 @@ import torch
 
 from ..registry import Scenario
 from . import _dist_build as B
-from ._common import probed
+from ._common import probed, reproducer
 
 NAME = "distribution"
 DTYPES = ("float32", "float64")
@@ -28,7 +28,9 @@ def _affine():
     return T.AffineTransform(torch.tensor(0.5, dtype=torch.float64), torch.tensor(2.0, dtype=torch.float64))
 
 
-# name -> (constructor(device, dtype) -> transform, input shape)
+# name -> (constructor(device, dtype) -> transform, input shape): the transforms whose
+# constructor takes arguments; the others are
+# built with no argument
 def _transform_args(name: str) -> Optional[Tuple[Callable, Tuple[int, ...]]]:
     from torch.distributions import transforms as T
 
@@ -62,7 +64,7 @@ def _transform_args(name: str) -> Optional[Tuple[Callable, Tuple[int, ...]]]:
         t = cls()
     except Exception:
         return None
-    return (lambda dev, dt, _c=cls: _c()), B.BATCH + (B.K,) * max(t.domain.event_dim, 1 if t.domain.event_dim else 0)
+    return (lambda dev, dt, _c=cls: _c()), B.BATCH + (B.K,) * t.domain.event_dim
 
 
 def _input(make, shape, dtype: torch.dtype) -> torch.Tensor:
@@ -107,10 +109,7 @@ def _one_transform(api: str, name: str, members, prefix: str = "") -> List[Scena
     for member in members:
         def fn(device, dtype, _m=member):
             return _transform_member(make, shape, _m, device, dtype)
-        code = (f"import torch\nfrom torch.distributions import transforms as T, biject_to\n"
-                f"device, dtype = {{device}}, {{dtype}}\n"
-                f"# input: randn mapped into the transform's domain through biject_to\n"
-                f"t = T.{name}(...)  # constructor arguments: see torchparity _dist_extra.TRANSFORM_ARGS\n")
+        code = reproducer(NAME, api, prefix + member)
         out.extend(probed(prefix + member, api, NAME, fn, DTYPES,
                           en=f"{name}.{member}: same result as on the CPU",
                           zh=f"{name}.{member}：结果与 CPU 相同",
@@ -169,8 +168,7 @@ def constraint_scenarios(api: str, name: str) -> List[Scenario]:
                   en=f"constraints.{name}(...).check on the device: same mask as on the CPU",
                   zh=f"constraints.{name}(...).check：掩码与 CPU 相同",
                   expect_en="the same answer as the CPU", expect_zh="与 CPU 结果一致",
-                  code=f"import torch\nfrom torch.distributions import constraints as C\n"
-                       f"x = torch.randn(2, 4).to({{device}}, {{dtype}})\nprint(C.{name}(...).check(x))\n")
+                  code=reproducer(NAME, api, "check"))
 
 
 # -- kl_divergence, ConstraintRegistry ----------------------------------------------------

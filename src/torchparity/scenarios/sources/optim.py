@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ..registry import Scenario
-from ._common import probed, resolve_quiet, split_member
+from ._common import probed, reproducer, resolve_quiet, split_member
 
 NAME = "optim"
 ORDER = 30
@@ -209,7 +209,9 @@ def _optimizer_scenarios(api: str, name: str, member: Optional[str], prefix: str
                              "and state as on the CPU",
                           zh=f"{what}：参数在设备上，{STEPS} 步后参数与状态与 CPU 一致",
                           expect_en="the same parameters and state as the CPU",
-                          expect_zh="参数与状态与 CPU 一致", code=_code(name, kwargs, m),
+                          expect_zh="参数与状态与 CPU 一致",
+                          code=reproducer(NAME, api, prefix + sid) if info.only_supports_sparse_grads
+                          else _code(name, kwargs, m),
                           expected=(NotImplementedError, ValueError)))
     return out
 
