@@ -193,3 +193,12 @@ def test_offer_asks_every_source_in_order():
     assert got.tried["distribution"].endswith("scenario(s)")
     assert "not a torch.nn module" in got.tried["module"]
     assert "not a member of torch.Tensor" in got.tried["member"]
+
+
+def test_pass_detail_never_prints_a_tensor_inside_a_dict():
+    # printing a device tensor runs ops on the device (min/max for the format): a
+    # dict output (the generated sources return many) is shortened like a list
+    from torchparity.run.execute import _short
+
+    text = _short({"y": torch.zeros(2, dtype=torch.float64), "n": 3})
+    assert text == "{'y': tensor(shape=(2,), dtype=float64, device=cpu), 'n': 3}"
