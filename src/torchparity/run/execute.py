@@ -109,6 +109,9 @@ def _short(value: Any, limit: int = 120) -> str:
     if isinstance(value, (tuple, list)):
         inner = ", ".join(_short(v, 60) for v in value)
         text = f"({inner})"
+    elif isinstance(value, dict):  # never repr a device tensor: printing runs ops on it
+        inner = ", ".join(f"{k!r}: {_short(v, 60)}" for k, v in value.items())
+        text = f"{{{inner}}}"
     else:
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,147 @@
+"""Helpers shared by the generated scenario sources (module, optim, distribution, member).
+
+Not a source itself (the leading underscore keeps it out of :func:`all_sources`).
+
+The one idea here: a generated case is first run once on the CPU, per dtype, when the
+scenarios are made (``probe``). A dtype whose CPU run raises ``NotImplementedError`` (the
+API itself does not implement it, e.g. ``Gamma.icdf``) becomes a scenario that expects
+that same exception on the device; a dtype whose CPU run raises anything else is not a
+question about the device (the CPU cannot do it either) and gets no scenario. The probe
+runs under ``torch.random.fork_rng`` with the runner's seed, so it changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+from ...results.models import Text
+from ..registry import Raises, Scenario
+
+SEED = 0
+FLOATS = ("float32", "float64", "float16", "bfloat16")
+
+
+def probe(fn: Callable[[str, Any], Any], dtypes: Sequence[str]) -> Dict[str, Optional[BaseException]]:
+    """Run ``fn("cpu", dtype)`` once per dtype; the exception each raised (None: none)."""
+    out: Dict[str, Optional[BaseException]] = {}
+    with torch.random.fork_rng(devices=[]):
+        for d in dtypes:
+            torch.manual_seed(SEED)
+            try:
+                fn("cpu", getattr(torch, d))
+                out[d] = None
+            except Exception as exc:  # the CPU's own answer, recorded as data
+                out[d] = exc
+    return out
+
+
+def _first_line(exc: BaseException) -> str:
+    return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+
+
+def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
+           dtypes: Sequence[str], *, en: str, zh: str, expect_en: str, expect_zh: str,
+           code: str = "", compare: str = "values", tags: Sequence[str] = (),
+           skipped: Optional[Dict[str, str]] = None,
+           expected: Tuple[type, ...] = (NotImplementedError,)) -> List[Scenario]:
+    """The scenarios of one generated case, split by what the CPU answered per dtype.
+
+    ``expected``: the exception types that, raised on the CPU, are the API's own answer
+    (the device must raise the same); ``skipped`` (optional) collects
+    ``"id[dtype]" -> why`` for dtypes left out.
+    """
+    outcomes = probe(fn, dtypes)
+    groups: Dict[Tuple[str, str], List[str]] = {}
+    for d in dtypes:
+        exc = outcomes[d]
+        if exc is None:
+            groups.setdefault(("ok", ""), []).append(d)
+        elif isinstance(exc, expected) and not _first_line(exc).startswith("Could not run"):
+            # the API's own "not implemented" (a dispatcher's "Could not run ..." means
+            # the CPU has no kernel: not a question about the device)
+            groups.setdefault(("raises:" + type(exc).__name__, _first_line(exc)), []).append(d)
+        elif skipped is not None:
+            skipped[f"{base_id}[{d}]"] = f"the CPU raises {type(exc).__name__}: {_first_line(exc)[:160]}"
+    out: List[Scenario] = []
+    for n, ((kind, msg), ds) in enumerate(sorted(groups.items())):
+        sid = base_id if n == 0 else f"{base_id}~{ds[0]}"
+        raises = None
+        e_en, e_zh = expect_en, expect_zh
+        if kind.startswith("raises:"):
+            exc_type = kind.split(":", 1)[1]
+            # the CPU's first line, anchored (an empty message matches only an empty
+            # one): a device's own "Could not run ..." is not the API's NotImplementedError
+            raises = Raises(exc_type, r"\A\s*" + re.escape(msg) if msg else r"\A\Z")
+            e_en = f"{exc_type} on the device too, as on the CPU"
+            e_zh = f"与 CPU 相同，设备上同样抛出 {exc_type}"
+        out.append(Scenario(
+            id=sid, api=api, fn=fn, description=Text(en=en, zh=zh),
+            expected=Text(en=e_en, zh=e_zh), dtypes=tuple(ds), tags=tuple(tags), raises=raises,
+            compare=compare, module=fn.__module__, source=source, code=code))
+    return out
+
+
+def reproducer(source: str, api: str, scenario_id: str) -> str:
+    """A runnable snippet that re-makes a generated scenario and runs it (for cases whose
+    inputs are not short enough to spell out)."""
+    return ("import torch\nfrom torchparity.scenarios.sources import find\n\n"
+            f"sc = find({source!r}, {api!r}, None, {scenario_id!r})\n"
+            "torch.manual_seed(0)\nprint(sc.fn({device}, {dtype}))\n")
+
+
+def dtype_names_of(dtypes: Any) -> List[str]:
+    """The float dtype names (of FLOATS, in that order) in a set of torch dtypes."""
+    names = {str(d).replace("torch.", "") for d in dtypes}
+    return [d for d in FLOATS if d in names]
+
+
+def tensor_literal(t: torch.Tensor) -> str:
+    """A Python expression that rebuilds the CPU tensor ``t`` exactly."""
+    return f"torch.tensor({t.tolist()!r}, dtype={t.dtype})"
+
+
+def summary(value: Any) -> Any:
+    """Shapes and dtypes of every tensor in ``value`` (for outputs whose values are random)."""
+    if isinstance(value, torch.Tensor):
+        return {"shape": tuple(value.shape), "dtype": str(value.dtype),
+                "device_type": value.device.type}
+    if isinstance(value, (list, tuple)):
+        return [summary(v) for v in value]
+    if isinstance(value, dict):
+        return {k: summary(v) for k, v in value.items()}
+    return value
+
+
+def move(tree: Any, device: str, dtype: Optional[torch.dtype] = None) -> Any:
+    """Every tensor of nested lists / tuples / dicts moved to ``device`` (floats cast to
+    ``dtype`` when given)."""
+    if isinstance(tree, torch.Tensor):
+        if dtype is not None and tree.is_floating_point():
+            return tree.to(device=device, dtype=dtype)
+        return tree.to(device)
+    if isinstance(tree, list):
+        return [move(t, device, dtype) for t in tree]
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(move(t, device, dtype) for t in tree)
+    if isinstance(tree, dict):
+        return {k: move(v, device, dtype) for k, v in tree.items()}
+    return tree
+
+
+def split_member(api: str) -> Tuple[str, str]:
+    """``a.b.C.m`` -> (``a.b.C``, ``m``)."""
+    owner, _, member = api.rpartition(".")
+    return owner, member
+
+
+def resolve_quiet(name: str) -> Any:
+    from ...api.resolve import maybe_resolve
+
+    try:
+        r = maybe_resolve(name) if name else None
+    except Exception:  # resolving some names touches a backend (torch.backends.cuda.*)
+        return None
+    return None if r is None else r.obj

@@ -1,0 +1,205 @@
+"""``torch.nn`` module classes from ``module_db`` (ModuleInfo) as a scenario source.
+
+What upstream's ``TestModule.test_cpu_gpu_parity`` does, per dtype (the CPU-claimed dtypes
+among float32/float64/float16/bfloat16), for the first ``INPUTS`` module inputs of
+``module_inputs_func``, in training and (where ModuleInfo says they differ) eval mode:
+the module is built on the CPU, deep-copied and moved with ``.to(device)`` (parameters
+and buffers), its inputs are made on the CPU and moved as leaves; forward, then backward
+with a gradient made on the CPU. Compared: the forward output, the input gradients, the
+parameter gradients and the buffers (BatchNorm's running statistics).
+
+A module that draws random numbers in this mode (dropout with ``p > 0``, ``RReLU`` in
+training, fractional max pooling) is compared by shapes and dtypes only: the device has
+its own generator.
+
+ModuleInfo's own skips and expected failures of ``test_cpu_gpu_parity`` that apply to every
+device (no ``device_type``) drop that dtype; CUDA-/XPU-only ones are not read.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from ..registry import Scenario
+from ._common import dtype_names_of, probed, resolve_quiet, summary
+
+NAME = "module"
+ORDER = 20
+INPUTS = 2
+PARITY_TEST = ("TestModule", "test_cpu_gpu_parity")
+
+
+@functools.lru_cache(maxsize=1)
+def _infos() -> Dict[type, Any]:
+    from torch.testing._internal.common_modules import module_db
+
+    out: Dict[type, Any] = {}
+    for info in module_db:
+        out.setdefault(info.module_cls, info)  # the first entry of a class (no variants)
+    return out
+
+
+def info_for(obj: Any):
+    if not inspect.isclass(obj):
+        return None
+    return _infos().get(obj)
+
+
+def upstream_skip(info, dtype: torch.dtype) -> Optional[str]:
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    from ..opinfo import _decorator_skip
+
+    for di in info.decorators:
+        if not isinstance(di, DecorateInfo) or di.device_type is not None:
+            continue
+        try:
+            active = di.is_active(*PARITY_TEST, None, dtype, {})
+        except Exception:
+            active = False
+        if not active:
+            continue
+        for dec in di.decorators:
+            why = _decorator_skip(dec, "")
+            if why:
+                return f"ModuleInfo '{info.name}' marks {PARITY_TEST[1]} for {dtype}: {why}"
+    return None
+
+
+def is_random(m: torch.nn.Module) -> bool:
+    from torch.nn.modules.dropout import _DropoutNd
+
+    for sub in m.modules():
+        if isinstance(sub, _DropoutNd) and sub.p > 0 and sub.training:
+            return True
+        if isinstance(sub, torch.nn.RReLU) and sub.training:
+            return True
+        if isinstance(sub, (torch.nn.FractionalMaxPool2d, torch.nn.FractionalMaxPool3d)) \
+                and getattr(sub, "_random_samples", None) is None:
+            return True
+        if isinstance(sub, torch.nn.MultiheadAttention) and sub.dropout > 0 and sub.training:
+            return True
+    return False
+
+
+def _leaf(t: Any, device: str) -> Any:
+    if isinstance(t, torch.Tensor):
+        moved = t.detach().to(device)
+        return moved.requires_grad_() if t.requires_grad and moved.is_floating_point() else moved
+    if isinstance(t, (list, tuple)) and not hasattr(t, "_fields"):
+        return type(t)(_leaf(v, device) for v in t)
+    if isinstance(t, dict):
+        return {k: _leaf(v, device) for k, v in t.items()}
+    return t
+
+
+def _tensors(tree: Any) -> List[torch.Tensor]:
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    if isinstance(tree, (list, tuple)):
+        return [t for v in tree for t in _tensors(v)]
+    if isinstance(tree, dict):
+        return [t for v in tree.values() for t in _tensors(v)]
+    return []
+
+
+def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.dtype) -> Any:
+    info = _infos()[cls]
+    inputs = info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=True,
+                                     training=training)
+    mi = inputs[index]
+    ci, fi = mi.constructor_input, mi.forward_input
+    cpu_module = cls(*ci.args, **ci.kwargs)
+    cpu_module.to(dtype)
+    cpu_module.train(training)
+    m = copy.deepcopy(cpu_module).to(device)
+    args, kwargs = _leaf(list(fi.args), device), _leaf(dict(fi.kwargs), device)
+    out = m(*args, **kwargs)
+    random_ = is_random(m)
+    leaves = [t for t in _tensors([args, kwargs]) if t.requires_grad]
+    outs = [t for t in _tensors(out) if t.requires_grad and t.is_floating_point()]
+    if outs:
+        grads = [torch.randn(o.shape, dtype=o.dtype).to(device) for o in outs]
+        torch.autograd.backward(outs, grads)
+    result = {
+        "output": out,
+        "input_grads": [t.grad for t in leaves],
+        "param_grads": {n: p.grad for n, p in m.named_parameters()},
+        "buffers": dict(m.named_buffers()),
+    }
+    return summary(result) if random_ else result
+
+
+def _code(cls: type, index: int, training: bool) -> str:
+    path = f"{cls.__module__}.{cls.__qualname__}"
+    return ("import copy\nimport torch\nfrom torch.testing._internal.common_modules import module_db\n"
+            "device, dtype = {device}, {dtype}\ntorch.manual_seed(0)\n"
+            f"info = next(i for i in module_db if i.module_cls is {path})\n"
+            f"mi = info.module_inputs_func(info, device='cpu', dtype=dtype, requires_grad=True, "
+            f"training={training})[{index}]\n"
+            f"m = {path}(*mi.constructor_input.args, **mi.constructor_input.kwargs).to(dtype)"
+            f".train({training})\n"
+            "m = copy.deepcopy(m).to(device)\n"
+            "args = [a.detach().to(device).requires_grad_(a.requires_grad) if isinstance(a, torch.Tensor) "
+            "else a for a in mi.forward_input.args]\n"
+            "out = m(*args, **mi.forward_input.kwargs)\nprint(out)\n")
+
+
+@functools.lru_cache(maxsize=None)
+def _cached(api: str) -> Tuple[Scenario, ...]:
+    cls = resolve_quiet(api)
+    info = info_for(cls)
+    if info is None:
+        return ()
+    dtypes = dtype_names_of(info.supported_dtypes("cpu"))
+    dtypes = [d for d in dtypes if upstream_skip(info, getattr(torch, d)) is None]
+    if not dtypes:
+        return ()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            n = len(info.module_inputs_func(info, device="cpu", dtype=torch.float32,
+                                            requires_grad=True, training=True))
+    except Exception:
+        return ()
+    modes = (True, False) if info.train_and_eval_differ else (True,)
+    out: List[Scenario] = []
+    for index in range(min(n, INPUTS)):
+        for training in modes:
+            mode = "train" if training else "eval"
+
+            def fn(device, dtype, _c=cls, _i=index, _t=training):
+                return run_module(_c, _i, _t, device, dtype)
+            out.extend(probed(
+                f"input{index}.{mode}", api, NAME, fn, dtypes,
+                en=f"{cls.__name__} ({mode}), ModuleInfo input {index}: forward output, input and "
+                   "parameter gradients and buffers as on the CPU",
+                zh=f"{cls.__name__}（{mode}）ModuleInfo 输入 {index}：前向输出、输入与参数梯度、buffer 与 CPU 一致",
+                expect_en="the same outputs and gradients as the CPU", expect_zh="输出与梯度与 CPU 一致",
+                code=_code(cls, index, training)))
+    return tuple(out)
+
+
+def scenarios(api: str, obj: Any) -> List[Scenario]:
+    if not api.startswith("torch.nn"):
+        return []
+    return list(_cached(api))
+
+
+def why_not(api: str, obj: Any) -> str:
+    cls = resolve_quiet(api) if api.startswith("torch.nn") else None
+    if not (inspect.isclass(cls) and issubclass(cls, torch.nn.Module)):
+        return "not a torch.nn module class"
+    info = info_for(cls)
+    if info is None:
+        return f"{cls.__name__} has no ModuleInfo entry in module_db"
+    dtypes = dtype_names_of(info.supported_dtypes("cpu"))
+    skips = [upstream_skip(info, getattr(torch, d)) for d in dtypes]
+    if dtypes and all(skips):
+        return skips[0]
+    return f"{cls.__name__}: the CPU itself cannot run its ModuleInfo inputs"
