@@ -80,7 +80,7 @@ def test_evidence_sections_in_check_reports(tmp_path):
     assert enter["evidence"]["docs"]["vendor"]["present"] is False
     assert unpack["evidence"]["not_run"]["tests"] == "--tests DIR"
     zh = (out / "report.zh.md").read_text(encoding="utf-8")
-    assert "当前资料缺失，需要进行资料补充" in zh and "未执行 —— 使用 `--tests DIR` 开启" in zh
+    assert "当前资料缺失，需要进行资料补充" in zh and "`--tests <" in zh and "【待补充：上游用例】" in zh
 
 
 def test_config_file_supplies_defaults_and_bad_config_is_one_line(tmp_path):

@@ -191,6 +191,7 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
             "implementation": analysis.implementation,
             "harness": _is_harness(plan.resolved),
         }
+        analysis.harness = facts["harness"]
         verdict = decide(analysis, scenario_results, facts, label, rules)
         api_reports.append(ApiReport(
             name=plan.resolved.name, qualified_name=plan.resolved.qualified_name,

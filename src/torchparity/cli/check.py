@@ -43,7 +43,8 @@ def check(
                                     help="With --out: screenshot.svg of the summary, and .png where a converter is found."),
     gentest_styles: List[str] = typer.Option([], "--gentest",
                                              help="With --out: generated tests under tests/STYLE/ "
-                                                  "(device-generic, npu or all; repeatable)."),
+                                                  "(device-generic, npu, all or none; repeatable) "
+                                                  "[default: npu, the file the report's 测试方法 runs]."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     from ..app.check import check as run_check
@@ -53,7 +54,8 @@ def check(
 
     opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
                          torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
-    writers = deliverable_writers(html=html, screenshot=screenshot, gentest_styles=expand_styles(gentest_styles),
+    writers = deliverable_writers(html=html, screenshot=screenshot,
+                                  gentest_styles=expand_styles(gentest_styles or ["npu"]),
                                   scenario_modules=scenarios) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
