@@ -74,6 +74,8 @@ T = {
     "passed_of": {"zh": "{total} 项中 {n} 项通过（{where}）", "en": "{n} of {total} cases pass ({where})"},
     "limited": {"zh": "{n} 项因{cause}无法运行{ops}", "en": "{n} cannot run: {cause}{ops}"},
     "other_fail": {"zh": "{n} 项{status}：{ids}", "en": "{n} {status}: {ids}"},
+    "tensor_out": {"zh": "{device} 上 shape {shape}、{dtype} 的张量",
+                   "en": "a {dtype} tensor of shape {shape} on {device}"},
     "docs_differ": {"zh": "资料与实测不一致：{text}", "en": "docs and measurement disagree: {text}"},
     "chip_mark": {"zh": "资料标注 {chip} {mark}，实测（{where}）{status}", "en": "the docs mark {chip} {mark}, measured ({where}): {status}"},
     "chip_partial": {"zh": "：{ok} 通过，{bad} {cause}", "en": ": {ok} pass, {bad}: {cause}"},
@@ -243,9 +245,9 @@ def detail_text(s: Dict[str, Any], lang: str) -> str:
     metric = s.get("metric")
     mtext = ""
     if metric:
-        std = f", {metric['standard']}" if metric.get("standard") else ""
+        std = f", {code(metric['standard'])}" if metric.get("standard") else ""
         std = std.replace(", ", "，标准 ") if lang == "zh" else std
-        mtext = t("metric", lang, name=metric["name"], value=metric["value"],
+        mtext = t("metric", lang, name=code(metric["name"]), value=metric["value"],
                   threshold=metric["threshold"], std=std)
     if m := re.fullmatch(r"matches the CPU: (.*)", d, re.S):
         return t("pass_value", lang, v=_value(m.group(1))) + mtext
@@ -332,6 +334,8 @@ def snippet_with_output(s: Dict[str, Any], lang: str) -> Optional[str]:
     lines = snippet.split("\n")
     if out and lines[-1].startswith("print("):
         out = re.sub(r"\s+", " ", out)[:160]
+        if m := re.fullmatch(r"tensor\(shape=(\(.*?\)), dtype=(\w+), device=(\w+)\)", out):
+            out = t("tensor_out", lang, shape=m.group(1), dtype=m.group(2), device=m.group(3))
         lines[-1] = f"{lines[-1]}  # {out}"
     return "\n".join(lines) + "\n"
 
