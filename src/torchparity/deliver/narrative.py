@@ -70,9 +70,9 @@ T = {
     "metric": {"zh": "（指标 {name} = {value}，阈值 {threshold}{std}）", "en": " (metric {name} = {value}, threshold {threshold}{std})"},
     "original": {"zh": "原始记录：{d}", "en": "{d}"},
     "group": {"zh": "{status}（{n} 项{why}）：{ids}", "en": "{status} ({n}{why}): {ids}"},
-    "ops_refused": {"zh": "设备算子 {ops} 不支持该数据类型", "en": "device kernels {ops} refuse the dtype"},
+    "ops_refused": {"zh": "设备算子 {ops} 不支持 {dtype}", "en": "device kernels {ops} refuse {dtype}"},
     "passed_of": {"zh": "{total} 项中 {n} 项通过（{where}）", "en": "{n} of {total} cases pass ({where})"},
-    "limited": {"zh": "{n} 项因{cause}无法运行{ops}", "en": "{n} cannot run: {cause}{ops}"},
+    "limited": {"zh": "{n} 项因{cause}无法运行{ops}", "en": "{n} cannot run ({cause}){ops}"},
     "other_fail": {"zh": "{n} 项{status}：{ids}", "en": "{n} {status}: {ids}"},
     "tensor_out": {"zh": "{device} 上 shape {shape}、{dtype} 的张量",
                    "en": "a {dtype} tensor of shape {shape} on {device}"},
@@ -84,10 +84,10 @@ T = {
     "dtype_less": {"zh": "资料列出 {dtypes}，实测不支持（{ids}）", "en": "the docs list {dtypes}, measured unsupported ({ids})"},
     "adapt_ok": {"zh": "无需适配，API 已支持：各场景在设备上与 CPU 一致。",
                  "en": "no adaptation needed, the API is supported: every scenario matches the CPU on the device."},
-    "adapt_limits": {"zh": "无需代码适配：{ok}可直接运行；{bad} 因{cause}无法运行，属{short}，非 API 实现问题。",
-                     "en": "no code adaptation needed: {ok}run as they are; {bad} cannot run ({cause}): a {short}, not a problem of the API's implementation."},
-    "adapt_all_limited": {"zh": "无需代码适配：{bad} 因{cause}无法运行，属{short}，非 API 实现问题。",
-                          "en": "no code adaptation needed: {bad} cannot run ({cause}): a {short}, not a problem of the API's implementation."},
+    "adapt_limits": {"zh": "无需代码适配：{ok}可直接运行；{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
+                     "en": "no code adaptation needed: {ok}run as they are; {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
+    "adapt_all_limited": {"zh": "无需代码适配：{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
+                          "en": "no code adaptation needed: {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
     "nature_is": {"zh": "该接口为{n}。", "en": "It is {n}."},
 }
 
@@ -280,6 +280,18 @@ def refused_ops(scenarios: Sequence[Dict[str, Any]], lang: str = "en") -> List[s
     return out
 
 
+def refused_phrase(scenarios: Sequence[Dict[str, Any]], lang: str) -> str:
+    """"设备算子 `a`、`b` 不支持 float64": the refused kernels of the details, by dtype."""
+    by_dtype: Dict[str, List[str]] = {}
+    for s in scenarios:
+        for op, dt in REFUSED_OP.findall(s.get("detail") or ""):
+            ops = by_dtype.setdefault(TORCH_DTYPE.get(dt, dt), [])
+            if op not in ops:
+                ops.append(op)
+    return t("semi", lang).join(t("ops_refused", lang, ops=t("sep", lang).join(code(o) for o in ops), dtype=dt)
+                                for dt, ops in by_dtype.items())
+
+
 def _ids(scenarios: Sequence[Dict[str, Any]], lang: str, limit: int = 0) -> str:
     seen: List[str] = []
     for s in scenarios:
@@ -288,7 +300,7 @@ def _ids(scenarios: Sequence[Dict[str, Any]], lang: str, limit: int = 0) -> str:
     shown = seen[:limit] if limit else seen
     text = t("sep", lang).join(code(i) for i in shown)
     if limit and len(seen) > limit:
-        text += " 等" if lang == "zh" else ", …"
+        text += f" 等 {len(seen)} 项" if lang == "zh" else f", … ({len(seen)} cases)"
     return text
 
 
@@ -307,9 +319,9 @@ def support_lines(api: Dict[str, Any], lang: str) -> List[str]:
         why = ""
         if cause:
             why = f"，{term('cause', cause, lang)}" if lang == "zh" else f", {term('cause', cause, lang)}"
-            ops = refused_ops(cases, lang)
+            ops = refused_phrase(cases, lang)
             if ops:
-                why += t("semi", lang) + t("ops_refused", lang, ops=t("sep", lang).join(ops))
+                why += t("semi", lang) + ops
         dts = _dtypes(cases)
         ids = _ids(cases, lang) + (f"（{dts}）" if lang == "zh" and dts else f" ({dts})" if dts else "")
         lines.append(t("group", lang, status=term("scenario_status", status, lang), n=len(cases), why=why, ids=ids))
@@ -414,9 +426,9 @@ def status_analysis(api: Dict[str, Any], report: Report, lang: str) -> str:
             by_cause.setdefault(s.get("cause") or "", []).append(s)
     for cause, cases in by_cause.items():
         if cause in LIMITS:
-            ops = refused_ops(cases, lang)
-            ops_text = ("：" if lang == "zh" else ": ") + t("ops_refused", lang, ops=t("sep", lang).join(ops)) if ops else ""
-            parts.append(t("limited", lang, n=len(cases), cause=long_cause(cause, lang), ops=ops_text))
+            ops = refused_phrase(cases, lang)
+            ops_text = ("：" if lang == "zh" else ": ") + ops if ops else ""
+            parts.append(t("limited", lang, n=len(cases), cause=term("cause", cause, lang), ops=ops_text))
         else:
             status = term("scenario_status", cases[0]["status"], lang).lstrip("✘✔–◐ ")
             parts.append(t("other_fail", lang, n=len(cases), status=status, ids=_ids(cases, lang)))
@@ -451,12 +463,18 @@ def adaptation(api: Dict[str, Any], lang: str) -> str:
         cause_long = t("sep", lang).join(long_cause(c, lang) for c in causes)
         short = t("sep", lang).join(term("cause", c, lang) for c in causes)
         if ok:
-            ok_ids = _ids(ok, lang, 4) + " "
-            return head + t("adapt_limits", lang, ok=ok_ids, bad=_ids(limited, lang, 4), cause=cause_long,
+            ok_ids = _spaced(_ids(ok, lang, 4), lang)
+            return head + t("adapt_limits", lang, ok=ok_ids, bad=_spaced(_ids(limited, lang, 4), lang), cause=cause_long,
                             short=short) + tail
-        return head + t("adapt_all_limited", lang, bad=_ids(limited, lang, 4), cause=cause_long, short=short) + tail
+        return head + t("adapt_all_limited", lang, bad=_spaced(_ids(limited, lang, 4), lang), cause=cause_long,
+                        short=short) + tail
     text = (v.get("adaptation") or {}).get(lang) or "—"
     return head + text + tail
+
+
+def _spaced(ids: str, lang: str) -> str:
+    """ids followed by the space a code span (or English) needs before the next word."""
+    return ids + (" " if ids.endswith("`") or lang == "en" else "")
 
 
 def placeholder(what: str, lang: str) -> str:
