@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -111,3 +112,13 @@ def test_docs_writes_missing_vendor_entries_from_check_bundles(tmp_path):
     assert "模拟设备预测" in proc.stdout  # an emulated verdict says so
     proc = _cli("docs", "torch.autograd.gradcheck", "--from", str(bundle))
     assert proc.returncode == 2 and "no bundle has results for torch.autograd.gradcheck" in proc.stderr
+
+
+def test_check_help_has_no_stray_spaces_and_names_defaults():
+    """typer drops "[default: …]" from help texts, which left "timeout ." behind."""
+    proc = _cli("check", "--help")
+    assert proc.returncode == 0
+    text = re.sub(r"[│\s]+", " ", proc.stdout)
+    assert not re.search(r" \.(\s|$)", text)
+    for default in ("(default: 120)", "(default: 1)", "(default: auto)", "(default: npu"):
+        assert default in text, default

@@ -25,10 +25,10 @@ from .progress import CheckProgress
 @app.command()
 def check(
     apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
-    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " [default: auto]"),
+    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " (default: auto)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
-    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout [default: 120]."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes [default: 1]."),
+    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout (default: 120)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: 1)."),
     scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
     category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
     tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
@@ -44,7 +44,7 @@ def check(
     gentest_styles: List[str] = typer.Option([], "--gentest",
                                              help="With --out: generated tests under tests/STYLE/ "
                                                   "(device-generic, npu, all or none; repeatable) "
-                                                  "[default: npu, the file the report's 测试方法 runs]."),
+                                                  "(default: npu, the file the report's 测试方法 runs)."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     from ..app.check import check as run_check
