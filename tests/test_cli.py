@@ -122,3 +122,13 @@ def test_check_help_has_no_stray_spaces_and_names_defaults():
     assert not re.search(r" \.(\s|$)", text)
     for default in ("(default: 120)", "(default: 1)", "(default: auto)", "(default: npu"):
         assert default in text, default
+
+
+def test_bad_device_is_refused_before_torch_loads():
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('torch' in sys.modules))\n"
+            "sys.argv = ['torchparity', 'check', 'torch.x', '--device', 'foo']\n"
+            "from torchparity.cli import main\nmain()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout.strip() == "False", proc.stdout + proc.stderr
+    assert "unknown device 'foo'" in proc.stderr

@@ -47,13 +47,16 @@ def check(
                                                   "(default: npu, the file the report's 测试方法 runs)."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
-    from ..app.check import check as run_check
     from ..app.config import merge_options
     from ..app.deliverables import deliverable_writers, expand_styles
     from ..deliver.console import print_summary
+    from ..devices import validate_spec
 
     opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
                          torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
+    validate_spec(opts["device"])  # a typo fails here, before torch loads
+    from ..app.check import check as run_check
+
     writers = deliverable_writers(html=html, screenshot=screenshot,
                                   gentest_styles=expand_styles(gentest_styles or ["npu"]),
                                   scenario_modules=scenarios) if out else []
