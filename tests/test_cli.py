@@ -132,3 +132,14 @@ def test_bad_device_is_refused_before_torch_loads():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout.strip() == "False", proc.stdout + proc.stderr
     assert "unknown device 'foo'" in proc.stderr
+
+
+def test_devices_one_line_each_without_repeating_the_name():
+    proc = _cli("devices", env=dict(os.environ, TERM="dumb", COLUMNS="60"))
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[0] == "cpu" and any(ln.startswith("emu:ascend-a2 ") for ln in lines)
+    for ln in lines:
+        name = ln.split()[0]
+        assert f"{name}: " not in ln  # "cuda   cuda: ..." said the name twice
+    assert len(lines) == len({ln.split()[0] for ln in lines})  # no wrapped continuation lines

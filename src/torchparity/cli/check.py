@@ -116,15 +116,19 @@ def devices() -> None:
     from ..devices import REAL, get_adapter
     from ..devices.profiles import builtin_profiles
 
+    rows = []
     for name in REAL:
-        adapter = get_adapter(name)
-        reason = adapter.unavailable_reason()
-        out_console.print(f"{name:6} {'available' if reason is None else reason}")
+        reason = get_adapter(name).unavailable_reason()
+        # reasons start with the backend's name ("cuda: ..."): the first column says it already
+        rows.append((name, "available" if reason is None else reason.split(": ", 1)[-1]
+                     if reason.startswith(f"{name}: ") else reason))
     for name in builtin_profiles():
         adapter = get_adapter(f"emu:{name}")
         reason = adapter.unavailable_reason()
-        out_console.print(f"emu:{name} → emulated '{adapter.type}' "
-                          f"{'available' if reason is None else reason}")
+        rows.append((f"emu:{name}", f"emulated '{adapter.type}' " + ("available" if reason is None else reason)))
+    width = max(len(n) for n, _ in rows)
+    for name, text in rows:  # one line each, whatever the terminal's width
+        out_console.print(f"{name:{width}}  {text}", soft_wrap=True, markup=False, highlight=False)
 
 
 @profile_app.command("list")
