@@ -79,9 +79,11 @@ def test_evidence_sections_in_check_reports(tmp_path):
     assert unpack["evidence"]["docs"]["vendor"]["present"] is True
     assert unpack["evidence"]["docs"]["vendor"]["dtypes"] == ["float32"]
     assert enter["evidence"]["docs"]["vendor"]["present"] is False
-    assert unpack["evidence"]["not_run"]["tests"] == "--tests DIR"
+    # no --tests: the shipped census index of Ascend/pytorch's test tree answers, labelled
+    assert "tests" not in unpack["evidence"]["not_run"]
+    assert unpack["evidence"]["tests"]["tree"].startswith("Ascend/pytorch@")
     zh = (out / "report.zh.md").read_text(encoding="utf-8")
-    assert "当前资料缺失，需要进行资料补充" in zh and "`--tests <" in zh and "【待补充：上游用例】" in zh
+    assert "当前资料缺失，需要进行资料补充" in zh and "随 torchparity 发布的上游用例统计索引" in zh
 
 
 def test_config_file_supplies_defaults_and_bad_config_is_one_line(tmp_path):

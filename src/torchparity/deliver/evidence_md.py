@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
+from ..evidence.census_index import INDEX_NOTE
 from ..results.models import DocsEvidence, Evidence, Recommendation, TestsEvidence
 
 T = {
@@ -157,6 +158,8 @@ R = {
     "class_item": {"en": "`{file}` → `{cls}` ({n} sites, {generic})", "zh": "`{file}` → `{cls}`（{n} 处，{generic}）"},
     "generic_yes": {"en": "device-generic", "zh": "设备通用"},
     "generic_no": {"en": "CPU/CUDA only", "zh": "非设备通用"},
+    "indexed": {"en": "Test tree: `{t}` — the census index shipped with torchparity (`--tests DIR` recomputes it).",
+                "zh": "测试目录：`{t}`（随 torchparity 发布的上游用例统计索引；使用 `--tests DIR` 可重新统计）。"},
 }
 
 
@@ -199,11 +202,12 @@ def upstream_tables(apis, lang: str, placeholder: str) -> str:
         if items:
             classes.append("- " + _r("class_line", lang, api=name, classes=sep.join(items)))
         if tests.tree:
-            trees.append(tests.tree)
+            trees.append(_r("indexed", lang, t=tests.tree) if INDEX_NOTE in tests.notes
+                         else _t("tree", lang, t=tests.tree))
     out = [_t("head1", lang), "| --- | --- | --- | --- |", *rows1, "",
            _t("head2", lang), "| --- | --- | --- | --- | --- |", *rows2]
     if classes:
-        out += ["", *[_t("tree", lang, t=tree) for tree in dict.fromkeys(trees)], "", *classes]
+        out += ["", *dict.fromkeys(trees), "", *classes]
     return "\n".join(out)
 
 
