@@ -346,8 +346,8 @@ def snippet_with_output(s: Dict[str, Any], lang: str) -> Optional[str]:
     lines = snippet.split("\n")
     if out and lines[-1].startswith("print("):
         out = re.sub(r"\s+", " ", out)[:160]
-        if m := re.fullmatch(r"tensor\(shape=(\(.*?\)), dtype=(\w+), device=(\w+)\)", out):
-            out = t("tensor_out", lang, shape=m.group(1), dtype=m.group(2), device=m.group(3))
+        out = re.sub(r"tensor\(shape=(\(.*?\)), dtype=(\w+), device=(\w+)\)",
+                     lambda m: t("tensor_out", lang, shape=m.group(1), dtype=m.group(2), device=m.group(3)), out)
         lines[-1] = f"{lines[-1]}  # {out}"
     return "\n".join(lines) + "\n"
 
