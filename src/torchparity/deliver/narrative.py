@@ -168,7 +168,8 @@ def api_summary(api: Dict[str, Any], lang: str) -> str:
     if a.get("harness"):
         key = "harness_context" if a["implementation"] == "python_class" else "harness_callable"
         text += (" " if lang == "en" else "") + t(key, lang) + t("stop", lang)
-    text += (" " if lang == "en" else "") + involvement_text(a, lang) + t("stop", lang)
+    inv = involvement_text(a, lang)
+    text += (" " + inv[:1].upper() + inv[1:] if lang == "en" else inv) + t("stop", lang)
     return text
 
 
