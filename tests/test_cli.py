@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -78,9 +79,11 @@ def test_evidence_sections_in_check_reports(tmp_path):
     assert unpack["evidence"]["docs"]["vendor"]["present"] is True
     assert unpack["evidence"]["docs"]["vendor"]["dtypes"] == ["float32"]
     assert enter["evidence"]["docs"]["vendor"]["present"] is False
-    assert unpack["evidence"]["not_run"]["tests"] == "--tests DIR"
+    # no --tests: the shipped census index of Ascend/pytorch's test tree answers, labelled
+    assert "tests" not in unpack["evidence"]["not_run"]
+    assert unpack["evidence"]["tests"]["tree"].startswith("Ascend/pytorch@")
     zh = (out / "report.zh.md").read_text(encoding="utf-8")
-    assert "当前资料缺失，需要进行资料补充" in zh and "未执行 —— 使用 `--tests DIR` 开启" in zh
+    assert "当前资料缺失，需要进行资料补充" in zh and "随 torchparity 发布的上游用例统计索引" in zh
 
 
 def test_config_file_supplies_defaults_and_bad_config_is_one_line(tmp_path):
@@ -111,3 +114,34 @@ def test_docs_writes_missing_vendor_entries_from_check_bundles(tmp_path):
     assert "模拟设备预测" in proc.stdout  # an emulated verdict says so
     proc = _cli("docs", "torch.autograd.gradcheck", "--from", str(bundle))
     assert proc.returncode == 2 and "no bundle has results for torch.autograd.gradcheck" in proc.stderr
+
+
+def test_check_help_has_no_stray_spaces_and_names_defaults():
+    """typer drops "[default: …]" from help texts, which left "timeout ." behind."""
+    proc = _cli("check", "--help")
+    assert proc.returncode == 0
+    text = re.sub(r"[│\s]+", " ", proc.stdout)
+    assert not re.search(r" \.(\s|$)", text)
+    for default in ("(default: 120)", "(default: 1)", "(default: auto)", "(default: npu"):
+        assert default in text, default
+
+
+def test_bad_device_is_refused_before_torch_loads():
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('torch' in sys.modules))\n"
+            "sys.argv = ['torchparity', 'check', 'torch.x', '--device', 'foo']\n"
+            "from torchparity.cli import main\nmain()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout.strip() == "False", proc.stdout + proc.stderr
+    assert "unknown device 'foo'" in proc.stderr
+
+
+def test_devices_one_line_each_without_repeating_the_name():
+    proc = _cli("devices", env=dict(os.environ, TERM="dumb", COLUMNS="60"))
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[0] == "cpu" and any(ln.startswith("emu:ascend-a2 ") for ln in lines)
+    for ln in lines:
+        name = ln.split()[0]
+        assert f"{name}: " not in ln  # "cuda   cuda: ..." said the name twice
+    assert len(lines) == len({ln.split()[0] for ln in lines})  # no wrapped continuation lines

@@ -25,7 +25,9 @@ def test_reports_link_the_screenshot_html_and_tests(seed_bundle):
         assert "[report.html](report.html)" in md
         for link in re.findall(r"\]\((tests/[^)]+)\)", md):
             assert (seed_bundle / link).exists(), link
-        assert "TORCHPARITY_DEVICE=cpu python -m pytest -v tests/device-generic/" in md
+        # 测试方法 runs the generated files as seed 001 does: python test_….py -v
+        assert re.search(r"^TORCHPARITY_DEVICE=cpu python tests/npu/test_\w+\.py -v$", md, re.M)
+        assert re.search(r"^TORCH_DEVICE_BACKEND_AUTOLOAD=1 python tests/npu/test_\w+\.py -v$", md, re.M)
     html = (seed_bundle / "report.html").read_text(encoding="utf-8")
     for link in re.findall(r'href="([^"#:]+)"', html):
         assert (seed_bundle / link).exists(), link
@@ -35,5 +37,5 @@ def test_reports_link_the_screenshot_html_and_tests(seed_bundle):
 def test_conclusion_items_are_one_per_line(seed_bundle):
     md = (seed_bundle / "report.zh.md").read_text(encoding="utf-8")
     for item in ("验证策略", "验证环境及版本", "验证结果", "运行日志"):
-        assert re.search(rf"^  - {item}: ", md, re.M), item
-    assert re.search(r"^  - 运行日志: .*运行截图: \[screenshot\.(png|svg)\]", md, re.M)
+        assert re.search(rf"^- {item}：", md, re.M), item
+    assert re.search(r"^- 运行日志：.*运行截图：\[screenshot\.(png|svg)\]", md, re.M)

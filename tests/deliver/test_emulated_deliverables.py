@@ -56,8 +56,8 @@ def test_everything_is_labelled_emulated(emu_bundle):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.split("<body", 1)[1].index('id="emulated-banner"') < html.split("<body", 1)[1].index("<h1")
     assert "EMULATED" in (out / "screenshot.svg").read_text(encoding="utf-8").replace("&#160;", " ")
-    for lang in ("en", "zh"):
-        assert "emulated" in (out / f"report.{lang}.md").read_text(encoding="utf-8").splitlines()[2]
+    for lang, word in (("en", "emulated"), ("zh", "模拟设备")):
+        assert word in (out / f"report.{lang}.md").read_text(encoding="utf-8").splitlines()[2]
 
 
 def test_generated_tests_run_on_the_emulated_device(emu_bundle):

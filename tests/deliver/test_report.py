@@ -40,21 +40,22 @@ def test_both_languages_have_every_label():
         assert set(value) == {"en", "zh"}, key
 
 
-def test_every_label_is_used_by_the_template():
+def test_every_label_is_used_by_a_template():
     from torchparity.deliver.report import HERE
 
-    text = (HERE / "templates" / "report.md.j2").read_text(encoding="utf-8")
-    unused = [k for k in labels() if f"L.{k}" not in text and f'"{k}' not in text
+    text = "".join((HERE / name).read_text(encoding="utf-8") for name in (
+        "templates/report.md.j2", "templates/report.html.j2", "report_view.py"))
+    unused = [k for k in labels() if f"L.{k}" not in text and f'"{k}' not in text and f"'{k}'" not in text
               and not any(k.startswith(p) for p in ("status_", "involvement_", "source_"))]
     assert unused == []
 
 
 def test_emulated_report_opens_with_the_banner_and_labels_results():
-    for lang in ("en", "zh"):
+    for lang, word, mark in (("en", "emulated", "(emulated)"), ("zh", "模拟设备", "（模拟设备）")):
         md = render_markdown(_report(emulated=True), lang)
         first_lines = "\n".join(md.splitlines()[:4])
-        assert "emulated" in first_lines
-        assert "(emulated)" in md
+        assert word in first_lines
+        assert mark in md
     assert "prediction, not a hardware result" in render_markdown(_report(emulated=True), "en")
 
 
@@ -64,13 +65,12 @@ def test_real_device_report_has_no_banner():
 
 def test_sections_not_run_name_their_option():
     md = render_markdown(_report(), "en")
-    assert "not run — enable it with `--tests DIR`" in md
-    assert "`--docs DIR`" in md
+    assert "`--tests <test folder" in md and "【to fill: upstream tests】" in md
 
 
-def test_table_cells_are_escaped():
+def test_table_cells_are_escaped_and_code_spans_are_not():
     md = render_markdown(_report(detail="a | b <script>\nnext"), "en")
-    assert "a \\| b &lt;script&gt; next" in md
+    assert "`a | b <script> next`" in md  # a detail bullet: one code span, as recorded
     assert "covers \\| things" in md
     assert cell("x\ny|z") == "x y\\|z"
 

@@ -208,3 +208,53 @@ def test_reading_a_file_directly(tmp_path, seed_bundle):
     path = Path(tmp_path / "s.md")
     path.write_text(SEED000, encoding="utf-8")
     assert review(str(path), reports=[str(seed_bundle)], run=False).accepted
+
+
+# ----------------------------------------------------------------------------- placeholders, tables
+
+
+def test_marked_placeholders_are_left_to_fill_not_problems(facts):
+    """A version line or a cell holding 【待补充：…】 lists no result: it is not counted as
+    covered (no weakening) and is reported apart, as what the text cannot know yet."""
+    text = SEED001.replace("A5芯片\n\nv2.7.1\n\nv2.11.0\n\nv2.12.0",
+                           "A5芯片\n\nv2.7.1：【待补充：硬件截图】\n\nv2.11.0：【待补充：硬件截图】\n\nv2.12.0")
+    result, zh, _ = _review(text, facts)
+    assert result.accepted and zh == []
+    assert [p.part for p in result.pending] == ["coverage"]
+    assert "A5 芯片 v2.7.1、v2.11.0 待在硬件上补充" in result.pending[0].zh
+    assert "待补充" in render(result, "zh") and "Left to fill" in render(result, "en")
+    # the same versions with nothing at all are still missing results: a problem
+    bare = SEED001.replace("A5芯片\n\nv2.7.1\n\nv2.11.0\n\nv2.12.0", "A5芯片\n\nv2.12.0")
+    result, zh, _ = _review(bare, facts)
+    assert not result.accepted and any("A5" in p and "v2.7.1" in p for p in zh)
+
+
+def test_placeholder_cells_are_left_to_fill_and_empty_cells_stay_problems(facts):
+    row = "`forward_ad.unpack_dual`\t是\t直接涉及\t建议补\t高"
+    assert row in SEED001
+    filled = SEED001.replace(row, "`forward_ad.unpack_dual`\t【待补充】\t直接涉及\t建议补\t高")
+    result, zh, _ = _review(filled, facts)
+    assert zh == [] and [p.part for p in result.pending] == ["cell"]
+    empty = SEED001.replace(row, "`forward_ad.unpack_dual`\t\t直接涉及\t建议补\t高")
+    _, zh, _ = _review(empty, facts)
+    assert any("为空" in p for p in zh)
+
+
+def test_environment_given_as_a_table_is_read(facts):
+    """`| 操作系统 | … |` rows are the environment too (was: 环境信息缺少：操作系统)."""
+    block = ("环境信息\n\n| | |\n| --- | --- |\n| 操作系统 | openEuler 24.03 |\n"
+             "| 昇腾硬件信息 | 910B3 |\n| CANN软件版本 | 8.5.0 |\n| 安装的对应软件版本 | torch 2.7.1 |\n")
+    start = SEED000.index("环境信息")
+    end = SEED000.index("使用场景及问题")
+    result, zh, _ = _review(SEED000[:start] + block + "\n" + SEED000[end:], facts)
+    assert not [p for p in zh if "环境信息缺少" in p], zh
+    broken = block.replace("| 操作系统 | openEuler 24.03 |\n", "")
+    _, zh, _ = _review(SEED000[:start] + broken + "\n" + SEED000[end:], facts)
+    assert "环境信息缺少：操作系统" in zh
+
+
+def test_api_names_inside_urls_are_not_apis():
+    from torchparity.deliver.review import API_RE
+
+    line = "页面：https://pytorch.org/docs/2.13/generated/torch.autograd.gradcheck.html；见 torch.autograd.gradcheck"
+    assert API_RE.findall(line) == ["torch.autograd.gradcheck"]

@@ -35,7 +35,7 @@ def test_all_sections_on_fixtures():
 
 
 def test_sections_not_run_and_unknown_official_status():
-    out = evidence([ENTER], vendor_docs_dir=FIXTURES / "vendor", torch_version="2.7.1")
+    out = evidence([ENTER], vendor_docs_dir=FIXTURES / "vendor", torch_version="2.7.1", use_index=False)
     ev = out[ENTER]
     assert ev.tests is None and ev.recommendation is None
     assert ev.not_run == {"tests": "--tests DIR", "docs.official": "--docs DIR"}

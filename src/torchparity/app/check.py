@@ -275,6 +275,7 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
             "implementation": analysis.implementation,
             "harness": _is_harness(plan.resolved),
         }
+        analysis.harness = facts["harness"]
         verdict = decide(analysis, scenario_results, facts, label, rules,
                          why_none=why_none(plan.tried))
         api_reports.append(ApiReport(

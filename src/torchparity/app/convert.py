@@ -1,6 +1,8 @@
 """Converters that run external programs: SVG to PNG, and headless Chromium.
 
-Detected, never required: with none present the PNG is simply not written.
+Detected, never required: with none present the PNG is simply not written. ``resvg-py``
+(a pip dependency: resvg's Rust renderer in a wheel) makes the PNG on a fresh install;
+rsvg-convert and cairosvg are tried first where present, headless Chromium last.
 Chromium runs headless with networking and background services off (the HTML and SVG
 are self-contained, so it needs nothing from the network) and a fresh profile folder.
 """
@@ -20,6 +22,8 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--hide-scrollbars", "--disable-extensions", "--mute-audio")
 TIMEOUT_S = 90
+# rich's SVG asks for Fira Code; resvg then takes this family from the system fonts
+MONOSPACE = "DejaVu Sans Mono"
 
 
 def find_chromium() -> Optional[str]:
@@ -71,6 +75,18 @@ def svg_to_png(svg: Path, png: Path, size: Tuple[int, int]) -> Optional[str]:
         try:
             cairosvg.svg2png(url=str(svg), write_to=str(png))
             return "cairosvg"
+        except Exception:
+            pass
+    try:  # a pip wheel with the Rust renderer inside: a PNG with pip dependencies only
+        import resvg_py  # type: ignore[import-not-found]
+    except Exception:
+        resvg_py = None
+    if resvg_py is not None:
+        try:
+            data = resvg_py.svg_to_bytes(svg_path=str(svg), font_family=MONOSPACE,
+                                         monospace_family=MONOSPACE)
+            png.write_bytes(bytes(data))
+            return "resvg"
         except Exception:
             pass
     if find_chromium():

@@ -34,8 +34,10 @@ def write_screenshot(report: Report, out: Path, png: bool = True) -> None:
 
 
 def expand_styles(styles: Sequence[str]) -> List[str]:
-    """``all`` means every style; unknown names are refused before anything runs."""
+    """``all`` means every style, ``none`` none; unknown names are refused before anything runs."""
     out: List[str] = []
+    if "none" in styles:
+        return []
     for style in styles:
         for name in (STYLES if style == "all" else [style]):
             if name not in STYLES:

@@ -13,6 +13,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..api.resolve import resolve
 from ..errors import InputError
+from ..evidence import census_index
 from ..evidence import official_docs as od
 from ..evidence.census import census
 from ..evidence.rules import decide
@@ -47,13 +48,15 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
              torch_version: Optional[str] = None, chips: Optional[Sequence[str]] = None,
              device_involvement: Optional[Mapping[str, Optional[str]]] = None,
              harness: Optional[Mapping[str, bool]] = None, backend: str = "npu", depth: int = 2,
-             processes: Optional[int] = None) -> Dict[str, Evidence]:
+             processes: Optional[int] = None, use_index: bool = True) -> Dict[str, Evidence]:
     """Gather the evidence sections for each API; returns ``{api: Evidence}``.
 
     apis: dotted names as the user wrote them (aliases fine: torch.autograd.gradcheck).
     tests_dir: a test tree (PyTorch's test/ or a backend's port, e.g. Ascend/pytorch
-        test/); every *.py under it is scanned once for all APIs. Without it the tests
-        section is left out and ``not_run["tests"]`` names the option.
+        test/); every *.py under it is scanned once for all APIs. Without it the shipped
+        census index (evidence/census_index.py: Ascend/pytorch's test tree at a recorded
+        commit, labelled as such) answers for the APIs it holds (``use_index``); for the
+        others the tests section is left out and ``not_run["tests"]`` names the option.
     docs_dir: PyTorch docs sources (a pytorch checkout, its docs/ or docs/source). Without
         it the official status is "unknown" with the URL pattern, and a note says so.
     vendor_docs_dir: vendor support docs - a folder of pytorch_X-Y-Z/ folders (Ascend
@@ -72,8 +75,7 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
     """
     if not apis:
         raise InputError("no API given")
-    for api in apis:
-        resolve(api)  # UnknownApiError early, with suggestions
+    qualified = {api: resolve(api).qualified_name for api in apis}  # UnknownApiError early
     tests_root = _check_dir(tests_dir, "test folder")
     version = torch_version or installed_torch_version()
     official_index = od.load_official_docs(docs_dir) if docs_dir is not None else None
@@ -88,8 +90,11 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
     out: Dict[str, Evidence] = {}
     for api in apis:
         ev = Evidence()
+        indexed = None
         if tests_root is not None:
             ev.tests = tests[api]
+        elif use_index and (indexed := census_index.lookup(api, qualified[api])) is not None:
+            ev.tests = indexed
         else:
             ev.not_run["tests"] = OPTIONS["tests"]
         vendor = None
@@ -108,7 +113,7 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
         ev.docs = DocsEvidence(official=official, vendor=vendor)
         inv = involvement.get(api)
         wraps = bool((harness or {}).get(api))
-        if tests_root is not None or inv == "none" or wraps:
+        if tests_root is not None or indexed is not None or inv == "none" or wraps:
             ev.recommendation = decide(ev.tests, inv, wraps)
         out[api] = ev
     return out

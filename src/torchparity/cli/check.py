@@ -25,10 +25,10 @@ from .progress import CheckProgress
 @app.command()
 def check(
     apis: Optional[List[str]] = typer.Argument(None, help="Dotted API names, e.g. torch.autograd.gradcheck"),
-    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " [default: auto]"),
+    device: Optional[str] = typer.Option(None, "--device", "-d", help=DEVICE_HELP + " (default: auto)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for report.json and the zh/en reports."),
-    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout [default: 120]."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes [default: 1]."),
+    timeout: Optional[float] = typer.Option(None, help="Seconds per scenario before it counts as a timeout (default: 120)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: 1)."),
     scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
     category_rules: Optional[Path] = typer.Option(None, help="YAML category rules (default: the Ascend community's)."),
     tests: Optional[Path] = typer.Option(None, "--tests", help=TESTS_HELP),
@@ -43,9 +43,10 @@ def check(
                                     help="With --out: screenshot.svg of the summary, and .png where a converter is found."),
     gentest_styles: List[str] = typer.Option([], "--gentest",
                                              help="With --out: generated tests under tests/STYLE/ "
-                                                  "(device-generic, npu or all; repeatable)."),
-    dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes: each scenario runs only those of its own dtypes [default: all of them]."),
-    max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype [default: all]."),
+                                                  "(device-generic, npu, all or none; repeatable) "
+                                                  "(default: npu, the file the report's 测试方法 runs)."),
+    dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes: each scenario runs only those of its own dtypes (default: all of them)."),
+    max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype (default: all)."),
     from_vendor_docs: Optional[Path] = typer.Option(
         None, "--apis-from-vendor-docs",
         help="Check every API this vendor docs folder lists for --torch-version (default: the "
@@ -63,14 +64,18 @@ def check(
 
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck, "
                          "or use --apis-from-vendor-docs DIR")
-    from ..app.check import check as run_check
     from ..app.config import merge_options
     from ..app.deliverables import deliverable_writers, expand_styles
     from ..deliver.console import print_summary
+    from ..devices import validate_spec
 
     opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
                          torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
-    writers = deliverable_writers(html=html, screenshot=screenshot, gentest_styles=expand_styles(gentest_styles),
+    validate_spec(opts["device"])  # a typo fails here, before torch loads
+    from ..app.check import check as run_check
+
+    writers = deliverable_writers(html=html, screenshot=screenshot,
+                                  gentest_styles=expand_styles(gentest_styles or ["npu"]),
                                   scenario_modules=scenarios) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
@@ -177,15 +182,19 @@ def devices() -> None:
     from ..devices import REAL, get_adapter
     from ..devices.profiles import builtin_profiles
 
+    rows = []
     for name in REAL:
-        adapter = get_adapter(name)
-        reason = adapter.unavailable_reason()
-        out_console.print(f"{name:6} {'available' if reason is None else reason}")
+        reason = get_adapter(name).unavailable_reason()
+        # reasons start with the backend's name ("cuda: ..."): the first column says it already
+        rows.append((name, "available" if reason is None else reason.split(": ", 1)[-1]
+                     if reason.startswith(f"{name}: ") else reason))
     for name in builtin_profiles():
         adapter = get_adapter(f"emu:{name}")
         reason = adapter.unavailable_reason()
-        out_console.print(f"emu:{name} → emulated '{adapter.type}' "
-                          f"{'available' if reason is None else reason}")
+        rows.append((f"emu:{name}", f"emulated '{adapter.type}' " + ("available" if reason is None else reason)))
+    width = max(len(n) for n, _ in rows)
+    for name, text in rows:  # one line each, whatever the terminal's width
+        out_console.print(f"{name:{width}}  {text}", soft_wrap=True, markup=False, highlight=False)
 
 
 @profile_app.command("list")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
+from ..evidence.census_index import INDEX_NOTE
 from ..results.models import DocsEvidence, Evidence, Recommendation, TestsEvidence
 
 T = {
@@ -140,3 +141,112 @@ def print_evidence(found: Mapping[str, Evidence], console) -> None:
         if ev.docs is not None:
             text.append(render_docs(ev.docs, ev.not_run, "en"))
         console.print(Markdown("\n\n".join(text)))
+
+
+# ----------------------------------------------------------------------------- the report's views
+# (report.md.j2 through report_view.ReportView: one table per kind for all APIs, as in seed 001)
+
+R = {
+    "official_unknown": {"en": "not checked against a docs tree (no `--docs DIR`); page by the naming rule: {url}",
+                         "zh": "未对照文档源码检查（未给出 `--docs DIR`）；按命名规则推断的页面：{url}"},
+    "vendor_link": {"en": "the vendor entry links to {url}", "zh": "厂商资料链接至 {url}"},
+    "vendor_not_run": {"en": "not checked (enable it with `--vendor-docs DIR`)",
+                       "zh": "未检查（使用 `--vendor-docs DIR` 开启）"},
+    "official_short": {"en": "official docs: {s}", "zh": "官方文档：{s}"},
+    "vendor_short": {"en": "vendor docs: {s}", "zh": "厂商支持文档：{s}"},
+    "class_line": {"en": "`{api}`: {classes}", "zh": "`{api}`：{classes}"},
+    "class_item": {"en": "`{file}` → `{cls}` ({n} sites, {generic})", "zh": "`{file}` → `{cls}`（{n} 处，{generic}）"},
+    "generic_yes": {"en": "device-generic", "zh": "设备通用"},
+    "generic_no": {"en": "CPU/CUDA only", "zh": "非设备通用"},
+    "indexed": {"en": "Test tree: `{t}` — the census index shipped with torchparity (`--tests DIR` recomputes it).",
+                "zh": "测试目录：`{t}`（随 torchparity 发布的上游用例统计索引；使用 `--tests DIR` 可重新统计）。"},
+}
+
+
+def _r(key: str, lang: str, **kw) -> str:
+    return R[key][lang].format(**kw)
+
+
+def upstream_tables(apis, lang: str, placeholder: str) -> str:
+    """Seed 001's two upstream tables, one row per API; cells the census could not fill
+    (no test folder) hold ``placeholder``; the main test classes of each API follow."""
+    from .vocab import term
+
+    sep = "；" if lang == "zh" else "; "
+    rows1, rows2, classes, trees = [], [], [], []
+    for api in apis:
+        name = api["name"]
+        ev = api.get("evidence") or {}
+        tests = TestsEvidence.model_validate(ev["tests"]) if ev.get("tests") else None
+        rec = Recommendation.model_validate(ev["recommendation"]) if ev.get("recommendation") else None
+        inv = api["analysis"].get("device_involvement") or (rec.device_involvement if rec else None)
+        inv_text = term("involvement", inv, lang) if inv else _t("unknown_short", lang)
+        add = (api["verdict"].get("category") or "").startswith("1.1")
+        if tests is None:
+            rows1.append(f"| `{name}` | {placeholder} | {placeholder} | {placeholder} |")
+            rows2.append(f"| `{name}` | {placeholder} | {inv_text} | {_yn(add, lang)} | {placeholder} |")
+            continue
+        n_tests = len([t for t in tests.tests if t.kind == "test"])
+        sites = _t("sites", lang, d=tests.direct_sites, i=tests.indirect_sites, t=n_tests, f=tests.files)
+        conclusion = rec.reason.model_dump()[lang] if rec else "-"
+        rows1.append(f"| `{name}` | {sites} | {_main_location(tests)} | {conclusion} |")
+        if rec is not None:
+            prio = term("priority", rec.priority, lang) if rec.priority else "-"
+            rows2.append(f"| `{name}` | {_yn(rec.has_upstream_tests, lang)} | {inv_text} | "
+                         f"{_yn(rec.add_tests, lang)} | {prio} |")
+        else:
+            rows2.append(f"| `{name}` | {_yn(bool(tests.tests), lang)} | {inv_text} | {_yn(add, lang)} | - |")
+        items = [_r("class_item", lang, file=c.file, cls=c.cls, n=c.direct + c.indirect,
+                    generic=_r("generic_yes" if c.device_generic else "generic_no", lang))
+                 for c in tests.classes[:3]]
+        if items:
+            classes.append("- " + _r("class_line", lang, api=name, classes=sep.join(items)))
+        if tests.tree:
+            trees.append(_r("indexed", lang, t=tests.tree) if INDEX_NOTE in tests.notes
+                         else _t("tree", lang, t=tests.tree))
+    out = [_t("head1", lang), "| --- | --- | --- | --- |", *rows1, "",
+           _t("head2", lang), "| --- | --- | --- | --- | --- |", *rows2]
+    if classes:
+        out += ["", *dict.fromkeys(trees), "", *classes]
+    return "\n".join(out)
+
+
+def docs_lines(docs, not_run, lang: str):
+    """Section 3 of one API: the official docs, then the vendor support docs."""
+    lines = []
+    docs = DocsEvidence.model_validate(docs) if docs else DocsEvidence()
+    v = docs.vendor
+    if docs.official is not None:
+        o = docs.official
+        if o.status == "unknown":
+            text = _r("official_unknown", lang, url=o.url or "-")
+            if v is not None and v.url and v.url != o.url:
+                text += ("；" if lang == "zh" else "; ") + _r("vendor_link", lang, url=v.url)
+        else:
+            text = _t(o.status, lang) + (f" — {o.url}" if o.url else "")
+        lines.append(f"{_t('official', lang)}{'：' if lang == 'zh' else ': '}{text}")
+    colon = "：" if lang == "zh" else ": "
+    if v is not None:
+        if v.present:
+            chips = ("、" if lang == "zh" else ", ").join(f"{c} {'✔' if ok else '✘'}" for c, ok in v.chips.items())
+            limits = f"{'；' if lang == 'zh' else '; '}{_t('limits', lang)}{colon}{v.limits}" if v.limits else ""
+            lines.append(f"{_t('vendor', lang)}{colon}{_t('present', lang, n=v.name)}"
+                         f"{'（' if lang == 'zh' else ' ('}{chips}{'）' if lang == 'zh' else ')'}{limits}")
+        else:
+            lines.append(f"{_t('vendor', lang)}{colon}{_t('missing', lang)}")
+    elif "docs.vendor" in (not_run or {}):
+        lines.append(f"{_t('vendor', lang)}{colon}{_r('vendor_not_run', lang)}")
+    return lines
+
+
+def docs_summary(docs, lang: str) -> str:
+    if not docs:
+        return ""
+    docs = DocsEvidence.model_validate(docs)
+    parts = []
+    if docs.official is not None:
+        parts.append(_r("official_short", lang, s=_t(docs.official.status, lang)))
+    if docs.vendor is not None:
+        parts.append(_r("vendor_short", lang, s=_t("present", lang, n=docs.vendor.name)
+                        if docs.vendor.present else _t("missing", lang)))
+    return ("；" if lang == "zh" else "; ").join(parts)

@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterable, List, Optional
 import jinja2
 import yaml
 
-from ..results.models import DocsEvidence, Evidence, FootprintEntry, Report
+from ..results.models import FootprintEntry, Report
 from .templating import make_environment
 
 HERE = Path(__file__).resolve().parent
@@ -22,11 +22,6 @@ _PLUMBING = {"aten.lift_fresh", "aten.detach", "aten.alias", "aten.view", "aten.
              "aten.copy_", "aten.clone", "aten.empty", "aten.empty_strided", "aten.rand",
              "aten.randn", "aten.uniform_", "aten.is_same_size", "aten._has_same_storage_numel",
              "aten._local_scalar_dense", "aten.lift_fresh_copy"}
-
-STATUS_MARK = {"pass": "✔ pass", "fail": "✘ fail", "unsupported": "✘ unsupported",
-               "error": "✘ error", "crash": "✘ crash", "timeout": "✘ timeout", "skip": "– skip",
-               "partial": "◐ partial"}
-
 
 @lru_cache(maxsize=None)
 def labels() -> Dict[str, Dict[str, str]]:
@@ -61,33 +56,6 @@ def footprint_rows(entries: Iterable[Any]) -> List[FootprintEntry]:
     return sorted(rows, key=lambda e: (order.get(e.source, 3), e.op))
 
 
-def metric_text(metric: Any) -> str:
-    if not metric:
-        return ""
-    std = f", {metric['standard']}" if metric.get("standard") else ""
-    return f" (metric {metric['name']} = {metric['value']}, threshold {metric['threshold']}{std})"
-
-
-def tests_section(api: Any, lang: str) -> str:
-    from .evidence_md import render_tests
-
-    ev = Evidence.model_validate(api["evidence"])
-    return render_tests(api["name"], ev.tests, ev.recommendation, lang)
-
-
-def docs_section(api: Any, lang: str) -> str:
-    from .evidence_md import render_docs
-
-    ev = Evidence.model_validate(api["evidence"])
-    return render_docs(ev.docs, ev.not_run, lang)
-
-
-def docs_conclusion(docs: Any, lang: str) -> str:
-    from .evidence_md import docs_conclusion as conclude
-
-    return conclude(DocsEvidence.model_validate(docs), lang)
-
-
 def test_file_for(files: Dict[str, Any], api: str) -> List[str]:
     """Generated test files of ``api`` in the folder (one per style)."""
     from .gentest import file_name
@@ -103,10 +71,12 @@ def test_file_for(files: Dict[str, Any], api: str) -> List[str]:
 @lru_cache(maxsize=None)
 def environment() -> jinja2.Environment:
     # Markdown: table cells go through the `cell` filter
+    from .vocab import term
+
     return make_environment(autoescape=False, filters=dict(
         test_file_for=test_file_for, cell=cell, relpath=relpath, footprint_rows=footprint_rows,
-        status_mark=lambda s: STATUS_MARK.get(s, s), metric_text=metric_text,
-        tests_section=tests_section, docs_section=docs_section, docs_conclusion=docs_conclusion))
+        short=lambda name: name.rsplit(".", 1)[-1],
+        vocab=lambda value, group, lang="en": term(group, value, lang)))
 
 
 def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] = None) -> str:
@@ -115,9 +85,14 @@ def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] =
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}")
     from .artifacts import artifacts
+    from .report_view import ReportView
 
+    files = files if files is not None else artifacts(None)
     template = environment().get_template("report.md.j2")
     data = report.model_dump(mode="json", by_alias=True)
-    text = template.render(report=data, L=label_table(lang), lang=lang,
-                           files=files if files is not None else artifacts(None))
+    table = label_table(lang)
+    text = template.render(report=data, L=table, lang=lang, files=files,
+                           N=ReportView(report, lang, table, files),
+                           C="：" if lang == "zh" else ": ")
+    text = re.sub(r"[ \t]+\n", "\n", text)
     return re.sub(r"\n{3,}", "\n\n", text)

@@ -19,6 +19,7 @@ from .console import print_summary
 SVG_NAME = "screenshot.svg"
 PNG_NAME = "screenshot.png"
 WIDTH = 120
+HEIGHT = 50  # rows of the pretend terminal; the SVG holds every line anyway
 
 # rich's template with the remote font sources removed (local() fallbacks stay)
 OFFLINE_SVG_FORMAT = re.sub(r',\s*url\("https?://[^"]*"\)\s*format\("[^"]*"\)', "", CONSOLE_SVG_FORMAT)
@@ -26,7 +27,9 @@ OFFLINE_SVG_FORMAT = re.sub(r',\s*url\("https?://[^"]*"\)\s*format\("[^"]*"\)', 
 
 def summary_svg(report: Report, width: int = WIDTH) -> str:
     """The summary table as an SVG "screenshot" of a terminal."""
-    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True,
+    # width *and* height: rich takes a given size as it is; with the width alone a dumb
+    # terminal (TERM=dumb, what scripts and CI get) would shrink it to 80 columns
+    console = Console(record=True, width=width, height=HEIGHT, file=io.StringIO(), force_terminal=True,
                       color_system="truecolor", legacy_windows=False)
     print_summary(report, console)
     dev = report.device

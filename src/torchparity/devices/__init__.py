@@ -31,6 +31,19 @@ def _index(spec: str, text: Optional[str]) -> Optional[int]:
     return int(text)
 
 
+def validate_spec(spec: Optional[str]) -> None:
+    """Refuse a spec ``get_adapter`` cannot parse, without importing torch (so that a typo
+    is one line at once, not after torch loaded); ``emu:`` profiles are checked later."""
+    spec = (spec or "auto").strip()
+    if spec == "auto" or spec == "emu" or spec.startswith("emu:"):
+        return
+    kind, _, idx = spec.partition(":")
+    if kind not in REAL:
+        known = ", ".join(list(REAL) + ["auto", "emu:<profile>"])
+        raise InputError(f"unknown device '{spec}'; use one of: {known}")
+    _index(spec, idx)
+
+
 def get_adapter(spec: str) -> DeviceAdapter:
     """The adapter for a device spec; raises InputError for a spec it cannot parse."""
     spec = (spec or "auto").strip()
@@ -46,8 +59,6 @@ def get_adapter(spec: str) -> DeviceAdapter:
                 adapter.spec = "auto"
                 return adapter
         return CpuAdapter("auto")
+    validate_spec(spec)
     kind, _, idx = spec.partition(":")
-    if kind not in REAL:
-        known = ", ".join(list(REAL) + ["auto", "emu:<profile>"])
-        raise InputError(f"unknown device '{spec}'; use one of: {known}")
     return REAL[kind](spec, _index(spec, idx))

@@ -57,6 +57,11 @@ class DeviceAdapter:
         """Backend-specific (regex, status, cause) rows the judge adds to its own table."""
         return []
 
+    def reference(self) -> ContextManager[None]:
+        """Context manager around every CPU reference run: the backend's process-wide
+        switches (an emulated build without ITT, ...) must not apply to the CPU."""
+        return nullcontext()
+
     def trace_ops(self) -> ContextManager[Optional[Set[Tuple[str, str]]]]:
         """Context manager collecting the (aten op, dtype) pairs that reach the device
         itself, after decomposition; yields None where the backend cannot tell."""

@@ -61,6 +61,11 @@ class EmulatedAdapter(DeviceAdapter):
             extra["chips"] = ", ".join(self.profile.chips)
         return extra
 
+    def reference(self):
+        from .emulator import reference
+
+        return reference()
+
     def trace_ops(self):
         from .emulator import trace_ops
 

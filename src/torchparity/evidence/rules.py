@@ -7,7 +7,7 @@ backend add tests | priority. Inputs:
 - ``involvement``: the analysis' device_involvement - none | indirect | direct (None when
   the analysis has not decided it);
 - ``harness``: the API wraps user code (takes a callable, or is a context manager), as
-  gradcheck and emit_itt do: its device work is the user's operators (category 1.2①);
+  gradcheck and emit_itt do: no hardware-specific operator of its own (category 1.2①);
 - ``runs``: the API is mostly exercised on the backend's device already - at least
   ``RUN_SHARE`` of its test sites (the direct ones when there are any, else all) sit in
   tests that run there (a device-generic class that includes PrivateUse1, or a test that
@@ -45,9 +45,10 @@ class Rule:
 
 RULES: Tuple[Rule, ...] = (
     Rule("harness", None, None, None, False, "low", "none_needed",
-         "pure-Python harness around user code: its device work is the user's operators; "
-         "no new test cases (issue + run screenshot + support verification)",
-         "包裹用户代码的纯 Python 接口，设备侧工作来自用户算子：无需新增用例（issue 说明 + 运行截图 + 支持情况验证）",
+         "pure-Python harness around user code, no hardware-specific operator of its own "
+         "(only generic aten ops and the user's): no new test cases (issue + run screenshot + "
+         "support verification)",
+         "包裹用户代码的纯 Python 接口，本身不含硬件算子实现（仅通用 aten 算子与用户算子）：无需新增用例（issue 说明 + 运行截图 + 支持情况验证）",
          harness=True),
     Rule("pure-python", ("none",), None, None, False, "low", "none_needed",
          "pure-Python API, no device operators: no new test cases (issue + run screenshot + "

@@ -68,7 +68,8 @@ def categorise(facts: Dict[str, Any], rules: Optional[CategoryRules] = None) -> 
     return None
 
 
-_OP_IN_DETAIL = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_\w+)?" not implemented for \'(\w+)\'')
+# whole kernel names: "linalg_vector_norm_npu" -> linalg_vector_norm, "normal__npu" -> normal_
+_OP_IN_DETAIL = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_xpu|_mps)?" not implemented for \'(\w+)\'')
 
 
 def _limit_phrase(results: Sequence[ScenarioResult]) -> str:

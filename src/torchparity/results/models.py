@@ -77,6 +77,8 @@ class Analysis(Strict):
     aliases: List[str] = Field(default_factory=list)
     bindings: List[str] = Field(default_factory=list)  # C++ entry points its own body calls
     footprint: List[FootprintEntry] = Field(default_factory=list)
+    # added fields
+    harness: Optional[bool] = None  # wraps user code: takes a callable or is a context manager
 
 
 class Metric(Strict):

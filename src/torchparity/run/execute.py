@@ -58,6 +58,13 @@ def _run(fn, device: str, dtype: torch.dtype, adapter: Optional[DeviceAdapter]) 
         return Outcome(exc=exc, seconds=time.perf_counter() - start)
 
 
+def run_reference(fn, dtype: torch.dtype, adapter: DeviceAdapter) -> Outcome:
+    """The CPU reference, outside every process-wide switch of the device backend (an
+    emulated build without ITT must not make the CPU refuse ITT)."""
+    with adapter.reference():
+        return _run(fn, "cpu", dtype, None)
+
+
 def _matches(exc: BaseException, raises: Raises) -> bool:
     names = {klass.__name__ for klass in type(exc).__mro__}
     return raises.type in names and re.search(raises.match, str(exc)) is not None
@@ -85,8 +92,8 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
 
     if dev.raised:
         if unsupported:
-            note = "; the CPU reference in this process raised the same" if (
-                cpu.raised and type(cpu.exc) is type(dev.exc)) else ""
+            note = (f"; the CPU reference raised {cpu.describe()}" if cpu.raised
+                    else f"; the CPU reference returned {_short(cpu.value)}")
             return Judgement(unsupported[0], unsupported[1], dev.describe() + note)
         if cpu.raised:
             return Judgement(Status.ERROR, Cause.HARNESS_ERROR,
@@ -137,7 +144,7 @@ def explain_by_path(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ju
     run: the API itself computes otherwise on the device (cause ``device_path``)."""
     if judgement.cause not in (Cause.MISMATCH, Cause.METADATA):
         return
-    why = path_difference(record_path(lambda: _run(sc.fn, "cpu", dtype, None)),
+    why = path_difference(record_path(lambda: run_reference(sc.fn, dtype, adapter)),
                           record_path(lambda: _run(sc.fn, adapter.torch_device, dtype, adapter)),
                           adapter.type)
     if why is not None:
@@ -163,7 +170,7 @@ def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -
 def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint: bool = False,
             api_obj: Any = None, api_codes: Sequence[Any] = ()) -> Tuple[ScenarioResult, List[FootprintEntry]]:
     dtype = getattr(torch, dtype_name)
-    cpu = _run(sc.fn, "cpu", dtype, None)
+    cpu = run_reference(sc.fn, dtype, adapter)
     dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
     judgement = judge_outcomes(sc, cpu, dev, adapter)
     explain_by_path(sc, dtype, adapter, judgement)

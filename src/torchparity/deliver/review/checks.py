@@ -12,6 +12,7 @@ from ...results.models import Text
 from .document import (
     IMAGE_RE,
     LOG_RE,
+    PLACEHOLDER_RE,
     PRINTED_RE,
     VERSION_RE,
     Document,
@@ -95,18 +96,28 @@ def check_categories(doc: Document, facts: Dict[str, Facts]) -> Tuple[List[Probl
     return problems, warnings
 
 
-def _table_problems(doc: Document, spec: Dict[str, Any], table: Table) -> List[Problem]:
+def _table_problems(doc: Document, spec: Dict[str, Any], table: Table,
+                    pending: Optional[List[Problem]] = None) -> List[Problem]:
+    """Empty cells are problems; a marked placeholder (【待补充】) is a part left to fill."""
     problems: List[Problem] = []
+    left: List[str] = []
     if not table.rows:
         problems.append(Problem("table", f"{spec['zh']}：没有数据行", f"{spec['en']}: no rows"))
     for n, row in enumerate(table.rows, 1):
         label = clean(row[0], 40) if row and row[0] else f"#{n}"
         for c, title in enumerate(table.header):
             value = row[c] if c < len(row) else ""
-            if not value.strip():
+            if pending is not None and PLACEHOLDER_RE.search(value):
+                left.append(clean(title, 30))
+            elif not value.strip():
                 problems.append(Problem(
                     "cell", f"{spec['zh']} 第 {n} 行（{label}）「{clean(title, 30)}」列为空",
                     f"{spec['en']}: row {n} ({label}), column '{clean(title, 30)}' is empty"))
+    if left and pending is not None:
+        columns = list(dict.fromkeys(left))
+        pending.append(Problem(
+            "cell", f"{spec['zh']}：{len(left)} 个单元格待补充（列：{'、'.join(columns)}）",
+            f"{spec['en']}: {len(left)} cells left to fill (columns: {', '.join(columns)})"))
     if spec.get("per_api"):
         firsts = " ".join(r[0] for r in table.rows if r)
         for api in doc.apis:
@@ -116,8 +127,10 @@ def _table_problems(doc: Document, spec: Dict[str, Any], table: Table) -> List[P
     return problems
 
 
-def check_tables(doc: Document, rules: Dict[str, Any]) -> List[Problem]:
-    """Long form: every table the rules name, with no empty cell and (where asked) a row per API."""
+def check_tables(doc: Document, rules: Dict[str, Any],
+                 pending: Optional[List[Problem]] = None) -> List[Problem]:
+    """Long form: every table the rules name, with no empty cell and (where asked) a row per
+    API; cells holding a marked placeholder go to ``pending``."""
     if doc.form != "long":
         return []
     problems: List[Problem] = []
@@ -126,12 +139,15 @@ def check_tables(doc: Document, rules: Dict[str, Any]) -> List[Problem]:
         if table is None:
             problems.append(Problem("table", f"缺少表格：{spec['zh']}", f"missing table: {spec['en']}"))
             continue
-        problems += _table_problems(doc, spec, table)
+        problems += _table_problems(doc, spec, table, pending)
     return problems
 
 
-def read_coverage(doc: Document, rules: Dict[str, Any]) -> Tuple[Optional[Tuple[int, int]], Dict[str, List[str]]]:
-    """The results span and {chip group: [versions]} it lists (seed-001 layout)."""
+def read_coverage(doc: Document, rules: Dict[str, Any],
+                  pending: Optional[Dict[str, List[str]]] = None
+                  ) -> Tuple[Optional[Tuple[int, int]], Dict[str, List[str]]]:
+    """The results span and {chip group: [versions]} it lists (seed-001 layout). A line
+    holding a marked placeholder lists no result: its versions go to ``pending``."""
     pat = rules["coverage"]["results_heading"]
     start = next((i for i, ln in enumerate(doc.lines)
                   if (h := norm_heading(ln)) is not None and re.search(pat, h, re.I)), None)
@@ -152,16 +168,22 @@ def read_coverage(doc: Document, rules: Dict[str, Any]) -> Tuple[Optional[Tuple[
                   if any(re.search(p, VERSION_RE.sub(" ", line), re.I) for p in pats)]
         if groups:
             current = groups
+        into = found
+        if PLACEHOLDER_RE.search(line):
+            into = pending if pending is not None else {}
         for g in current:
             for v in versions:
-                if v not in found.setdefault(g, []):
-                    found[g].append(v)
+                if v not in into.setdefault(g, []):
+                    into[g].append(v)
     return (start, end), found
 
 
 def check_coverage(doc: Document, results_span: Optional[Tuple[int, int]], covered: Dict[str, List[str]],
-                   versions: Sequence[str], chips: Sequence[str]) -> List[Problem]:
-    """Long form: results for every required torch version on every required chip."""
+                   versions: Sequence[str], chips: Sequence[str],
+                   placeholders: Optional[Dict[str, List[str]]] = None,
+                   pending: Optional[List[Problem]] = None) -> List[Problem]:
+    """Long form: results for every required torch version on every required chip; a
+    version the text marks as a placeholder is left to fill (hardware only), not missing."""
     if doc.form != "long":
         return []
     if results_span is None:
@@ -170,6 +192,12 @@ def check_coverage(doc: Document, results_span: Optional[Tuple[int, int]], cover
     problems: List[Problem] = []
     for chip in chips:
         missing = [v for v in versions if v not in covered.get(chip, [])]
+        marked = [v for v in missing if v in (placeholders or {}).get(chip, [])]
+        if marked and pending is not None:
+            pending.append(Problem(
+                "coverage", f"测试结果：{chip} 芯片 {'、'.join('v' + v for v in marked)} 待在硬件上补充",
+                f"test results: chip {chip} on {', '.join('v' + v for v in marked)} left to fill on hardware"))
+            missing = [v for v in missing if v not in marked]
         if missing:
             problems.append(Problem(
                 "coverage", f"测试结果缺少 {chip} 芯片的版本：{'、'.join('v' + v for v in missing)}",
@@ -185,13 +213,17 @@ def check_environment(doc: Document, rules: Dict[str, Any]) -> Tuple[List[Proble
         return [], env_values
     for i in range(env_span[0] + 1, env_span[1]):
         line = doc.lines[i]
-        m = re.match(r"\s*(.+?)\s*[：:]\s*(\S.*)$", line)
-        if not m:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.strip().startswith("|") else []
+        if len(cells) >= 2 and cells[0] and cells[1] and not re.fullmatch(r":?-+:?", cells[1]):
+            key, value = cells[0], cells[1]  # a "| key | value |" row
+        elif m := re.match(r"\s*(?:[-*•]\s*)?(.+?)\s*[：:]\s*(\S.*)$", line):
+            key, value = m.group(1), m.group(2)
+        else:
             continue
         for field_ in rules["environment"]:
-            if field_["key"] not in env_values and re.search(field_["pattern"], m.group(1) + " " + (
-                    m.group(2) if field_["key"] == "versions" else ""), re.I):
-                env_values[field_["key"]] = clean(m.group(2), 80)
+            if field_["key"] not in env_values and re.search(field_["pattern"], key + " " + (
+                    value if field_["key"] == "versions" else ""), re.I):
+                env_values[field_["key"]] = clean(value, 80)
     problems = [Problem("environment", f"环境信息缺少：{field_['zh']}",
                         f"environment block misses: {field_['en']}")
                 for field_ in rules["environment"] if field_["key"] not in env_values]

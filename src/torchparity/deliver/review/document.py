@@ -14,7 +14,8 @@ HERE = Path(__file__).resolve().parent
 RULES_FILE = HERE / "review_rules.yaml"
 
 CATEGORY_RE = re.compile(r"(?<![\d.])([12])\s*\.\s*([12])\s*([①②③④⑤⑥])")
-API_RE = re.compile(r"\btorch(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+# a dotted torch name; not a piece of a URL or path (".../generated/torch.autograd.x.html")
+API_RE = re.compile(r"(?<![/\w.])torch(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?![\w/])(?!\.html)")
 _NUMBERING = re.compile(r"^(?:#+\s*)?(?:\*\*)?\s*(?:[•\-*]\s*)?"
                         r"(?:(?:\d+|[一二三四五六七八九十]+)\s*[、.．)）]\s*|[(（]\d+[)）]\s*)?")
 _BLOCK = re.compile(r"^\s*(?:#+\s*)?([一二三四五六七八九十]+)\s*、\s*(.+)$")
@@ -30,6 +31,8 @@ PRINTED_RE = re.compile(r"^(?=[^#\n]*[()=])[^#\n]*\s#[ \t]*(True|False|tensor|-?
                         re.M)
 HARDCODED_RE = re.compile(r"device\s*=\s*[\"'](?:npu|cuda)[\"':0-9]*|\.(?:npu|cuda)\(\)|"
                           r"\.to\(\s*[\"'](?:npu|cuda)")
+# a part the contributor fills (a template placeholder): 【待补充：…】, 【to fill: …】
+PLACEHOLDER_RE = re.compile(r"【\s*(?:待补充|待填写|to fill)", re.I)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 

@@ -28,8 +28,11 @@ class Facts:
             if self.harness:
                 bits.append("wraps user code (harness)")
             return f"{self.category} by rule '{self.rule}' ({', '.join(bits)})"
+        from ..vocab import term
+
         inv = {"direct": "直接涉及设备算子", "indirect": "间接涉及设备算子", "none": "不涉及设备算子"}
-        bits = [f"实现方式 {self.implementation}", inv.get(self.involvement or "", "设备算子情况未知")]
+        bits = [f"实现方式：{term('implementation', self.implementation, 'zh')}",
+                inv.get(self.involvement or "", "设备算子情况未知")]
         if self.harness:
             bits.append("包裹用户代码（harness）")
         return f"{self.category}（规则「{self.rule}」：{'，'.join(bits)}）"

@@ -30,6 +30,8 @@ class Findings:
     warnings: List[Text] = field(default_factory=list)
     results_span: Optional[Tuple[int, int]] = None
     covered: Dict[str, List[str]] = field(default_factory=dict)  # chip group -> versions
+    # placeholders left to the contributor (results only hardware can give, issue links, ...)
+    pending: List[Problem] = field(default_factory=list)
     env_values: Dict[str, str] = field(default_factory=dict)
     evidence: List[Text] = field(default_factory=list)
 
@@ -43,6 +45,7 @@ class Review:
     problems: List[Problem]
     lines: Dict[str, List[Tuple[str, Text]]] = field(default_factory=dict)  # part -> (label key, text)
     warnings: List[Text] = field(default_factory=list)
+    pending: List[Problem] = field(default_factory=list)  # placeholders: what is left to fill
 
 
 LABELS = {
@@ -68,6 +71,8 @@ LABELS = {
     "final": Text(en="Delivery", zh="交付结论"),
     "problems": Text(en="Problems to fix before acceptance", zh="需补充/修改的问题"),
     "warnings": Text(en="Notes", zh="提示"),
+    "pending": Text(en="Left to fill (marked placeholders: what this text cannot know)",
+                    zh="待补充（文中标注的占位项：文本本身无法给出的内容）"),
     "form": Text(en="Layout", zh="版式"),
 }
 
@@ -161,6 +166,28 @@ def part1(doc: Document, facts: Dict[str, Facts], rules: Dict[str, Any], mark: s
     return lines
 
 
+def _long_form_adaptation(doc: Document) -> List[str]:
+    """Long form: the text's "API 适配：…" line in its conclusion, or the bullets under it."""
+    span = doc.span("conclusion")
+    if span is None:
+        return []
+    lines = doc.lines[span[0]:]
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*(?:[-*•]\s*)?(?:\*\*)?API\s*(?:适配|adaptation)(?:\*\*)?\s*[：:]\s*(.*)$", line, re.I)
+        if not m:
+            continue
+        if m.group(1).strip():
+            return [_first_sentence(m.group(1))]
+        indent = len(line) - len(line.lstrip())
+        out = []
+        for nxt in lines[i + 1:]:
+            if not nxt.strip() or len(nxt) - len(nxt.lstrip()) <= indent:
+                break
+            out.append(_first_sentence(nxt.strip().lstrip("-*• ")))
+        return out
+    return []
+
+
 def _api_adaptation(doc: Document, found: Findings) -> Text:
     """What the text says of adapting the APIs (or what its results imply)."""
     adapt_texts = []
@@ -169,6 +196,8 @@ def _api_adaptation(doc: Document, found: Findings) -> Text:
         if span:
             body = next((ln for ln in doc.lines[span[0] + 1: span[1]] if ln.strip()), "")
             adapt_texts.append(f"{' / '.join(apis)}：{_first_sentence(body)}")
+    if not adapt_texts and doc.form == "long":
+        adapt_texts = _long_form_adaptation(doc)
     if adapt_texts:
         return Text(en="as stated: " + " | ".join(adapt_texts), zh="；".join(adapt_texts))
     body = doc.text_of(found.results_span) + doc.text_of(doc.span("functional"))
@@ -190,6 +219,10 @@ def _test_adaptation(doc: Document, text: str) -> Text:
                        "(device, dtypes, shapes as parameters; `torchparity gentest` writes such files)",
                     zh=f"用例存在硬编码（{', '.join(hard)}），需要用例解耦跟踪"
                        "（device、dtype、shape 应参数化，可用 torchparity gentest 生成）")
+    if re.search(r"^```\s*python", text, re.M | re.I):
+        return Text(en="device test cases needed; the test code shown does not hard-code the device "
+                       "(device, dtypes and shapes must stay parameters)",
+                    zh="需要补充设备用例；正文所附代码未发现硬编码设备（device、dtype、shape 须保持参数化）")
     return Text(en="device test cases needed; the text shows no test code, so hard-coding "
                    "cannot be checked here: device, dtypes and shapes must be parameters",
                 zh="需要补充设备用例；正文未附用例代码，无法检查硬编码，"
@@ -222,6 +255,11 @@ def _result(doc: Document, found: Findings) -> Text:
         return Text(en="environment block complete; support verification given per API",
                     zh="环境信息完整，各 API 均给出支持情况验证")
     chips, versions = found.chips, found.versions
+    left = [p for p in found.pending if p.part == "coverage"]
+    if left:
+        have = "; ".join(f"{g}: {', '.join('v' + v for v in vs)}" for g, vs in found.covered.items()) or "—"
+        return Text(en=f"results recorded for {have}; " + "; ".join(p.en for p in left),
+                    zh=f"已记录结果：{have}；" + "；".join(p.zh for p in left))
     return Text(en="results recorded for every required torch version and chip ("
                    + ", ".join(chips) + " x " + ", ".join("v" + v for v in versions) + ")",
                 zh="要求的版本与芯片均已记录结果（" + "、".join(chips) + " × "
@@ -256,7 +294,12 @@ def part4(doc: Document, found: Findings, mark: str, api_adapt: Text, test_adapt
     claims = '/'.join(doc.claims) or '—'
     lines: List[Line] = [("final_cat", Text(en=f"{claims} {mark}", zh=f"{claims} {mark}")),
                          ("final_api", api_adapt), ("final_test", test_adapt)]
-    if not found.problems:
+    if not found.problems and found.pending:
+        final = Text(en="the issue covers API function, test status, device verification and docs; "
+                        f"{len(found.pending)} marked placeholder(s) are left to fill (listed below).",
+                     zh="本 Issue 已完成 API 功能、用例情况、NPU 验证和资料检查说明；"
+                        f"另有 {len(found.pending)} 处标注的占位项待补充（见下方清单）。")
+    elif not found.problems:
         final = Text(en="the issue covers API function, test status, device verification and docs.",
                      zh="本 Issue 已完成 API 功能、用例情况、NPU 验证和资料检查说明。")
     else:
@@ -277,7 +320,7 @@ def verdict(doc: Document, text: str, facts: Dict[str, Facts], rules: Dict[str, 
              "p3": part3(doc, rules, found),
              "p4": part4(doc, found, mark, api_adapt, test_adapt)}
     return Review(accepted=not found.problems, form=doc.form, apis=doc.apis, claims=doc.claims,
-                  problems=found.problems, lines=lines, warnings=found.warnings)
+                  problems=found.problems, lines=lines, warnings=found.warnings, pending=found.pending)
 
 
 # ----------------------------------------------------------------------------- output
@@ -300,6 +343,10 @@ def render(review: Review, lang: str) -> str:
         out.append(f"{getattr(LABELS['problems'], lang)} ({len(review.problems)}){sep.strip()}")
         out += [f"  {n}. [{p.part}] {clean(getattr(p, lang), 400)}" for n, p in enumerate(review.problems, 1)]
         out.append("")
+    if review.pending:
+        out.append(f"{getattr(LABELS['pending'], lang)} ({len(review.pending)}){sep.strip()}")
+        out += [f"  - [{p.part}] {clean(getattr(p, lang), 400)}" for p in review.pending]
+        out.append("")
     if review.warnings:
         out.append(f"{getattr(LABELS['warnings'], lang)}{sep.strip()}")
         out += [f"  - {clean(getattr(w, lang), 400)}" for w in review.warnings]
@@ -316,6 +363,7 @@ def as_dict(review: Review) -> Dict[str, Any]:
         "claims": review.claims,
         "problems": [{"part": p.part, "zh": p.zh, "en": p.en} for p in review.problems],
         "warnings": [{"zh": w.zh, "en": w.en} for w in review.warnings],
+        "pending": [{"part": p.part, "zh": p.zh, "en": p.en} for p in review.pending],
         "verdict": {part: [{"item": key, "zh": t.zh, "en": t.en} for key, t in items]
                     for part, items in review.lines.items()},
     }

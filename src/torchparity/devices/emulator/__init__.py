@@ -23,7 +23,9 @@ How it works (modules of this package):
 - ``features``: what lies outside kernels. With ``features.itt: false``,
   ``torch.profiler.itt.is_available()`` returns False and ``emit_itt(enabled=True)``
   raises "Can't use ITT profiler - PyTorch was compiled without ITT" (``errors.itt``);
-  this holds only once the emulator is active, i.e. for the rest of the process.
+  this holds only once the emulator is active, i.e. for the rest of the process, except
+  inside ``reference()``: a CPU reference run stands for plain CPU torch and sees none of
+  the emulated build's feature switches.
   ``torch.Generator(device=<emu>)``, pinned memory and sparse/quantized layouts cannot be
   emulated from Python and raise "... not supported by the emulated device".
 - ``module``: ``torch.<device_type>``: is_available, device_count (1), current_device,
@@ -54,7 +56,20 @@ from typing import Iterator, Set, Tuple
 
 from .registration import activate, active_profile, is_active, support_problem
 
-__all__ = ["activate", "active_profile", "is_active", "support_problem", "trace_ops"]
+__all__ = ["activate", "active_profile", "is_active", "reference", "support_problem", "trace_ops"]
+
+
+@contextmanager
+def reference() -> Iterator[None]:
+    """While open, the emulated build's process-wide feature switches (ITT, ...) are off:
+    what runs is the CPU reference, which must behave as plain CPU torch (re-entrant)."""
+    from .dispatch import STATE
+
+    STATE.reference += 1
+    try:
+        yield
+    finally:
+        STATE.reference -= 1
 
 
 @contextmanager

@@ -64,6 +64,9 @@ class State:
     generator: Optional[torch.Generator] = None
     # while tracing: the (aten op packet, dtype) pairs that reached the device
     trace: Optional[set] = None
+    # > 0 while a CPU reference runs: the emulated build's feature switches (ITT, ...)
+    # must not apply to it, since the reference stands for plain CPU torch
+    reference: int = 0
 
 
 STATE = State()

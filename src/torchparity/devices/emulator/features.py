@@ -8,7 +8,9 @@ undone within a process either):
   ``torch.profiler.itt.range_push/range_pop/mark`` raises ``RuntimeError(profile.errors.itt)``
   ("Can't use ITT profiler - PyTorch was compiled without ITT"), as in a build without
   ITT. ``emit_itt(enabled=False)`` stays a no-op. torch 2.13's emit_itt does not consult
-  ``is_available()``, hence the patched ``__enter__``.
+  ``is_available()``, hence the patched ``__enter__``. The switch is process-wide (a build
+  property) except inside ``reference()`` (see ``__init__``): a CPU reference run sees the
+  plain CPU build's ITT, as it would without the emulator.
 - ``torch.Generator(device=<emu>)``: a Python backend cannot provide device generators
   (the hook is not exposed to Python); ``torch.Generator`` is replaced by a thin subclass
   that refuses the emulated device with "... not supported by the emulated device" and
@@ -42,21 +44,28 @@ def install_itt(profile) -> None:
     import torch.autograd.profiler as autograd_profiler
     import torch.profiler.itt as itt
 
-    def is_available() -> bool:
-        return False
+    original = {name: getattr(itt, name) for name in ("is_available", "range_push", "range_pop", "mark")}
 
-    def unavailable(*args, **kwargs):
-        raise RuntimeError(message)
+    def is_available() -> bool:
+        return original["is_available"]() if STATE.reference else False
+
+    def refusing(name):
+        def unavailable(*args, **kwargs):
+            if STATE.reference:
+                return original[name](*args, **kwargs)
+            raise RuntimeError(message)
+
+        unavailable.__wrapped__ = original[name]
+        return unavailable
 
     itt.is_available = is_available
-    itt.range_push = unavailable
-    itt.range_pop = unavailable
-    itt.mark = unavailable
+    for name in ("range_push", "range_pop", "mark"):
+        setattr(itt, name, refusing(name))
     emit_itt = autograd_profiler.emit_itt
     original_enter = emit_itt.__enter__
 
     def __enter__(self):
-        if self.enabled:
+        if self.enabled and not STATE.reference:
             raise RuntimeError(message)
         return original_enter(self)
 

@@ -69,8 +69,8 @@ def gradcheck_slow_sum(device, dtype, shape=(3, 4)):
 
 
 @scenario(GC, "slow_linear", dtypes=["float64"], shapes=[(5,), (2, 3)], tags=["slow_mode"],
-          en="gradcheck(fast_mode=False) of the linear function 3*x + 2 with two inputs",
-          zh="slow mode 下对线性函数 3*x + 2 做 gradcheck",
+          en="gradcheck(fast_mode=False) of the linear function 3*x + b of two inputs x and b",
+          zh="slow mode 下对双输入线性函数 3*x + b 做 gradcheck",
           expect_en="returns True", expect_zh="返回 True")
 def gradcheck_slow_linear(device, dtype, shape=(5,)):
     import torch

@@ -1,0 +1,482 @@
+"""The sentences of the issue/PR report, composed from the recorded facts in zh or en.
+
+Nothing here copies an English text into the zh report: statuses, causes, kinds and
+sources go through vocab.yaml; scenario details are re-told from their known shapes, with
+only code, op names and quoted error messages left as they are. report.md.j2 lays the
+results out; this module says what each part means, so that the involvement, the status
+analysis, the adaptation verdict and the category say the same thing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..judge.causes import CAUSE_TEXT, LIMIT_CAUSES
+from ..results.models import Cause, Report
+from .vocab import term
+
+LIMITS = {c.value for c in LIMIT_CAUSES}
+# a refusal message of a device kernel: "linalg_vector_norm_npu" not implemented for 'Double'
+REFUSED_OP = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_xpu|_mps)?" not implemented for \'(\w+)\'')
+TORCH_DTYPE = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
+               "ComplexDouble": "complex128", "ComplexFloat": "complex64", "Long": "int64",
+               "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+# views, copies and allocations: folded into one line of the footprint summary
+FOLDED = {"alias", "view", "_unsafe_view", "select", "slice", "expand", "as_strided", "t",
+          "transpose", "permute", "squeeze", "unsqueeze", "reshape", "detach", "lift_fresh",
+          "lift_fresh_copy", "clone", "copy_", "_to_copy", "empty", "empty_strided", "empty_like",
+          "zeros", "zeros_like", "ones", "ones_like", "new_zeros", "new_empty", "new_ones",
+          "new_empty_strided", "full", "full_like", "scalar_tensor", "zero_", "fill_",
+          "is_same_size", "_has_same_storage_numel", "_local_scalar_dense", "split", "unbind",
+          "view_as", "set_", "resize_", "unsqueeze_", "squeeze_", "rand", "randn", "uniform_",
+          "randn_like", "rand_like", "normal_", "_reshape_alias", "contiguous"}
+PLACEHOLDER = {"zh": "【待补充：{what}】", "en": "【to fill: {what}】"}
+
+T = {
+    "emulated": {"zh": "模拟设备", "en": "emulated"},
+    "sep": {"zh": "、", "en": ", "},
+    "semi": {"zh": "；", "en": "; "},
+    "stop": {"zh": "。", "en": "."},
+    "defined": {"zh": "{impl}，定义于 `{src}`（`{qual}`）",
+                "en": "a {impl} defined in `{src}` (`{qual}`)"},
+    "takes": {"zh": "参数 {pos}", "en": "takes {pos}"},
+    "takes_kw": {"zh": "，另有 {n} 个关键字参数（如 {some}）", "en": " and {n} keyword arguments (e.g. {some})"},
+    "takes_none": {"zh": "无参数", "en": "takes no argument"},
+    "returns": {"zh": "，返回 `{ret}`", "en": ", returns `{ret}`"},
+    "harness_callable": {"zh": "它接收用户函数并在设备张量上运行它", "en": "It runs a user function on device tensors"},
+    "harness_context": {"zh": "它是上下文管理器，作用于其包裹的代码", "en": "It is a context manager acting on the code it wraps"},
+    "python": {"zh": "纯 Python 接口，本身不含硬件算子实现", "en": "a pure-Python API with no hardware-specific operator of its own"},
+    "native": {"zh": "C++/aten 实现，在设备上由设备算子执行", "en": "implemented in C++/aten: device kernels run it"},
+    "inv_direct_py": {"zh": "直接涉及 —— 其 Python 代码在设备张量上下发通用 aten 算子（见算子足迹），不含硬件专用实现",
+                      "en": "direct — its Python code issues generic aten operators on device tensors (see the footprint); nothing hardware-specific"},
+    "inv_direct_native": {"zh": "直接涉及 —— API 本身即在设备上执行的算子",
+                          "en": "direct — the API itself runs as device operators"},
+    "inv_indirect": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其包裹的用户代码或其建立的状态",
+                     "en": "indirect — it issues no device operator itself; device operators come from the code it wraps or the state it sets up"},
+    "inv_none": {"zh": "不涉及 —— 其场景中没有设备算子执行", "en": "none — no device operator ran in its scenarios"},
+    "inv_unknown": {"zh": "未知 —— 没有运行场景", "en": "unknown — no scenario ran"},
+    "fp_line": {"zh": "{who}：{ops}", "en": "{who}: {ops}"},
+    "fp_fold": {"zh": "视图/拷贝/内存分配类 {n} 种（共 {calls} 次调用）从略",
+                "en": "{n} view/copy/allocation ops ({calls} calls) folded"},
+    "pass_value": {"zh": "与 CPU 一致，返回 {v}", "en": "matches the CPU, returns {v}"},
+    "pass_raised": {"zh": "按预期抛出 {e}", "en": "raised as expected: {e}"},
+    "cpu_gave": {"zh": "CPU 参考：{c}", "en": "the CPU reference gave {c}"},
+    "not_compared": {"zh": "返回 {v}（不与 CPU 比较）", "en": "returned {v} (not compared)"},
+    "refused": {"zh": "设备报错 {e}", "en": "the device raised {e}"},
+    "cpu_returned": {"zh": "CPU 参考正常返回 {c}", "en": "the CPU reference returned {c}"},
+    "cpu_raised": {"zh": "CPU 参考同样抛出 {c}", "en": "the CPU reference raised {c}"},
+    "metric": {"zh": "（指标 {name} = {value}，阈值 {threshold}{std}）", "en": " (metric {name} = {value}, threshold {threshold}{std})"},
+    "original": {"zh": "原始记录：{d}", "en": "{d}"},
+    "group": {"zh": "{status}（{n} 项{why}）：{ids}", "en": "{status} ({n}{why}): {ids}"},
+    "ops_refused": {"zh": "设备算子 {ops} 不支持 {dtype}", "en": "device kernels {ops} refuse {dtype}"},
+    "passed_of": {"zh": "{total} 项中 {n} 项通过（{where}）", "en": "{n} of {total} cases pass ({where})"},
+    "limited": {"zh": "{n} 项因{cause}无法运行{ops}", "en": "{n} cannot run ({cause}){ops}"},
+    "other_fail": {"zh": "{n} 项{status}：{ids}", "en": "{n} {status}: {ids}"},
+    "tensor_out": {"zh": "{device} 上 shape {shape}、{dtype} 的张量",
+                   "en": "a {dtype} tensor of shape {shape} on {device}"},
+    "docs_differ": {"zh": "资料与实测不一致：{text}", "en": "docs and measurement disagree: {text}"},
+    "chip_mark": {"zh": "资料标注 {chip} {mark}，实测（{where}）{status}", "en": "the docs mark {chip} {mark}, measured ({where}): {status}"},
+    "chip_partial": {"zh": "：{ok} 通过，{bad} {cause}", "en": ": {ok} pass, {bad}: {cause}"},
+    "dtype_more": {"zh": "资料限制写明「{limits}」，实测 {dtypes} 亦通过（{ids}），资料需更新",
+                   "en": "the docs limit says '{limits}', yet {dtypes} pass too ({ids}): the docs need updating"},
+    "dtype_less": {"zh": "资料列出 {dtypes}，实测不支持（{ids}）", "en": "the docs list {dtypes}, measured unsupported ({ids})"},
+    "adapt_ok": {"zh": "无需适配，API 已支持：各场景在设备上与 CPU 一致。",
+                 "en": "no adaptation needed, the API is supported: every scenario matches the CPU on the device."},
+    "adapt_limits": {"zh": "无需代码适配：{ok}可直接运行；{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
+                     "en": "no code adaptation needed: {ok}run as they are; {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
+    "adapt_all_limited": {"zh": "无需代码适配：{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
+                          "en": "no code adaptation needed: {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
+    "nature_is": {"zh": "该接口为{n}。", "en": "It is {n}."},
+}
+
+
+def t(key: str, lang: str, **kw: Any) -> str:
+    return T[key][lang].format(**kw)
+
+
+def code(text: Any) -> str:
+    """``text`` as one Markdown code span (backticks inside are fenced by longer ones)."""
+    text = re.sub(r"\s+", " ", str(text)).strip()
+    if "`" not in text:
+        return f"`{text}`"
+    return f"`` {text} ``"
+
+
+def short_name(api: str) -> str:
+    return api.rsplit(".", 1)[-1]
+
+
+def device_where(report: Report, lang: str) -> str:
+    """Where the results come from: the chip (emulated or not) or the device type."""
+    from .matrix import chips_of
+
+    chips = [c.term for c in chips_of(report)]
+    name = "、".join(chips) if chips else (report.environment.device_name or report.device.type)
+    if report.device.emulated:
+        return f"{t('emulated', lang)} {name}" if lang == "zh" else f"{name}, {t('emulated', lang)}"
+    return name
+
+
+def status_word(status: str, emulated: bool, lang: str) -> str:
+    word = term("verdict_status", status, lang)
+    return f"{word}（{t('emulated', lang)}）" if emulated and lang == "zh" else (
+        f"{word} ({t('emulated', lang)})" if emulated else word)
+
+
+# ----------------------------------------------------------------------------- 1. function
+
+
+def signature_parts(signature: Optional[str]) -> Tuple[List[str], List[str], Optional[str]]:
+    """(positional names, keyword-only names, return annotation) of ``(a, *, b=1) -> R``."""
+    if not signature:
+        return [], [], None
+    try:
+        fn = ast.parse(f"def f{signature}: pass").body[0]
+    except SyntaxError:
+        return [], [], None
+    assert isinstance(fn, ast.FunctionDef)
+    pos = [a.arg for a in fn.args.posonlyargs + fn.args.args if a.arg not in ("self", "cls")]
+    kw = [a.arg for a in fn.args.kwonlyargs]
+    if fn.args.vararg:
+        pos.append("*" + fn.args.vararg.arg)
+    ret = ast.unparse(fn.returns) if fn.returns is not None else None
+    return pos, kw, ret
+
+
+def api_summary(api: Dict[str, Any], lang: str) -> str:
+    """What the API is, where it lives, what it takes and returns, and whether it issues
+    device operators itself — composed from the analysis, not from the docstring."""
+    a = api["analysis"]
+    src = f"{relsource(a.get('source_file'))}:{a.get('source_line')}" if a.get("source_file") else a["qualified_name"]
+    parts = [t("defined", lang, impl=term("implementation", a["implementation"], lang), src=src,
+               qual=a["qualified_name"])]
+    pos, kw, ret = signature_parts(a.get("signature"))
+    if pos or kw:
+        takes = t("takes", lang, pos=t("sep", lang).join(code(p) for p in pos)) if pos else ""
+        if kw:
+            some = t("sep", lang).join(code(k) for k in kw[:3])
+            takes += t("takes_kw", lang, n=len(kw), some=some)
+        parts.append(takes.lstrip("，, "))
+    elif a.get("signature"):
+        parts.append(t("takes_none", lang))
+    text = ("，" if lang == "zh" else ", ").join(p for p in parts if p)
+    if ret:
+        text += t("returns", lang, ret=ret)
+    text += t("stop", lang)
+    if a.get("harness"):
+        key = "harness_context" if a["implementation"] == "python_class" else "harness_callable"
+        text += (" " if lang == "en" else "") + t(key, lang) + t("stop", lang)
+    inv = involvement_text(a, lang)
+    text += (" " + inv[:1].upper() + inv[1:] if lang == "en" else inv) + t("stop", lang)
+    return text
+
+
+def relsource(path: Optional[str]) -> str:
+    from .report import relpath
+
+    return relpath(path or "")
+
+
+def docstring_line(api: Dict[str, Any]) -> Optional[str]:
+    text = (api["analysis"].get("summary") or "").strip()
+    if not text:
+        return None
+    text = re.sub(r"\s+", " ", text)
+    m = re.match(r"(.+?\.)(\s|$)", text)
+    return m.group(1) if m else text
+
+
+def involvement_text(analysis: Dict[str, Any], lang: str) -> str:
+    inv = analysis.get("device_involvement")
+    python = analysis["implementation"] in ("python_function", "python_class", "module")
+    if inv == "direct":
+        return t("inv_direct_py" if python else "inv_direct_native", lang)
+    return t({"indirect": "inv_indirect", "none": "inv_none"}.get(inv or "", "inv_unknown"), lang)
+
+
+def nature(analysis: Dict[str, Any], lang: str) -> str:
+    python = analysis["implementation"] in ("python_function", "python_class", "module")
+    return t("python" if python else "native", lang)
+
+
+def footprint_summary(entries: Sequence[Dict[str, Any]], lang: str) -> List[str]:
+    """One line per issuer: its compute ops by dtype; views, copies and allocations folded."""
+    lines = []
+    for source in ("api", "callable", "scenario"):
+        mine = [e for e in entries if e.get("source", "api") == source]
+        if not mine:
+            continue
+        by_dtype: Dict[str, List[str]] = {}
+        folded, calls = set(), 0
+        for e in mine:
+            op = e["op"].split(".", 1)[1] if e["op"].startswith("aten.") else e["op"]
+            op = op.split(".", 1)[0]
+            if op in FOLDED:
+                folded.add(op)
+                calls += e["count"]
+                continue
+            key = "/".join(e["dtypes"]) or "—"
+            if op not in by_dtype.setdefault(key, []):
+                by_dtype[key].append(op)
+        if source == "scenario" and (not by_dtype or lines):
+            continue  # the scenario's own checks matter only where nothing else ran
+        groups = [f"{dt}: " + t("sep", lang).join(code(o) for o in sorted(ops))
+                  for dt, ops in sorted(by_dtype.items())]
+        if folded:
+            groups.append(t("fp_fold", lang, n=len(folded), calls=f"{calls:,}"))
+        lines.append(t("fp_line", lang, who=term("footprint_source", source, lang),
+                       ops=t("semi", lang).join(groups)))
+    return lines
+
+
+# ----------------------------------------------------------------------------- 4. results
+
+
+def _value(text: str) -> str:
+    return code(text.strip())
+
+
+def detail_text(s: Dict[str, Any], lang: str) -> str:
+    """The scenario's detail re-told in ``lang``; values and messages stay code spans."""
+    d = (s.get("detail") or "").strip()
+    if d.startswith("warn: "):
+        d = d[6:]
+    metric = s.get("metric")
+    mtext = ""
+    if metric:
+        std = f", {code(metric['standard'])}" if metric.get("standard") else ""
+        std = std.replace(", ", "，标准 ") if lang == "zh" else std
+        mtext = t("metric", lang, name=code(metric["name"]), value=metric["value"],
+                  threshold=metric["threshold"], std=std)
+    if m := re.fullmatch(r"matches the CPU: (.*)", d, re.S):
+        return t("pass_value", lang, v=_value(m.group(1))) + mtext
+    if m := re.fullmatch(r"raised as expected: (.*?)(?:; note: the CPU reference gave (.*))?", d, re.S):
+        text = t("pass_raised", lang, e=code(m.group(1)))
+        if m.group(2):
+            text += t("semi", lang) + t("cpu_gave", lang, c=code(m.group(2)))
+        return text
+    if m := re.fullmatch(r"returned (.*) \(not compared\)", d, re.S):
+        return t("not_compared", lang, v=_value(m.group(1)))
+    if m := re.fullmatch(r"(.*?); the CPU reference (raised|returned) (.*)", d, re.S):
+        key = "cpu_raised" if m.group(2) == "raised" else "cpu_returned"
+        return t("refused", lang, e=code(m.group(1))) + t("semi", lang) + t(key, lang, c=code(m.group(3)))
+    if s.get("status") in ("unsupported", "error") and re.match(r"\w+(Error|Exception)\b", d):
+        return t("refused", lang, e=code(d))
+    if not d:
+        return mtext.strip("（）() ") or "—"
+    return t("original", lang, d=code(d)) + mtext
+
+
+def refused_ops(scenarios: Sequence[Dict[str, Any]], lang: str = "en") -> List[str]:
+    """``op`` (dtype) of every device kernel refusal in the details, whole names."""
+    out: List[str] = []
+    lp, rp = ("（", "）") if lang == "zh" else (" (", ")")
+    for s in scenarios:
+        for op, dt in REFUSED_OP.findall(s.get("detail") or ""):
+            label = f"{code(op)}{lp}{TORCH_DTYPE.get(dt, dt)}{rp}"
+            if label not in out:
+                out.append(label)
+    return out
+
+
+def refused_phrase(scenarios: Sequence[Dict[str, Any]], lang: str) -> str:
+    """"设备算子 `a`、`b` 不支持 float64": the refused kernels of the details, by dtype."""
+    by_dtype: Dict[str, List[str]] = {}
+    for s in scenarios:
+        for op, dt in REFUSED_OP.findall(s.get("detail") or ""):
+            ops = by_dtype.setdefault(TORCH_DTYPE.get(dt, dt), [])
+            if op not in ops:
+                ops.append(op)
+    return t("semi", lang).join(t("ops_refused", lang, ops=t("sep", lang).join(code(o) for o in ops), dtype=dt)
+                                for dt, ops in by_dtype.items())
+
+
+def _ids(scenarios: Sequence[Dict[str, Any]], lang: str, limit: int = 0) -> str:
+    seen: List[str] = []
+    for s in scenarios:
+        if s["id"] not in seen:
+            seen.append(s["id"])
+    shown = seen[:limit] if limit else seen
+    text = t("sep", lang).join(code(i) for i in shown)
+    if limit and len(seen) > limit:
+        text += f" 等 {len(seen)} 项" if lang == "zh" else f", … ({len(seen)} cases)"
+    return text
+
+
+def _dtypes(scenarios: Sequence[Dict[str, Any]]) -> str:
+    return "/".join(dict.fromkeys(s["dtype"] for s in scenarios if s.get("dtype")))
+
+
+def support_lines(api: Dict[str, Any], lang: str) -> List[str]:
+    """Seed 000's 支持情况验证: the cases grouped by outcome, with the reason of each group."""
+    counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+    groups: Dict[Tuple[str, Optional[str]], List[Dict[str, Any]]] = {}
+    for s in counted:
+        groups.setdefault((s["status"], s.get("cause")), []).append(s)
+    lines = []
+    for (status, cause), cases in groups.items():
+        why = ""
+        if cause:
+            why = f"，{term('cause', cause, lang)}" if lang == "zh" else f", {term('cause', cause, lang)}"
+            ops = refused_phrase(cases, lang)
+            if ops:
+                why += t("semi", lang) + ops
+        dts = _dtypes(cases)
+        ids = _ids(cases, lang) + (f"（{dts}）" if lang == "zh" and dts else f" ({dts})" if dts else "")
+        lines.append(t("group", lang, status=term("scenario_status", status, lang), n=len(cases), why=why, ids=ids))
+    return lines
+
+
+def snippet_with_output(s: Dict[str, Any], lang: str) -> Optional[str]:
+    """The scenario's snippet whose last ``print(...)`` line ends with what it printed here."""
+    snippet = (s.get("snippet") or "").rstrip("\n")
+    if not snippet:
+        return None
+    d = (s.get("detail") or "").strip()
+    out = None
+    if m := re.fullmatch(r"matches the CPU: (.*)", d, re.S):
+        out = m.group(1)
+    elif m := re.fullmatch(r"returned (.*) \(not compared\)", d, re.S):
+        out = m.group(1)
+    elif m := re.match(r"raised as expected: (.*?)(?:; note:|$)", d, re.S):
+        out = m.group(1)
+    elif s["status"] in ("unsupported", "error"):
+        out = re.split(r"; the CPU reference ", d, maxsplit=1)[0]
+    lines = snippet.split("\n")
+    if out and lines[-1].startswith("print("):
+        out = re.sub(r"\s+", " ", out)[:160]
+        out = re.sub(r"tensor\(shape=(\(.*?\)), dtype=(\w+), device=(\w+)\)",
+                     lambda m: t("tensor_out", lang, shape=m.group(1), dtype=m.group(2), device=m.group(3)), out)
+        lines[-1] = f"{lines[-1]}  # {out}"
+    return "\n".join(lines) + "\n"
+
+
+def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
+    """The verification commands shown: the first passing case, then the first case of each
+    other outcome (a refusal per cause), at most ``limit``."""
+    picked, seen = [], set()
+    for s in api["scenarios"]:
+        key = (s["status"], s.get("cause"))
+        if key in seen or not s.get("snippet"):
+            continue
+        seen.add(key)
+        picked.append(s)
+    picked.sort(key=lambda s: s["status"] != "pass")
+    return picked[:limit]
+
+
+# ----------------------------------------------------------------------------- 3. docs
+
+
+def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str]:
+    """Every difference between the vendor docs and the measurement: a chip marked ✔/✘
+    against the verdict, a "仅支持" dtype list against the dtypes that passed or failed."""
+    from .matrix import chips_of
+
+    ev = api.get("evidence") or {}
+    vendor = (ev.get("docs") or {}).get("vendor") or {}
+    if not vendor.get("present"):
+        return []
+    status = api["verdict"]["status"]
+    where = device_where(report, lang)
+    counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+    ok = [s for s in counted if s["status"] == "pass"]
+    bad = [s for s in counted if s["status"] != "pass"]
+    out = []
+    for chip in chips_of(report):
+        mark = vendor.get("chips", {}).get(chip.term)
+        if mark is None:
+            continue
+        words = term("verdict_status", status, lang)
+        if mark and status in ("unsupported", "broken"):
+            out.append(t("chip_mark", lang, chip=chip.term, mark="✔", where=where, status=words))
+        elif not mark and status in ("supported", "partial"):
+            text = t("chip_mark", lang, chip=chip.term, mark="✘", where=where, status=words)
+            if bad:
+                causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause"), lang) for s in bad))
+                text += t("chip_partial", lang, ok=_ids(ok, lang), bad=_ids(bad, lang), cause=causes)
+            out.append(text)
+    listed = vendor.get("dtypes") or []
+    if listed:
+        extra = [s for s in ok if s.get("dtype") and s["dtype"] not in listed]
+        if extra:
+            out.append(t("dtype_more", lang, limits=re.sub(r"\s+", " ", vendor.get("limits") or ""),
+                         dtypes=t("sep", lang).join(dict.fromkeys(s["dtype"] for s in extra)),
+                         ids=_ids(extra, lang, 3)))
+        missing = [s for s in bad if s.get("dtype") in listed and s.get("cause") in LIMITS]
+        if missing:
+            out.append(t("dtype_less", lang, dtypes=t("sep", lang).join(dict.fromkeys(s["dtype"] for s in missing)),
+                         ids=_ids(missing, lang, 3)))
+    return [t("docs_differ", lang, text=d) for d in out]
+
+
+# ----------------------------------------------------------------------------- 5. conclusion
+
+
+def status_analysis(api: Dict[str, Any], report: Report, lang: str) -> str:
+    """现状分析 of one API: how many cases pass where, why the others do not (every refused
+    kernel named), and every docs-vs-measurement difference."""
+    counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+    ok = [s for s in counted if s["status"] == "pass"]
+    parts = [t("passed_of", lang, total=len(counted), n=len(ok), where=device_where(report, lang))]
+    by_cause: Dict[str, List[Dict[str, Any]]] = {}
+    for s in counted:
+        if s["status"] != "pass":
+            by_cause.setdefault(s.get("cause") or "", []).append(s)
+    for cause, cases in by_cause.items():
+        if cause in LIMITS:
+            ops = refused_phrase(cases, lang)
+            ops_text = ("：" if lang == "zh" else ": ") + ops if ops else ""
+            parts.append(t("limited", lang, n=len(cases), cause=term("cause", cause, lang), ops=ops_text))
+        else:
+            status = term("scenario_status", cases[0]["status"], lang).lstrip("✘✔–◐ ")
+            parts.append(t("other_fail", lang, n=len(cases), status=status, ids=_ids(cases, lang)))
+    text = t("semi", lang).join(parts) + t("stop", lang)
+    diffs = docs_differences(api, report, lang)
+    if diffs:
+        text += (" " if lang == "en" else "") + t("semi", lang).join(diffs) + t("stop", lang)
+    return text
+
+
+def long_cause(cause: str, lang: str) -> str:
+    try:
+        return getattr(CAUSE_TEXT[Cause(cause)], lang)
+    except (ValueError, KeyError):
+        return term("cause", cause, lang)
+
+
+def adaptation(api: Dict[str, Any], lang: str) -> str:
+    """Seed 000's API 适配 paragraph: the API's nature, then what runs and why the rest
+    does not (a device or build limit, not the API's implementation) — or the verdict's
+    own text where adaptation is needed or undecided."""
+    v = api["verdict"]
+    head = f"{code(api['name'])}{'：' if lang == 'zh' else ': '}"
+    tail = (" " if lang == "en" else "") + t("nature_is", lang, n=nature(api["analysis"], lang))
+    counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+    ok = [s for s in counted if s["status"] == "pass"]
+    limited = [s for s in counted if s["status"] == "unsupported" and s.get("cause") in LIMITS]
+    if v["status"] == "supported":
+        return head + t("adapt_ok", lang) + tail
+    if v["status"] in ("partial", "unsupported") and limited and len(ok) + len(limited) == len(counted):
+        causes = sorted({s["cause"] for s in limited})
+        cause_long = t("sep", lang).join(long_cause(c, lang) for c in causes)
+        short = t("sep", lang).join(term("cause", c, lang) for c in causes)
+        if ok:
+            ok_ids = _spaced(_ids(ok, lang, 4), lang)
+            return head + t("adapt_limits", lang, ok=ok_ids, bad=_spaced(_ids(limited, lang, 4), lang), cause=cause_long,
+                            short=short) + tail
+        return head + t("adapt_all_limited", lang, bad=_spaced(_ids(limited, lang, 4), lang), cause=cause_long,
+                        short=short) + tail
+    text = (v.get("adaptation") or {}).get(lang) or "—"
+    return head + text + tail
+
+
+def _spaced(ids: str, lang: str) -> str:
+    """ids followed by the space a code span (or English) needs before the next word."""
+    return ids + (" " if ids.endswith("`") or lang == "en" else "")
+
+
+def placeholder(what: str, lang: str) -> str:
+    return PLACEHOLDER[lang].format(what=what)

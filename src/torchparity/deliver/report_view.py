@@ -1,0 +1,177 @@
+"""What report.md.j2 reads besides the report itself: one language's view of it (``N``).
+
+Methods take the API as the template has it (a dict of the dumped report); everything is
+composed by deliver/narrative.py in that language, enum values through vocab.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from ..results.models import Report
+from . import narrative as nv
+from .vocab import term
+
+
+class ReportView:
+    def __init__(self, report: Report, lang: str, labels: Dict[str, str], files: Dict[str, Any]):
+        self.report = report
+        self.lang = lang
+        self.L = labels
+        self.files = files or {}
+        self.emulated = nv.t("emulated", lang)
+        self.where = nv.device_where(report, lang)
+        data = report.model_dump(mode="json", by_alias=True)
+        self.apis = data["apis"]
+
+    # ------------------------------------------------------------------ small words
+    def code(self, text: Any) -> str:
+        return nv.code(text)
+
+    def term(self, group: str, value: Any) -> str:
+        return term(group, value, self.lang)
+
+    def ph(self, what: str) -> str:
+        return nv.placeholder(what, self.lang)
+
+    def status_word(self, status: str) -> str:
+        return nv.status_word(status, self.report.device.emulated, self.lang)
+
+    def passed(self, api: Dict[str, Any]) -> str:
+        counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+        return f"{sum(s['status'] == 'pass' for s in counted)}/{len(counted)}"
+
+    @property
+    def hardware(self) -> str:
+        from .matrix import chips_of
+
+        chips = [c.term for c in chips_of(self.report)]
+        dev = self.report.device
+        name = "、".join(chips) if chips else (self.report.environment.device_name or dev.type)
+        if dev.emulated:
+            if self.lang == "zh":
+                return f"{name}（模拟设备，能力描述 `{dev.profile}`；非硬件）"
+            return f"{name} (emulated, profile `{dev.profile}`; not hardware)"
+        return name
+
+    # ------------------------------------------------------------------ usage, section 1
+    @property
+    def categories(self) -> List[Any]:
+        """(category, {apis, reason}) in order of first appearance."""
+        out: Dict[str, Dict[str, Any]] = {}
+        for api in self.apis:
+            v = api["verdict"]
+            cat = v.get("category") or term("verdict_status", "unknown", self.lang)
+            reason = (v.get("category_reason") or {}).get(self.lang) or "—"
+            out.setdefault(cat, {"apis": [], "reason": reason})["apis"].append(f"`{api['name']}`")
+        return list(out.items())
+
+    def summary(self, api: Dict[str, Any]) -> str:
+        return nv.api_summary(api, self.lang)
+
+    def docline(self, api: Dict[str, Any]) -> Optional[str]:
+        line = nv.docstring_line(api)
+        return f"“{line}”" if line and self.lang == "zh" else line
+
+    def involvement(self, api: Dict[str, Any]) -> str:
+        return nv.involvement_text(api["analysis"], self.lang)
+
+    def footprint(self, api: Dict[str, Any]) -> List[str]:
+        return nv.footprint_summary(api["analysis"].get("footprint") or [], self.lang)
+
+    @property
+    def s1_conclusions(self) -> List[str]:
+        sep = nv.t("sep", self.lang)
+        cases = [f"`{a['name']}`" for a in self.apis if (a["verdict"].get("category") or "").startswith("1.1")]
+        rest = [f"`{a['name']}`" for a in self.apis if (a["verdict"].get("category") or "").startswith("1.2")]
+        out = []
+        if cases:
+            out.append(self.L["s1_conclusion_cases"].replace("{apis}", sep.join(cases)))
+        if rest:
+            out.append(self.L["s1_conclusion_none"].replace("{apis}", sep.join(rest)))
+        return out
+
+    # ------------------------------------------------------------------ section 2
+    @property
+    def has_tests(self) -> bool:
+        return any((a.get("evidence") or {}).get("tests") for a in self.apis)
+
+    @property
+    def upstream_tables(self) -> str:
+        from .evidence_md import upstream_tables
+
+        return upstream_tables(self.apis, self.lang, self.ph(self.L["ph_upstream"]))
+
+    # ------------------------------------------------------------------ section 3
+    def docs(self, api: Dict[str, Any]) -> List[str]:
+        from .evidence_md import docs_lines
+
+        ev = api.get("evidence") or {}
+        lines = docs_lines(ev.get("docs"), ev.get("not_run") or {}, self.lang)
+        diffs = nv.docs_differences(api, self.report, self.lang)
+        if diffs:
+            lines += diffs
+        elif ((ev.get("docs") or {}).get("vendor") or {}).get("present"):
+            lines.append(self.L["docs_diff_none"])
+        return lines
+
+    def docs_short(self, api: Dict[str, Any]) -> str:
+        from .evidence_md import docs_summary
+
+        ev = api.get("evidence") or {}
+        text = docs_summary(ev.get("docs"), self.lang) or self.L["docs_unknown"]
+        diffs = nv.docs_differences(api, self.report, self.lang)
+        return text + ("".join(nv.t("semi", self.lang) + d for d in diffs))
+
+    # ------------------------------------------------------------------ section 4
+    def detail(self, s: Dict[str, Any]) -> str:
+        return nv.detail_text(s, self.lang)
+
+    def support(self, api: Dict[str, Any]) -> List[str]:
+        return nv.support_lines(api, self.lang)
+
+    def snippets(self, api: Dict[str, Any]) -> List[str]:
+        return [text for s in nv.pick_snippets(api) if (text := nv.snippet_with_output(s, self.lang))]
+
+    @property
+    def test_files(self) -> List[str]:
+        tests = self.files.get("tests") or {}
+        return list(tests.get("npu") or []) or [f for paths in tests.values() for f in paths]
+
+    @property
+    def results(self) -> List[Dict[str, Any]]:
+        """Seed 001's 测试结果: per chip group, this run's row and a placeholder for every
+        required torch version this run is not (what only hardware can give)."""
+        from .matrix import chips, chips_of, short_torch
+        from .review import load_rules
+
+        versions = load_rules()["coverage"]["versions"]
+        mine = {c.group for c in chips_of(self.report)}
+        torch_v = short_torch(self.report.environment.torch)
+        sep = nv.t("sep", self.lang)
+        run = sep.join(f"`{nv.short_name(a['name'])}` {self.passed(a)} {self.status_word(a['verdict']['status'])}"
+                       for a in self.apis)
+        env_torch = self.report.environment.torch
+        if self.lang == "zh":
+            this = f"v{torch_v}（{self.L['this_run']}，torch {env_torch}，{self.where}）：{run}"
+        else:
+            this = f"v{torch_v} ({self.L['this_run']}, torch {env_torch}, {self.where}): {run}"
+        groups = []
+        if not mine:
+            groups.append({"name": self.where, "rows": [this]})
+        for group in dict.fromkeys(c.group for c in chips()):
+            rows = [this] if group in mine else []
+            for v in versions:
+                if group in mine and v == torch_v:
+                    continue
+                what = self.L["ph_result"].replace("{group}", group).replace("{version}", v)
+                rows.append(f"v{v}{'：' if self.lang == 'zh' else ': '}{self.ph(what)}")
+            groups.append({"name": group, "rows": rows})
+        return groups
+
+    # ------------------------------------------------------------------ section 5
+    def status(self, api: Dict[str, Any]) -> str:
+        return nv.status_analysis(api, self.report, self.lang)
+
+    def adapt(self, api: Dict[str, Any]) -> str:
+        return nv.adaptation(api, self.lang)
