@@ -30,7 +30,7 @@ def test_mm_runs_per_dtype_like_sweep_with_the_float64_refusal(tmp_path):
     saved = json.loads((tmp_path / "o" / "report.json").read_text(encoding="utf-8"))
     assert [s["source"] for s in saved["apis"][0]["scenarios"]] == ["opinfo", "opinfo"]
     en = (tmp_path / "o" / "report.en.md").read_text(encoding="utf-8")
-    assert "| `mm` | opinfo |" in en
+    assert "| `mm` | OpInfo (op_db) |" in en
 
 
 def test_relu_reaches_the_opinfo_of_nn_functional_relu_by_footprint():
