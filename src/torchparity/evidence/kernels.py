@@ -109,7 +109,7 @@ def plugin_calls(tree: SourceTree, torch_version: str) -> Dict[str, List[Tuple[s
         if m:
             func_line.setdefault(m.group(1), i)
     registered: Dict[str, List[Tuple[str, str]]] = {}
-    for section, entries in data.items():
+    for entries in data.values():
         if not isinstance(entries, list):
             continue
         for e in entries:
@@ -125,7 +125,7 @@ def plugin_calls(tree: SourceTree, torch_version: str) -> Dict[str, List[Tuple[s
     for path in tree.files("^" + re.escape(OPAPI_DIR) + r"[^/]+\.cpp$"):
         code = tree.read(path)
         funcs = _functions(code)
-        for fn, (calls_here, _) in funcs.items():
+        for fn in funcs:
             op = fn[:-4] if fn.endswith("_out") and fn[:-4] in registered else fn
             op = op[:-7] if op.endswith("_symint") else op
             if op not in registered:
@@ -163,7 +163,6 @@ def _reach(fn: str, funcs, depth: int = 3) -> List[Tuple[str, int]]:
             if callee in funcs and callee != fn:
                 found += _reach(callee, funcs, depth - 1)
     return found
-    return registered
 
 
 # ---------------------------------------------------------------------------------------
@@ -280,7 +279,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                     dtypes=list(main.dtypes), source=f"{tree.name} {main.path}:{main.line}",
                     args=args or None, aicpu=_aicpu_only(tree, path, chip, main.dtypes, cache))
             if chips:
-                others = sorted({a for a, _ in picked[1:] if a != api})
+                others = sorted({a for a, _ in calls[op] if a != api})
                 ops[f"aten.{op}"] = OpKernel(aclnn=api, plugin=f"{plugin[0].name} {at}",
                                              kernel=f"{tree.name} {path}", calls=others or None,
                                              chips=chips)
