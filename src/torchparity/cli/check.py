@@ -186,6 +186,36 @@ def profile_build(
                           f"itt={profile.features.itt}", soft_wrap=True)
 
 
+@app.command("docs-audit")
+def docs_audit(
+    vendor_docs: Path = typer.Option(..., "--vendor-docs", help=VENDOR_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for docs-audit.md and docs-audit.json."),
+    torch_version: Optional[str] = typer.Option(None, help="Docs version to read (default: the installed torch's)."),
+    kernel_facts: Optional[Path] = typer.Option(
+        None, "--kernel-facts", help="Kernel facts YAML (default: the shipped ascend-kernels.yaml)."),
+    observations: Optional[Path] = typer.Option(None, help="Hardware observations YAML (default: the shipped Ascend ones)."),
+) -> None:
+    """Docs entries whose dtype list contradicts the kernel source or another entry of the same
+    op, with evidence and the corrected line (Markdown + JSON for the docs maintainers)."""
+    from rich.progress import Progress
+
+    from ..app.docs_audit import audit, write_audit
+    from ..app.evidence import installed_torch_version
+    from ..app.profile_build import KERNELS, OBSERVATIONS
+    from ..evidence.kernels import load_kernel_facts
+
+    version = torch_version or installed_torch_version()
+    kernels = load_kernel_facts(kernel_facts or KERNELS)
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("footprints of documented APIs", total=None)
+        report = audit(vendor_docs, version, kernels, observations=observations or OBSERVATIONS,
+                       progress=lambda i, n: bar.update(task, completed=i, total=n))
+    md, js = write_audit(report, out)
+    out_console.print(f"wrote {md} and {js}: {len(report['findings'])} findings over "
+                      f"{report['entries_compared']} entries, {len(report['seed_conflicts'])} seed conflicts",
+                      soft_wrap=True)
+
+
 @app.command()
 def docs(
     apis: List[str] = typer.Argument(..., help="Dotted API names."),

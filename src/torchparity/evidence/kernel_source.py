@@ -243,7 +243,7 @@ def read_lists(path: str, text: str) -> FileLists:
             found.args.setdefault(n, set()).add(tensor)
     found.follows_a2_on_950 = bool(
         re.search(r"GetDtypeSupportListV[23]\s*\(", code)
-        or re.search(r"IsReg[Bb]ase\s*\(|DAV_3510|SocVersion::ASCEND950|<=\s*SocVersion::ASCEND910E", code)
+        or re.search(r"IsReg[Bb]ase\s*\(|DAV_3510|(?:op::)?SocVersion::ASCEND950|<=\s*(?:op::)?SocVersion::ASCEND910E", code)
         and re.search(r"DAV_2201|SocVersion::ASCEND910B\b|ASCEND910_93", code)
         and not re.search(r"GetDtypeSupportListV1\s*\(", code))
     found.aicpu_fallback = "ADD_TO_LAUNCHER_LIST_AICPU" in code
