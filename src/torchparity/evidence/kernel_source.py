@@ -113,11 +113,12 @@ _ASSIGN = re.compile(r"(\w+)\s*=\s*([^;=][^;]*);")
 _RETURN_FN = re.compile(r"^[\w:<>&\s]*?\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{", re.M)
 _CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*(\w+)\s*,\s*(\w+)"
                     r"|CheckType\(\s*(\w+)->GetDataType\(\)\s*,\s*(\w+)")
-_A2 = re.compile(r"910B|910_93|2201|WITH_BF16|INCLUDE_BF16|V200")
+_A2 = re.compile(r"910B|910_93|2201|WITH_BF16|INCLUDE_BF16|(?<!NOT_)SUPPORT_BF16|V200")
 _950 = re.compile(r"950|REGBASE|3510|ARCH35|910_95|(?:^|_)A5(?:_|$)")
-_OLD = re.compile(r"910_|_910$|_910_|^910|310|1001|2002|WITHOUT_BF16|V100")
-_ROLE_DROP = re.compile(r"ASCEND|910B_C|910BC|910B|910_93|910_95|910|950|310P|310B|REGBASE|ARCH3510|"
-                        r"DAV_\d+|3510|WITH_BF16|INCLUDE_BF16|WITHOUT_BF16|V100|V200|AICORE|AICPU|CURRENT")
+_OLD = re.compile(r"910_|_910$|_910_|^910|310|1001|2002|WITHOUT_BF16|NOT_SUPPORT_BF16|NO_BF16|V100")
+_ROLE_DROP = re.compile(r"NOT_SUPPORT_BF16|SUPPORT_BF16|SUPPORT_REGBASE|NO_BF16|ASCEND|910B_C|910BC|910B|910_93|910_95|910|950|310P|310B|REGBASE|ARCH3510|ARCH(?=_)|"
+                        r"DAV_\d+|3510|WITH_BF16|INCLUDE_BF16|WITHOUT_BF16|V100|V200|AICORE|AICPU|CURRENT|"
+                        r"AFTER|(?<![A-Z0-9])A5(?![A-Z0-9])")
 
 
 def _snake(name: str) -> str:
