@@ -4,7 +4,8 @@ Two kinds of vendor source, read with :class:`~.kernel_source.SourceTree`:
 
 - ``Ascend/op-plugin``: ``op_plugin/config/op_plugin_functions.yaml`` says which aten ops
   torch_npu registers (``op_api`` for a torch version) and, for generated ones, the
-  ``exec: aclnnXxx`` they run; hand-written ones call ``EXEC_NPU_CMD(aclnnXxx, ...)`` in
+  ``exec: aclnnXxx`` they run; hand-written ones call ``EXEC_NPU_CMD(aclnnXxx, ...)`` (or name the
+  API in ``DO_COMPATIBILITY(aclnnXxx, ...)``) in
   ``op_plugin/ops/opapi/*.cpp`` (function ``mm`` / ``mm_out`` -> aten ``mm``);
 - the CANN operator repositories (``hicann/ops-*``): ``*/op_api/aclnn_*.cpp`` define
   ``aclnnXxxGetWorkspaceSize`` and the dtype lists it checks (see kernel_source).
@@ -148,7 +149,7 @@ def _functions(code: str) -> Dict[str, Tuple[List[Tuple[str, int]], Set[str]]]:
         end = defs[i + 1][1] if i + 1 < len(defs) else len(code)
         body = code[start:end]
         execs = [(m.group(1), code.count("\n", 0, start + m.start()) + 1)
-                 for m in re.finditer(r"EXEC_NPU_CMD\w*\(\s*(aclnn\w+)", body)]
+                 for m in re.finditer(r"(?:EXEC_NPU_CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body)]
         prev = out.get(fn, ([], set()))
         out[fn] = (prev[0] + execs, prev[1] | set(re.findall(r"(\w+)\s*\(", body)))
     return out
@@ -231,8 +232,9 @@ def _aicpu_only(tree: SourceTree, path: str, chip: str, dtypes: Sequence[str],
 
 
 def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple[str, str]]:
-    """Calls with a known aclnn file: the one named like the op first, then the most called
-    (a format-specific path such as ``aclnnMatmulWeightNz`` comes before the general one)."""
+    """Calls with a known aclnn file: the one named like the op (``Inplace`` for ``add_``), then
+    its tensor variant (``aclnnGeTensor`` before ``aclnnGeScalar``), then the general path
+    (``aclnnMm`` before the format-specific ``aclnnMatmulWeightNz``), then the most called."""
     count: Dict[str, int] = {}
     for api, _ in calls:
         count[api] = count.get(api, 0) + 1
@@ -240,9 +242,13 @@ def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple
     for api, at in calls:
         if api in index.where:
             first.setdefault(api, at)
-    plain = op.strip("_").replace("_", "").lower()
-    ranked = sorted(first, key=lambda a: (a[5:].lower() != plain, a[5:].lower() != plain + "s",
-                                          "Nz" in a or "WeightNz" in a, -count[a], a))
+    plain = ("inplace" if op.endswith("_") and not op.startswith("_") else "") + op.strip("_").replace("_", "").lower()
+
+    def rank(api: str):
+        name = api[5:].lower()  # aclnnAdd -> add
+        return (name != plain, not (name.startswith(plain) and "tensor" in name[len(plain):]),
+                "scalar" in name[len(plain):] or name == plain + "s", "Nz" in api, -count[api], api)
+    ranked = sorted(first, key=rank)
     return [(a, first[a]) for a in ranked]
 
 
