@@ -10,7 +10,8 @@ from torchparity.evidence.kernels import extract_kernel_facts
 
 FIX = Path(__file__).resolve().parents[1] / "evidence" / "fixtures" / "kernels"
 OPS = {"torch.mm": ["aten.mm"], "torch.dot": ["aten.dot"], "torch.relu": ["aten.relu"],
-       "torch.Tensor.relu": ["aten.relu"], "torch.exp": ["aten.exp"]}
+       "torch.Tensor.relu": ["aten.relu"], "torch.exp": ["aten.exp"],
+       "torch.isclose": ["aten.isclose", "aten.abs"], "torch.Tensor.isclose": ["aten.isclose", "aten.abs"]}
 
 
 CHIPS = ("Atlas A2 训练系列产品", "Atlas A3 训练系列产品", "Ascend 950DT")
@@ -33,6 +34,8 @@ def _run(tmp_path):
         _entry("torch.relu", "✔✔✔", "`input`仅支持fp16，fp32，int32"),
         _entry("torch.Tensor.relu", "✔✔✔", "`self`仅支持fp32"),  # the same op, another list
         _entry("torch.exp", "✔✔✔", "`input`仅支持fp32"),  # no kernel facts: nothing to say
+        _entry("torch.isclose", "✔✔✔", "`input`仅支持fp16，fp32"),  # two ops in the footprint
+        _entry("torch.Tensor.isclose", "✔✔✘", "`self`仅支持fp32"),
     ]), encoding="utf-8")
     obs = tmp_path / "obs.yaml"
     obs.write_text(yaml.safe_dump({"observations": [
@@ -68,6 +71,9 @@ def test_findings_evidence_and_corrected_lines(tmp_path):
     assert both["chips"]["Atlas A2 训练系列产品"] == {"torch.relu": ["int32", "float16", "float32"],
                                                  "torch.Tensor.relu": ["float32"]}
     assert not any(f["api"] == "torch.exp" for f in report["findings"])
+    # a pair whose footprint is not one op is still compared, as the vendor's aten.isclose
+    pair = found[("entries", "torch.Tensor.isclose / torch.isclose")]
+    assert pair["op"] == "aten.isclose" and pair["chips"]["Ascend 950DT"]["torch.Tensor.isclose"] == "✘"
 
 
 def test_markdown_and_json_written(tmp_path):

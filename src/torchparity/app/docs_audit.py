@@ -158,13 +158,21 @@ def audit(docs_root: Path, torch_version: str, kernels: KernelFacts, *,
             corrected=rows + _corrected(arg, {c: per_chip.get(c) for c in chips if c in per_chip}),
             severity=next(s for s in ("claims", "denies", "omits") if s in severity)))
 
-    # 2. docs against docs: torch.X and torch.Tensor.X reaching the same op
-    by_member: Dict[Tuple[str, str], List[VendorEntry]] = defaultdict(list)
-    for entry, op in pairs:
-        by_member[(op, entry.name.rsplit(".", 1)[-1])].append(entry)
-    for (op, _member), entries in sorted(by_member.items()):
-        if len(entries) < 2:
+    # 2. docs against docs: torch.X and torch.Tensor.X (the function and its method); the
+    # op is the single compute op of their footprint, else the vendor's own aten.X
+    single = {entry.name: op for entry, op in pairs}
+    by_member: Dict[str, List[VendorEntry]] = defaultdict(list)
+    for entry in index:
+        for prefix in ("torch.Tensor.", "torch."):
+            member = entry.name[len(prefix):]
+            if entry.name.startswith(prefix) and member.isidentifier():
+                by_member[member].append(entry)
+                break
+    for member, entries in sorted(by_member.items()):
+        if len({e.name for e in entries}) < 2:
             continue
+        ops = {single[e.name] for e in entries if e.name in single}
+        op = ops.pop() if len(ops) == 1 else f"aten.{member}"
         f = Finding(kind="entries", api=" / ".join(sorted(e.name for e in entries)), op=op,
                     source=", ".join(f"{e.source}:{e.line}" for e in entries), severity="differs")
         f.current = [f"{e.name}: " + ("; ".join(c.text for c in e.dtype_clauses if c.kind == "only") or "(no limit)")
@@ -245,6 +253,9 @@ def render_markdown(report: Dict[str, object]) -> str:
             lines += ["", "Current:", "", "```markdown", *f["current"], "```"]
             if f["corrected"]:
                 lines += ["", "Corrected:", "", "```markdown", *f["corrected"], "```"]
+            else:
+                lines += ["", "No kernel list for this op in the sources read: the entries disagree, "
+                          "the source does not say which is right."]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
