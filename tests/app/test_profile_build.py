@@ -92,7 +92,7 @@ def test_kernel_lists_win_over_docs_and_observations_over_both(docs, tmp_path):
     assert a2.ops["aten.abs"].aicpu_dtypes == ["int16", "float64"] and a2.allows("aten.abs", "int16")
     # an op without kernel facts keeps its docs rule
     assert a2.ops["aten.exp"].source.startswith("docs torch.exp") and not a2.allows("aten.exp", "float64")
-    assert a2.generated["kernel_ops"] == "4" and "ops-fake@" in a2.generated["kernels"]
+    assert a2.generated["kernel_ops"] == "5" and "ops-fake@" in a2.generated["kernels"]
 
 
 def test_unknown_chip_and_bad_observations(docs, tmp_path):

@@ -22,7 +22,7 @@ def _facts(plugin=FIX / "op-plugin", ops=FIX / "ops-fake"):
 
 def test_lists_per_op_and_architecture():
     facts = _facts()
-    assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu"}  # old_op: not in 2.13
+    assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign"}  # old_op: not in 2.13
     dot = facts.ops["aten.dot"]
     assert dot.aclnn == "aclnnDot" and dot.plugin.endswith("op_plugin_functions.yaml:3")
     # GetDtypeSupportListV2: the 910B list on DAV_2201 and on RegBase (DAV_3510)
@@ -44,6 +44,10 @@ def test_lists_per_op_and_architecture():
     abs_ = facts.ops["aten.abs"].chips
     assert abs_["dav_2201"].aicpu == ["float64", "int16"]
     assert abs_["dav_3510"].dtypes == ["float32", "float16", "bfloat16"]
+    # a dtype an architecture switch lets through, with its line
+    sign = facts.ops["aten.sign"].chips
+    assert sign["dav_2201"].dtypes == ["float32", "float16", "bfloat16"] and sign["dav_2201"].source.endswith(":8")
+    assert sign["dav_3510"].dtypes == ["float32", "float16"]
 
 
 def test_bare_git_dir_records_its_commit(tmp_path):

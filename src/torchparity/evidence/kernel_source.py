@@ -113,6 +113,9 @@ _ASSIGN = re.compile(r"(\w+)\s*=\s*([^;=][^;]*);")
 _RETURN_FN = re.compile(r"^[\w:<>&\s]*?\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{", re.M)
 _CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*(\w+)\s*,\s*(\w+)"
                     r"|CheckType\(\s*(\w+)->GetDataType\(\)\s*,\s*(\w+)")
+# case labels of an architecture switch, then "if (x->GetDataType() != DT_Y) { error }"
+_CASE_EXCEPTION = re.compile(r"((?:case\s+NpuArch::DAV_\d+\s*:\s*)+)\{?\s*if\s*\(\s*\w+->GetDataType\(\)\s*!=\s*"
+                             r"(?:op::)?DataType::DT_(\w+)\s*\)")
 _A2 = re.compile(r"910B|910_93|2201|WITH_BF16|INCLUDE_BF16|(?<!NOT_)SUPPORT_BF16|V200")
 _950 = re.compile(r"950|REGBASE|3510|ARCH35|910_95|(?:^|_)A5(?:_|$)")
 _OLD = re.compile(r"910_|_910$|_910_|^910|310|1001|2002|WITHOUT_BF16|NOT_SUPPORT_BF16|NO_BF16|V100")
@@ -165,6 +168,9 @@ class FileLists:
     args: Dict[str, Set[str]] = field(default_factory=dict)  # list name -> tensors checked with it
     follows_a2_on_950: bool = False  # RegBase takes the DAV_2201 list (V2/V3, range to 910E)
     aicpu_fallback: bool = False  # the file launches an AiCpu kernel when AiCore refuses
+    # dtypes let through by code rather than a list: arch -> (dtype, line), e.g. aclnn_sign's
+    # "case NpuArch::DAV_2201: case NpuArch::DAV_3510: if (dtype != DT_BF16) error"
+    exceptions: Dict[str, List[Tuple[str, int]]] = field(default_factory=dict)
 
     def for_chip(self, chip: str) -> Dict[str, DtypeList]:
         """role -> the list that applies on one chip (a2, a3 or 950)."""
@@ -248,6 +254,10 @@ def read_lists(path: str, text: str) -> FileLists:
         and re.search(r"DAV_2201|SocVersion::ASCEND910B\b|ASCEND910_93", code)
         and not re.search(r"GetDtypeSupportListV1\s*\(", code))
     found.aicpu_fallback = "ADD_TO_LAUNCHER_LIST_AICPU" in code
+    for m in _CASE_EXCEPTION.finditer(code):
+        for arch in re.findall(r"DAV_(2201|3510)", m.group(1)):
+            found.exceptions.setdefault(f"dav_{arch}", []).append(
+                (dtype_name(m.group(2)), _line_of(code, m.start(2))))
     return found
 
 

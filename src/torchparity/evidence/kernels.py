@@ -281,8 +281,13 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                     continue
                 if all(v == list(main.dtypes) for v in args.values()):
                     args = {}  # every checked tensor takes the main list
+                dtypes, source = list(main.dtypes), f"{tree.name} {main.path}:{main.line}"
+                for dtype, line in fl.exceptions.get(chip, []):
+                    if dtype not in dtypes:
+                        dtypes.append(dtype)
+                        source += f" + {dtype} at :{line}"
                 chips[chip] = ChipKernel(
-                    dtypes=list(main.dtypes), source=f"{tree.name} {main.path}:{main.line}",
+                    dtypes=dtypes, source=source,
                     args=args or None, aicpu=_aicpu_only(tree, path, chip, main.dtypes, cache))
             if chips:
                 others = sorted({a for a, _ in calls[op] if a != api})
