@@ -1,7 +1,7 @@
 """Kernel-built Ascend profiles against the docs-built ones, the docs audit, and what an
 emulated sweep on the kernel-built ascend-a2 is refused, by cause.
 
-    python benchmarks/kernel_profiles.py [--sweep DIR] [--json out.json]
+    python benchmarks/kernel_profiles.py [--sources DIR...] [--sweep DIR] [--json out.json]
 
 1. Rules: the docs-only build (``build_profiles`` without kernel facts: the profiles as
    shipped before) against the shipped, kernel-built profiles (same docs, same
@@ -33,7 +33,7 @@ from torchparity.app.profile_build import (
     load_observations,
 )
 from torchparity.devices.profiles import load_profile
-from torchparity.evidence.kernels import load_kernel_facts
+from torchparity.evidence.kernels import dump_kernel_facts, extract_kernel_facts, load_kernel_facts
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ascend-native-api-docs"
 VERSION = "2.13.0"
@@ -99,14 +99,14 @@ def sweep(folder: Path) -> dict:
         op, dt = f"aten.{m.group(1)}", TORCH_DTYPE.get(m.group(2), m.group(2))
         rule = profile.op_support(op)
         src = (rule.source or "") if rule else ""
-        if (op, dt) in seen_refused:
-            kind = "hardware observation"
-        elif src.startswith("kernel "):
+        if src.startswith("kernel "):
             kind = "kernel list"
         elif src.startswith("docs "):
             kind = "docs rule (no kernel facts)"
         else:
-            kind = "other"
+            kind = "hardware observation only" if (op, dt) in seen_refused else "other"
+        if (op, dt) in seen_refused and not kind.startswith("hardware"):
+            kind += ", a hardware observation agrees"
         refused[kind] += 1
         per_op[(kind, op, dt)] += 1
     return {"cases": len(rows), "by_status": {f"{s} {c}".strip(): n for (s, c), n in sorted(by_status.items())},
@@ -118,8 +118,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sweep", type=Path, help="sweep --out folder on emu:ascend-a2")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--sources", type=Path, nargs="*", default=[],
+                    help="op-plugin and hicann/ops-* snapshots: time the extraction, diff with the shipped facts")
     args = ap.parse_args()
-    result = {"rules": rules(), "audit": audit_counts()}
+    result = {}
+    if args.sources:
+        t = time.perf_counter()
+        facts = extract_kernel_facts(args.sources, VERSION)
+        result["extract"] = {"seconds": round(time.perf_counter() - t, 1), "ops": len(facts.ops),
+                             "same_as_shipped": dump_kernel_facts(facts) == KERNELS.read_text(encoding="utf-8")}
+    result.update({"rules": rules(), "audit": audit_counts()})
     if args.sweep:
         result["sweep_emulated_ascend_a2"] = sweep(args.sweep)
     text = json.dumps(result, ensure_ascii=False, indent=1)
