@@ -44,6 +44,11 @@ def test_lists_per_op_and_architecture():
     abs_ = facts.ops["aten.abs"].chips
     assert abs_["dav_2201"].aicpu == ["float64", "int16"]
     assert abs_["dav_3510"].dtypes == ["float32", "float16", "bfloat16"]
+    # the AiCore kernel definition next to it: inputs and SoCs, as data
+    host = facts.ops["aten.abs"].op_host
+    assert [(h.source, h.socs, h.inputs) for h in host] == [
+        ("ops-fake math/abs/op_host/abs_def.cpp:6", ["ascend910b", "ascend950"], {"x": ["float16", "float32"]})]
+    assert facts.ops["aten.dot"].op_host is None
     # a dtype an architecture switch lets through, with its line
     sign = facts.ops["aten.sign"].chips
     assert sign["dav_2201"].dtypes == ["float32", "float16", "bfloat16"] and sign["dav_2201"].source.endswith(":8")

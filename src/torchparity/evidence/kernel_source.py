@@ -266,3 +266,35 @@ def workspace_apis(text: str) -> Iterator[Tuple[str, int, List[str]]]:
     for m in re.finditer(r"aclnnStatus\s+(aclnn\w+?)GetWorkspaceSize\s*\(([^)]*)\)\s*\{", text):
         params = [re.findall(r"\w+", p)[-1] for p in m.group(2).split(",") if re.findall(r"\w+", p)]
         yield m.group(1), _line_of(text, m.start(1)), params
+
+
+# ---------------------------------------------------------------------------------------
+# op_host/*_def.cpp: the AiCore kernel's inputs and the SoCs it is built for
+
+_DEF_INPUT = re.compile(r"this->Input\(\s*\"(\w+)\"\s*\)([^;]*);", re.S)
+_DEF_DTYPES = re.compile(r"\.DataType\(\s*\{([^}]*)\}")
+_DEF_SOC = re.compile(r"AddConfig\(\s*\"(\w+)\"")
+
+
+@dataclass
+class OpDef:
+    path: str
+    line: int
+    socs: List[str]  # as AddConfig names them: ascend910b, ascend910_93, ascend950, ...
+    inputs: Dict[str, List[str]]  # input -> dtypes of the top-level definition
+
+
+def read_op_def(path: str, text: str) -> Optional[OpDef]:
+    """Per-input dtypes and SoCs of one ``*_def.cpp`` (per-SoC config overrides not read)."""
+    code = _strip_comments(text)
+    inputs: Dict[str, List[str]] = {}
+    first = None
+    for m in _DEF_INPUT.finditer(code):
+        lists = _DEF_DTYPES.search(m.group(2))
+        if lists:
+            first = first or m.start()
+            inputs.setdefault(m.group(1), list(dict.fromkeys(dtype_name(d) for d in _DT.findall(lists.group(1)))))
+    socs = sorted(set(_DEF_SOC.findall(code)))
+    if not inputs or first is None:
+        return None
+    return OpDef(path, _line_of(code, first), socs, inputs)

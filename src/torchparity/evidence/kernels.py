@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import InputError
 from ..yamlmodel import load_yaml_model
-from .kernel_source import CHIPS, FileLists, SourceTree, read_lists, workspace_apis
+from .kernel_source import CHIPS, FileLists, SourceTree, read_lists, read_op_def, workspace_apis
 
 PLUGIN_YAML = "op_plugin/config/op_plugin_functions.yaml"
 OPAPI_DIR = "op_plugin/ops/opapi/"
@@ -48,12 +48,22 @@ class ChipKernel(_Strict):
     aicpu: Optional[List[str]] = None  # taken only by the AiCpu fallback: supported, slow
 
 
+class OpHost(_Strict):
+    """An AiCore kernel definition next to the aclnn API (``op_host/*_def.cpp``): data, not
+    used for rules (it says what the kernel is built for, not what the API accepts)."""
+
+    source: str  # repo path:line of the first input
+    socs: List[str]
+    inputs: Dict[str, List[str]]
+
+
 class OpKernel(_Strict):
     aclnn: str
     plugin: str  # op-plugin path:line naming the call
     kernel: str  # repo path of the aclnn_*.cpp
     calls: Optional[List[str]] = None  # other aclnn APIs the op may run
     chips: Dict[str, ChipKernel]
+    op_host: Optional[List[OpHost]] = None
 
 
 class KernelFacts(_Strict):
@@ -231,6 +241,18 @@ def _aicpu_only(tree: SourceTree, path: str, chip: str, dtypes: Sequence[str],
     return only or None
 
 
+def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
+    """The ``*_def.cpp`` files of the operator folder an aclnn file belongs to."""
+    folder = re.split(r"/op_host/op_api/|/op_api/", path)[0]
+    out = []
+    for d in tree.files("^" + re.escape(folder) + r"/op_host/[^/]+_def\.cpp$"):
+        found = read_op_def(d, tree.read(d))
+        if found:
+            out.append(OpHost(source=f"{tree.name} {found.path}:{found.line}", socs=found.socs,
+                              inputs=found.inputs))
+    return out or None
+
+
 def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple[str, str]]:
     """Calls with a known aclnn file: the one named like the op (``Inplace`` for ``add_``), then
     its tensor variant (``aclnnGeTensor`` before ``aclnnGeScalar``), then the general path
@@ -293,7 +315,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                 others = sorted({a for a, _ in calls[op] if a != api})
                 ops[f"aten.{op}"] = OpKernel(aclnn=api, plugin=f"{plugin[0].name} {at}",
                                              kernel=f"{tree.name} {path}", calls=others or None,
-                                             chips=chips)
+                                             chips=chips, op_host=_op_hosts(tree, path))
         repos = {t.name: t.commit for t in sorted(trees, key=lambda t: t.name)}
     finally:
         for t in trees:
