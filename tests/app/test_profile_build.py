@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from torchparity.app.profile_build import build_profiles
+from torchparity.app.profile_build import KERNEL_CHIP, KERNELS, build_profiles
 from torchparity.devices.profiles import dump_profile, load_profile
 from torchparity.errors import InputError
+from torchparity.evidence.kernels import extract_kernel_facts, load_kernel_facts
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
 CHIPS = ("Atlas A2 训练系列产品", "Atlas A3 训练系列产品", "Ascend 950DT")
@@ -67,6 +68,33 @@ def test_rules_on_a_small_docs_tree(docs, tmp_path):
     assert load_profile(path).ops == a2.ops
 
 
+def test_kernel_lists_win_over_docs_and_observations_over_both(docs, tmp_path):
+    fix = Path(__file__).resolve().parents[1] / "evidence" / "fixtures" / "kernels"
+    kernels = extract_kernel_facts([fix / "op-plugin", fix / "ops-fake"], "2.13.0")
+    obs = tmp_path / "obs.yaml"
+    obs.write_text(yaml.safe_dump({"observations": [
+        {"unsupported": ["aten.relu", "aten.exp"], "dtypes": ["float64"], "chips": ["A2"], "source": "seed"}]}),
+        encoding="utf-8")
+    ops = dict(OPS, **{"torch.relu": ["aten.relu"]})
+    profiles = build_profiles(docs, "2.12.0", observations=obs, kernels=kernels, compute_ops=ops.get)
+    a2, dt = profiles["ascend-a2"], profiles["ascend-950dt"]
+    # the docs say fp16, fp32 for torch.mm; the kernel takes bfloat16 too, and the docs are noted
+    assert a2.ops["aten.mm"].dtypes == ["float16", "bfloat16", "float32"]
+    assert "kernel aclnnMm" in a2.ops["aten.mm"].source and "docs say float16, float32" in a2.ops["aten.mm"].note
+    # 950DT: ✘ in the docs, but the kernel has a list there
+    assert dt.allows("aten.mm", "bfloat16") and "docs say ✘" in dt.ops["aten.mm"].note
+    # a kernel list naming float64, refused on hardware: the observation wins, the conflict is noted
+    relu = a2.ops["aten.relu"]
+    assert not a2.allows("aten.relu", "float64") and a2.allows("aten.relu", "int32")
+    assert "conflict" in relu.note and "float64" in relu.note
+    assert profiles["ascend-a3"].allows("aten.relu", "float64")
+    # AiCpu-only dtypes: supported, marked slow
+    assert a2.ops["aten.abs"].aicpu_dtypes == ["int16", "float64"] and a2.allows("aten.abs", "int16")
+    # an op without kernel facts keeps its docs rule
+    assert a2.ops["aten.exp"].source.startswith("docs torch.exp") and not a2.allows("aten.exp", "float64")
+    assert a2.generated["kernel_ops"] == "5" and "ops-fake@" in a2.generated["kernels"]
+
+
 def test_unknown_chip_and_bad_observations(docs, tmp_path):
     with pytest.raises(InputError):
         build_profiles(docs, "2.12.0", chips=["Z9"], observations=None, compute_ops=OPS.get)
@@ -74,10 +102,17 @@ def test_unknown_chip_and_bad_observations(docs, tmp_path):
     bad.write_text("observations: [{dtypes: [float64]}]\n", encoding="utf-8")
     with pytest.raises(InputError, match="obs.yaml"):
         build_profiles(docs, "2.12.0", observations=bad, compute_ops=OPS.get)
-@pytest.mark.parametrize("name", ["ascend-a2"])
-def test_shipped_profile_rebuilds_identically(name):
-    shipped = load_profile(name)
-    version = shipped.generated["docs"].rsplit("pytorch_", 1)[1].replace("-", ".")
-    chip = shipped.chips[0]
-    rebuilt = build_profiles(DATA, version, chips=[chip])[name]
-    assert dump_profile(rebuilt) == Path(shipped.path).read_text(encoding="utf-8")
+def test_shipped_profiles_rebuild_identically():
+    """The shipped A2, A3 and 950DT profiles are what the docs data, the shipped kernel facts
+    and the observations give (one build: the docs footprints are computed once)."""
+    shipped = {name: load_profile(name) for name in KERNEL_CHIP}
+    a2 = shipped["ascend-a2"]
+    version = a2.generated["docs"].rsplit("pytorch_", 1)[1].replace("-", ".")
+    assert "--kernel-facts" in a2.generated["command"]
+    rebuilt = build_profiles(DATA, version, kernels=load_kernel_facts(KERNELS))
+    for name, profile in shipped.items():
+        assert dump_profile(rebuilt[name]) == Path(profile.path).read_text(encoding="utf-8"), name
+    # the kernel list wins over the docs: mm in bfloat16 on A2 ("input仅支持fp16，fp32" in the docs)
+    mm = shipped["ascend-a2"].ops["aten.mm"]
+    assert shipped["ascend-a2"].allows("aten.mm", "bfloat16") and "kernel aclnnMm" in mm.source
+    assert "docs say" in mm.note

@@ -15,6 +15,12 @@ For each chip, a profile of per-aten-op dtype support:
    one op are noted in the profile.
 3. Build features from the docs: ``itt`` is off for a chip where emit_itt is ✘.
 
+With kernel facts (``sources/ascend-kernels.yaml``, extracted from Ascend's op-plugin and
+CANN operator sources by ``--from-kernels``) an op torch_npu runs through an aclnn API
+takes the kernel's dtype list for the chip (step 1 becomes a second opinion, noted where
+it disagrees); dtypes only the AiCpu fallback takes are kept and marked slow. The hardware
+observations of step 2 still override both, and a conflict with the kernel is noted.
+
 The output is deterministic (sorted, no timestamps), so a rebuild can be diffed.
 """
 
@@ -30,10 +36,14 @@ from pydantic import BaseModel, ConfigDict
 from ..devices.profiles import Profile
 from ..devices.profiles.model import DTYPES, PROFILE_DIR, Features, OpSupport
 from ..errors import InputError
+from ..evidence.kernels import KernelFacts, load_kernel_facts
 from ..evidence.vendor_docs import VendorEntry, load_vendor_docs, resolve_chips
 from ..yamlmodel import load_yaml_model
 
 OBSERVATIONS = PROFILE_DIR / "sources" / "ascend-observations.yaml"
+KERNELS = PROFILE_DIR / "sources" / "ascend-kernels.yaml"
+# profile -> NPU architecture of its chip (hicann/ops-math docs/zh/install/compile.md: --soc per product)
+KERNEL_CHIP = {"ascend-a2": "dav_2201", "ascend-a3": "dav_2201", "ascend-950dt": "dav_3510"}
 
 # profile name -> (chip as the docs write it, device name)
 ASCEND_CHIPS: Dict[str, Tuple[str, str]] = {
@@ -69,6 +79,9 @@ class _OpFacts:
     dtypes: Optional[Set[str]] = field(default_factory=set)  # None: no dtype limit
     sources: List[str] = field(default_factory=list)
     lists: Set[Optional[Tuple[str, ...]]] = field(default_factory=set)  # as each entry says
+    kernel: Optional[Set[str]] = None  # the kernel's list, when the rule follows it
+    aicpu: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
 
 
 def load_observations(path: Path) -> Observations:
@@ -140,11 +153,49 @@ def observed_device_ops(refs: Sequence[Tuple[str, str]], device: str = "emu:allo
     return found
 
 
+def _docs_view(f: _OpFacts) -> str:
+    if not f.supported:
+        return "✘ (no support)"
+    if f.dtypes is None:
+        return "no dtype limit"
+    return ", ".join(sorted(f.dtypes, key=DTYPES.index))
+
+
+def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: str) -> int:
+    """Ops torch_npu runs through an aclnn API take its dtype list; the docs become a note.
+
+    Returns how many ops follow a kernel list.
+    """
+    commits = {repo: commit[:12] for repo, commit in kernels.repos.items()}
+    n = 0
+    for op, ok in kernels.ops.items():
+        ck = ok.chips.get(chip_key)
+        if ck is None:
+            continue
+        n += 1
+        kdt = {d for d in ck.dtypes if d in DTYPES}
+        repo = ck.source.split(" ", 1)[0]
+        src = f"kernel {ok.aclnn}: {ck.source}@{commits.get(repo, '?')} (called from {ok.plugin})"
+        docs = facts.get(op)
+        f = _OpFacts(supported=True, dtypes=set(kdt), sources=[src], kernel=set(kdt),
+                     aicpu=[d for d in (ck.aicpu or []) if d in kdt])
+        if docs is not None and docs.sources:
+            view = _docs_view(docs)
+            if not docs.supported or docs.dtypes is None or docs.dtypes != kdt:
+                f.notes.append(f"docs say {view} ({docs.sources[0]}"
+                               + (f" and {len(docs.sources) - 1} more" if len(docs.sources) > 1 else "")
+                               + "); the kernel list is followed")
+        facts[op] = f
+    return n
+
+
 def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] = (),
                    observations: Optional[Path] = OBSERVATIONS,
+                   kernels: Optional[KernelFacts] = None, kernels_name: str = KERNELS.name,
                    compute_ops: ComputeOps = default_compute_ops,
                    progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, Profile]:
-    """Profiles (name -> Profile) for the Ascend chips, from the docs of ``torch_version``."""
+    """Profiles (name -> Profile) for the Ascend chips, from the docs of ``torch_version``,
+    the kernel facts when given, and the hardware observations."""
     index = load_vendor_docs(docs_root, torch_version)
     wanted = {name: spec for name, spec in ASCEND_CHIPS.items()
               if not chips or spec[0] in resolve_chips(chips, index.chips)}
@@ -176,6 +227,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                 f.dtypes = None
             else:
                 f.dtypes.update(d for d in dtypes if d in DTYPES)
+        n_kernel = apply_kernels(facts, kernels, KERNEL_CHIP[name]) if kernels else 0
         for o, dtype, ops in observed:
             if chip not in resolve_chips(o.chips, index.chips):
                 continue
@@ -187,6 +239,9 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                     f.supported = True
                     f.dtypes.add(dtype)
                     f.sources.append(f"observed {dtype} working: {o.source}")
+                    if f.kernel is not None:
+                        f.notes.append(f"conflict: observed working in {dtype} on hardware, which the "
+                                       "kernel list lacks; the observation is kept")
         for o in obs.observations:
             if not o.unsupported or chip not in resolve_chips(o.chips, index.chips):
                 continue
@@ -196,27 +251,45 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                 if not known or f.dtypes is None:  # allowed for every dtype until now
                     f.dtypes = set(DTYPES)
                     f.supported = True
+                clash = sorted(set(o.dtypes) & (f.kernel or set()), key=DTYPES.index)
+                if clash:
+                    f.notes.append(f"conflict: the kernel list includes {', '.join(clash)}, refused on "
+                                   "hardware; the observation is kept")
                 f.dtypes.difference_update(o.dtypes)
+                f.aicpu = [d for d in f.aicpu if d not in o.dtypes]
                 f.sources.append(f"observed {', '.join(o.dtypes)} refused: {o.source}")
         ops = {}
         for op in sorted(facts):
             f = facts[op]
             srcs = f.sources[:MAX_SOURCES] + (
                 [f"... and {len(f.sources) - MAX_SOURCES} more"] if len(f.sources) > MAX_SOURCES else [])
-            conflict = len(f.lists) > 1
+            notes = list(f.notes)
+            if len(f.lists) > 1 and f.kernel is None:
+                notes.insert(0, "docs entries disagree on the dtypes; their union is kept")
             ops[op] = OpSupport(supported=f.supported,
                                 dtypes=sorted(f.dtypes, key=DTYPES.index) if f.supported and f.dtypes is not None else None,
                                 source="; ".join(srcs),
-                                note="docs entries disagree on the dtypes; their union is kept" if conflict else None)
+                                note="; ".join(notes) or None,
+                                aicpu_dtypes=sorted(f.aicpu, key=DTYPES.index) if f.supported and f.aicpu else None)
         itt = bool(itt_entry.chips.get(chip, True)) if itt_entry else True
+        command = f"torchparity profile build --from-ascend-docs DIR --torch-version {torch_version}"
+        generated = {"command": command + (f" --kernel-facts {kernels_name}" if kernels else ""),
+                     "docs": f"Ascend native_api docs pytorch_{torch_version.replace('.', '-')}",
+                     "observations": OBSERVATIONS.name if observations else "none",
+                     "single_op_entries": str(len(pairs))}
+        if kernels:
+            generated["kernels"] = ", ".join(f"{r}@{c[:12]}" for r, c in kernels.repos.items())
+            generated["kernel_ops"] = str(n_kernel)
+        what = "Ascend {chip} from the vendor's kernel sources, documented for" if kernels else \
+            "Ascend {chip} as documented for"
         profiles[name] = Profile(
             name=name,
-            description=(f"Ascend {chip} as documented for torch {torch_version}, with hardware "
+            description=(what.format(chip=chip) + f" torch {torch_version}, with hardware "
                          "observations; generated, do not edit by hand"),
             device_type="npu", vendor="Ascend", chips=[chip], device_name=device_name,
-            generated={"command": f"torchparity profile build --from-ascend-docs DIR --torch-version {torch_version}",
-                       "docs": f"Ascend native_api docs pytorch_{torch_version.replace('.', '-')}",
-                       "observations": OBSERVATIONS.name if observations else "none",
-                       "single_op_entries": str(len(pairs))},
-            ops=ops, features=Features(itt=itt))
+            generated=generated, ops=ops, features=Features(itt=itt))
     return profiles
+
+
+def default_kernels() -> Optional[KernelFacts]:
+    return load_kernel_facts(KERNELS) if KERNELS.is_file() else None

@@ -216,21 +216,42 @@ def profile_build(
     chips: List[str] = typer.Option([], "--chips", help="Only these chips, e.g. A2 (repeatable)."),
     observations: Optional[Path] = typer.Option(None, help="Hardware observations YAML (default: the shipped Ascend ones)."),
     no_observations: bool = typer.Option(False, help="Docs only, no hardware observations."),
+    from_kernels: List[Path] = typer.Option(
+        [], "--from-kernels", help="Ascend/op-plugin and hicann/ops-* snapshots (bare git dir or folder; "
+        "repeatable): extract kernel facts, write <out>/ascend-kernels.yaml and follow them."),
+    kernel_facts: Optional[Path] = typer.Option(
+        None, "--kernel-facts", help="Kernel facts YAML written by --from-kernels (e.g. the shipped "
+        "devices/profiles/sources/ascend-kernels.yaml)."),
 ) -> None:
-    """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs."""
+    """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs,
+    and from the vendor's kernel sources when given (they win over the docs)."""
     from rich.progress import Progress
 
     from ..app.evidence import installed_torch_version
-    from ..app.profile_build import OBSERVATIONS, build_profiles
+    from ..app.profile_build import KERNELS, OBSERVATIONS, build_profiles
     from ..devices.profiles import dump_profile
+    from ..errors import InputError
+    from ..evidence.kernels import dump_kernel_facts, extract_kernel_facts, load_kernel_facts
     from ..results.store import write_text_atomic
 
+    if from_kernels and kernel_facts:
+        raise InputError("give --from-kernels or --kernel-facts, not both")
     version = torch_version or installed_torch_version()
+    kernels, kernels_name = None, KERNELS.name
+    if from_kernels:
+        kernels = extract_kernel_facts(from_kernels, version)
+        facts_path = out / KERNELS.name
+        write_text_atomic(facts_path, dump_kernel_facts(kernels))
+        out_console.print(f"wrote {facts_path}: {len(kernels.ops)} aten ops with kernel lists "
+                          f"({', '.join(f'{r}@{c[:12]}' for r, c in kernels.repos.items())})", soft_wrap=True)
+    elif kernel_facts:
+        kernels, kernels_name = load_kernel_facts(kernel_facts), kernel_facts.name
     with Progress(console=err_console, transient=True) as bar:
         task = bar.add_task("footprints of documented APIs", total=None)
         profiles = build_profiles(
             from_ascend_docs, version, chips=chips,
             observations=None if no_observations else (observations or OBSERVATIONS),
+            kernels=kernels, kernels_name=kernels_name,
             progress=lambda i, n: bar.update(task, completed=i, total=n))
     for name, profile in profiles.items():
         path = out / f"{name}.yaml"
@@ -240,6 +261,34 @@ def profile_build(
                           f"itt={profile.features.itt}", soft_wrap=True)
 
 
+@app.command("docs-audit")
+def docs_audit(
+    vendor_docs: Path = typer.Option(..., "--vendor-docs", help=VENDOR_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for docs-audit.md and docs-audit.json."),
+    torch_version: Optional[str] = typer.Option(None, help="Docs version to read (default: the installed torch's)."),
+    kernel_facts: Optional[Path] = typer.Option(
+        None, "--kernel-facts", help="Kernel facts YAML (default: the shipped ascend-kernels.yaml)."),
+    observations: Optional[Path] = typer.Option(None, help="Hardware observations YAML (default: the shipped Ascend ones)."),
+) -> None:
+    """Docs entries whose dtype list contradicts the kernel source or another entry of the same
+    op, with evidence and the corrected line (Markdown + JSON for the docs maintainers)."""
+    from rich.progress import Progress
+
+    from ..app.docs_audit import audit, write_audit
+    from ..app.evidence import installed_torch_version
+    from ..app.profile_build import KERNELS, OBSERVATIONS
+    from ..evidence.kernels import load_kernel_facts
+
+    version = torch_version or installed_torch_version()
+    kernels = load_kernel_facts(kernel_facts or KERNELS)
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("footprints of documented APIs", total=None)
+        report = audit(vendor_docs, version, kernels, observations=observations or OBSERVATIONS,
+                       progress=lambda i, n: bar.update(task, completed=i, total=n))
+    md, js = write_audit(report, out)
+    out_console.print(f"wrote {md} and {js}: {len(report['findings'])} findings over "
+                      f"{report['entries_compared']} entries, {len(report['seed_conflicts'])} seed conflicts",
+                      soft_wrap=True)
 
 
 @app.command()

@@ -36,8 +36,10 @@ class OpSupport(_Strict):
     dtypes: Optional[List[str]] = None
     source: Optional[str] = None  # where the fact comes from (docs entry, hardware run)
     note: Optional[str] = None
+    # of ``dtypes``, those only the vendor's AiCpu fallback takes: supported, but slow
+    aicpu_dtypes: Optional[List[str]] = None
 
-    @field_validator("dtypes")
+    @field_validator("dtypes", "aicpu_dtypes")
     @classmethod
     def _known_dtypes(cls, value):
         if value is not None:

@@ -1,0 +1,99 @@
+"""Kernel facts from vendor sources: small fake trees written for the tests, read as folders
+and as a bare git directory, and the real snapshots when TORCHPARITY_KERNEL_SOURCES names them."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from torchparity.app.profile_build import KERNELS
+from torchparity.errors import InputError
+from torchparity.evidence.kernels import dump_kernel_facts, extract_kernel_facts, load_kernel_facts
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "kernels"
+ENV = "TORCHPARITY_KERNEL_SOURCES"
+
+
+def _facts(plugin=FIX / "op-plugin", ops=FIX / "ops-fake"):
+    return extract_kernel_facts([plugin, ops], "2.13.0")
+
+
+def test_lists_per_op_and_architecture():
+    facts = _facts()
+    assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign"}  # old_op: not in 2.13
+    dot = facts.ops["aten.dot"]
+    assert dot.aclnn == "aclnnDot" and dot.plugin.endswith("op_plugin_functions.yaml:3")
+    # GetDtypeSupportListV2: the 910B list on DAV_2201 and on RegBase (DAV_3510)
+    for arch in ("dav_2201", "dav_3510"):
+        assert dot.chips[arch].dtypes == ["float32", "float16", "bfloat16"]
+        assert dot.chips[arch].source == "ops-fake math/dot/op_api/aclnn_dot.cpp:4"
+    # the general path is preferred to a format-specific one, through a helper function
+    mm = facts.ops["aten.mm"]
+    assert mm.aclnn == "aclnnMm" and mm.calls == ["aclnnMatmulWeightNz"] and "MmKernelNpuOpApi.cpp:7" in mm.plugin
+    # lists kept in a helper next to an included header; 950's own list, unknown dtypes kept as written
+    assert mm.chips["dav_2201"].dtypes == ["float32", "float16", "bfloat16"]
+    assert mm.chips["dav_2201"].source.endswith("matmul/common/op_api/cube_util.cpp:2")
+    assert mm.chips["dav_3510"].dtypes == ["float32", "bfloat16", "hifloat8"]
+    # per argument: out has its own list; the main list is the input's
+    relu = facts.ops["aten.relu"].chips["dav_2201"]
+    assert relu.dtypes == ["float32", "float16", "float64", "int32"]
+    assert relu.args == {"self": relu.dtypes, "out": ["float32"]}
+    # dtypes only the AiCpu fallback of the level-0 op takes
+    abs_ = facts.ops["aten.abs"].chips
+    assert abs_["dav_2201"].aicpu == ["float64", "int16"]
+    assert abs_["dav_3510"].dtypes == ["float32", "float16", "bfloat16"]
+    # the AiCore kernel definition next to it: inputs and SoCs, as data
+    host = facts.ops["aten.abs"].op_host
+    assert [(h.source, h.socs, h.inputs) for h in host] == [
+        ("ops-fake math/abs/op_host/abs_def.cpp:6", ["ascend910b", "ascend950"], {"x": ["float16", "float32"]})]
+    assert facts.ops["aten.dot"].op_host is None
+    # a dtype an architecture switch lets through, with its line
+    sign = facts.ops["aten.sign"].chips
+    assert sign["dav_2201"].dtypes == ["float32", "float16", "bfloat16"] and sign["dav_2201"].source.endswith(":8")
+    assert sign["dav_3510"].dtypes == ["float32", "float16"]
+
+
+def test_bare_git_dir_records_its_commit(tmp_path):
+    work = tmp_path / "ops-fake"
+    shutil.copytree(FIX / "ops-fake", work)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "fake"]):
+        subprocess.run(git + args, cwd=work, check=True)
+    bare = tmp_path / "hicann+ops-fake" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=work, capture_output=True, text=True).stdout.strip()
+    facts = _facts(ops=bare)
+    assert facts.repos["hicann/ops-fake"] == commit
+    folder = _facts()
+    assert facts.ops["aten.dot"].chips["dav_2201"].source.startswith("hicann/ops-fake math/dot/")
+    assert [o.chips["dav_2201"].dtypes for o in facts.ops.values()] == \
+        [o.chips["dav_2201"].dtypes for o in folder.ops.values()]
+
+
+def test_dump_loads_back_and_is_deterministic(tmp_path):
+    text = dump_kernel_facts(_facts())
+    assert text == dump_kernel_facts(_facts())
+    path = tmp_path / "k.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert load_kernel_facts(path) == _facts()
+
+
+def test_needs_op_plugin_and_an_operator_repo():
+    with pytest.raises(InputError, match="op-plugin"):
+        extract_kernel_facts([FIX / "ops-fake"], "2.13.0")
+    with pytest.raises(InputError):
+        extract_kernel_facts([FIX / "no-such-dir", FIX / "op-plugin"], "2.13.0")
+
+
+def test_real_snapshots_rebuild_the_shipped_facts():
+    dirs = os.environ.get(ENV)
+    if not dirs:
+        pytest.skip(f"{ENV} not set (os.pathsep-separated op-plugin and hicann/ops-* snapshots)")
+    shipped = load_kernel_facts(KERNELS)
+    facts = extract_kernel_facts([Path(d) for d in dirs.split(os.pathsep)],
+                                 shipped.generated["torch_version"])
+    assert facts.repos == shipped.repos, "other commits: regenerate ascend-kernels.yaml"
+    assert dump_kernel_facts(facts) == KERNELS.read_text(encoding="utf-8")
+    assert "bfloat16" in facts.ops["aten.mm"].chips["dav_2201"].dtypes
