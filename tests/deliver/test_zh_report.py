@@ -77,7 +77,9 @@ def test_zh_report_says_what_the_seeds_say(bundle):
     # the CPU reference ran plain CPU ITT, never the emulated build's switch
     assert "in this process raised the same" not in md
     # whole kernel names, never cut at the first underscore
-    assert "设备算子 `linalg_vector_norm`、`masked_select`、`normal_` 不支持 float64" in md
+    # (which ops refuse float64 follows the profile: the kernel-built A2 one refuses
+    # linalg_vector_norm, as seed 000 observed)
+    assert re.search(r"设备算子 `linalg_vector_norm`(、`[a-z0-9_]+`)* 不支持 float64", md)
     assert "[linalg (Double)" not in md
 
 
