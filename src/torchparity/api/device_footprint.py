@@ -33,7 +33,8 @@ BOOKKEEPING = frozenset({
 # never decomposed: allocation, copies and views every backend has
 _KEEP = METADATA_OPS | {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
                         "_to_copy", "_copy_from", "_copy_from_and_resize", "copy_", "set_",
-                        "resize_", "as_strided", "view", "alias", "detach", "lift_fresh"}
+                        "resize_", "as_strided", "as_strided_", "view", "alias", "detach",
+                        "lift_fresh", "squeeze_", "unsqueeze_", "t_", "transpose_"}
 _CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 _has = torch._C._dispatch_has_kernel_for_dispatch_key
 
@@ -46,6 +47,15 @@ def op_short(op: str) -> str:
 
 def is_bookkeeping(op: str) -> bool:
     return op_short(op) in BOOKKEEPING
+
+
+def is_composite_implicit(func) -> bool:
+    """An op aten decomposes wherever no backend kernel is registered (``narrow``)."""
+    try:
+        return (_has(func.name(), "CompositeImplicitAutograd")
+                and not _has(func.name(), "CPU"))
+    except RuntimeError:
+        return False
 
 
 def is_composite_explicit(func) -> bool:
@@ -74,10 +84,17 @@ class DeviceDispatchRecorder(TorchDispatchMode):
         self._seen: Set[Tuple[str, Optional[str]]] = set()
         self._open: List[str] = []  # composites being decomposed (no recursion into one)
 
-    def _decomposes(self, func, name: str) -> bool:
-        return (self.native is not None and not self.native(name)
-                and op_short(name) not in _KEEP and name not in self._open
-                and is_composite_explicit(func))
+    def _decomposes(self, func, name: str) -> Optional[str]:
+        """"explicit" / "implicit": the device has no kernel of its own for this composite
+        (an implicit one reaches this mode only from inside another composite kernel)."""
+        if (self.native is None or self.native(name) or op_short(name) in _KEEP
+                or name in self._open):
+            return None
+        if is_composite_explicit(func):
+            return "explicit"
+        if is_composite_implicit(func):
+            return "implicit"
+        return None
 
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -86,12 +103,14 @@ class DeviceDispatchRecorder(TorchDispatchMode):
             if name not in self.bookkeeping:
                 self.bookkeeping.append(name)
             return func(*args, **kwargs)
-        if self._decomposes(func, name):
+        kind = self._decomposes(func, name)
+        if kind:
             self._open.append(name)
             ok = False
             try:
                 with self:
-                    out = func.redispatch(_CPU, *args, **kwargs)
+                    out = (func.redispatch(_CPU, *args, **kwargs) if kind == "explicit"
+                           else func.decompose(*args, **kwargs))
                 ok = True
             except Exception:  # the op's own error shows again below, undecomposed
                 pass
@@ -135,7 +154,10 @@ def native_implicit_op(api: str, native: Optional[Callable[[str], bool]]) -> Opt
     except Exception:
         return None
     for ov in sorted(overloads, key=lambda o: o != "default"):
-        op = getattr(packet, ov)
-        if _has(op.name(), "CompositeImplicitAutograd") and native(str(op)):
-            return str(op)
+        try:
+            op = getattr(packet, ov)
+            if _has(op.name(), "CompositeImplicitAutograd") and native(str(op)):
+                return str(op)
+        except (AttributeError, RuntimeError):  # an overload the dispatcher does not know
+            continue
     return None

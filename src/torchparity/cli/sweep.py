@@ -120,14 +120,9 @@ def predict(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--trace emulated)."),
 ) -> None:
     """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
-    from ..app.predict import (
-        TRACE_DEVICE,
-        against_sweep,
-        compare_with_docs,
-        composite_apis,
-        vendor_docs_dtypes,
-    )
+    from ..app.predict import TRACE_DEVICE, against_sweep
     from ..app.predict import predict as run_predict
+    from ..app.predict_docs import compare_with_docs, composite_apis, vendor_docs_statements
     from ..devices.profiles import load_profile
     from ..results.models import EMULATED_BANNER
 
@@ -135,8 +130,8 @@ def predict(
     docs = _load_docs_dtypes(docs_dtypes) if docs_dtypes else None
     if vendor_docs:
         wanted_chip = chip or (prof.chips[0] if prof.chips else None)
-        docs = vendor_docs_dtypes(str(vendor_docs), None if composites else apis,
-                                  chip=wanted_chip, torch_version=torch_version)
+        docs = vendor_docs_statements(str(vendor_docs), None if composites else apis,
+                                      chip=wanted_chip, torch_version=torch_version)
     names = list(apis or [])
     if opinfo:
         from ..scenarios.opinfo import all_opinfo_apis
@@ -175,8 +170,13 @@ def predict(
     if docs is not None:
         cmp = compare_with_docs(preds, docs, prof)
         rate = f"{cmp.rate:.1%}" if cmp.rate is not None else "n/a"
-        _say(f"vendor docs: {cmp.agree} of {cmp.compared} (api, dtype) pairs agree "
-             f"({rate}); {cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
+        _say(f"vendor docs: {cmp.agree} of {cmp.compared - cmp.trivial} (api, dtype) pairs "
+             f"agree ({rate}), not counting {cmp.trivial} where the CPU refuses too; "
+             f"{cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
+        if cmp.by_reason:
+            _say("  disagreements by reason: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(cmp.by_reason.items(), key=lambda kv: -kv[1])))
         for d in cmp.disagreements:
-            _say(f"  {d['verdict']}: {d['api']} {d['dtype']}: {d['reason']}")
+            _say(f"  {d['verdict']} [{d['class']}]: {d['api']} {d['dtype']}: {d['reason']}")
+            _say(f"    footprint: {'; '.join(d['footprint']) or 'no compute op'}")
     raise typer.Exit(code)
