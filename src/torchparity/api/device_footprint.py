@@ -34,7 +34,7 @@ BOOKKEEPING = frozenset({
 _KEEP = METADATA_OPS | {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
                         "_to_copy", "_copy_from", "_copy_from_and_resize", "copy_", "set_",
                         "resize_", "as_strided", "as_strided_", "view", "alias", "detach",
-                        "lift_fresh", "squeeze_", "unsqueeze_", "t_", "transpose_"}
+                        "lift_fresh"}
 _CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 _has = torch._C._dispatch_has_kernel_for_dispatch_key
 

@@ -9,19 +9,20 @@ that a sweep on the profile's emulated device can confirm or refute every predic
 (:func:`against_sweep`).
 
 Footprint source (``trace``): ``"cpu"`` (default) records with a TorchDispatchMode on the
-CPU, which sees an op before its kernel runs, so a CompositeExplicitAutograd op
-(``allclose``, ``new_full``, ...) appears as itself although a device without its own
-kernel for it is asked about the ops of that kernel (``isclose``, ``ne``, ...).
+CPU, which sees an op before its kernel runs. With the vendor's registered-op list for the
+profile's device type (``devices.registered_ops``; ``registered=False`` turns it off) the
+recorder (``api.device_footprint``) makes it the footprint that device receives: a
+CompositeExplicitAutograd op the vendor has no kernel for (``new_ones``, ``_trilinear``)
+is recorded as the ops of its kernel, an API the vendor runs as one kernel although aten
+decomposes it (``torch.linalg.cholesky``, ``torch.isclose``) as that one op, checked by its
+own rule. Bookkeeping ops (``_linalg_check_errors``) are listed apart, never as compute.
 ``"emulated"`` records instead the (op, dtype) pairs that reach an emulated device with
 the permissive ``allow-all`` profile (nothing refused while recording), after
 decomposition, in worker processes (the "footprint" case kind of ``run/``; a process can
 host one emulator profile, and only before its first backward). Still no real device.
 
-Composite APIs (``torch.nn.functional.normalize``, ``torch.cdist``) are predicted from
-their footprint; :func:`compare_with_docs` holds those predictions against vendor docs
-entries for the same APIs ({api: dtypes the docs allow}, e.g. from the vendor-docs
-parser) and sorts each disagreement into "suspected docs error" or "suspected tool
-error" with the reason.
+``Prediction.forward`` says in how many samples the forward is let through (all / some /
+none); ``app.predict_docs`` holds predictions against the vendor docs.
 """
 
 from __future__ import annotations
