@@ -23,6 +23,7 @@ ops:
   aten.isclose: {dtypes: [float32]}
   aten.abs: {dtypes: [float32, float64]}
   aten.exp: {dtypes: [float32]}
+  aten.new_ones: {dtypes: [float32]}
 """
 
 
@@ -147,6 +148,19 @@ def test_registered_op_keeps_its_rule_and_a_composite_is_decomposed(prof):
     bil2 = one(predict(["torch.nn.functional.bilinear"], prof, dtypes=["float32"],
                        max_samples=1, grads=False, registered=only_isclose), "float32")
     assert "aten._trilinear" in bil2.decomposed
+
+
+def test_the_template_list_of_new_ones_is_not_the_result_dtype(prof):
+    # corrcoef makes a bool tensor with new_ones; the `self` list of Tensor.new_ones (the
+    # profile's aten.new_ones rule) is about the template, and the device, with no kernel
+    # of its own for new_ones, receives new_empty + fill_ in the result dtype instead
+    p = one(predict(["torch.corrcoef"], prof, dtypes=["float32"], max_samples=1, grads=False),
+            "float32")
+    assert p.status == "pass" and "aten.new_ones" in p.decomposed
+    assert "aten.new_ones" not in p.ops  # (fill_ is plumbing: not a compute op)
+    old = one(predict(["torch.corrcoef"], prof, dtypes=["float32"], max_samples=1, grads=False,
+                      registered=False), "float32")
+    assert [(r.op, r.dtype) for r in old.refusals] == [("aten.new_ones", "bool")]
 
 
 def test_op_plugin_extraction_reads_version_ranges():
