@@ -154,6 +154,10 @@ def main() -> int:
                str(cmp.trivial), str(len(cmp.disagreements))]
         row += [str(cmp.by_reason.get(c, 0)) for c in classes]
         print("| " + " | ".join(row) + " |")
+    whole = [d for d in after.disagreements if d["class"] == "profile_silent"
+             and "the vendor's own kernel for the whole API" in d["reason"]]
+    print(f"\nafter, profile_silent where the vendor's kernel for the whole API has no rule: "
+          f"{len(whole)} ({', '.join(sorted({d['native_op'] for d in whole}))})")
     print(f"\nseconds: before {base['seconds']:.0f}" if base else "", end="")
     print(f"  after-no-list {s_plain:.0f}  after {s_after:.0f}")
     if opts.examples:

@@ -225,3 +225,23 @@ def test_agreements_where_the_cpu_refuses_are_counted_apart(prof):
     assert (cmp.compared, cmp.trivial, cmp.agree) == (3, 1, 1)
     assert [d["class"] for d in cmp.disagreements] == ["cpu_refuses"]
     assert cmp.rate == 0.5 and cmp.rate_with_trivial == pytest.approx(2 / 3)
+
+
+def test_cli_docs_comparison_prints_class_and_footprint(prof, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    root = _docs(tmp_path, [("torch.isclose", "- `input`仅支持fp32，fp64")])
+    proc = subprocess.run([sys.executable, "-m", "torchparity", "predict", "torch.isclose",
+                           "--profile", prof.path, "--vendor-docs", root, "--torch-version",
+                           "2.13.0", "--chip", "A2", "--dtypes", "float32,float64,float16",
+                           "--max-samples", "2", "--no-grads"],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "vendor docs: 2 of 3 (api, dtype) pairs agree" in out  # float16: left out, refused
+    assert "as the npu device receives them" in out.splitlines()[0]
+    assert ("suspected docs error [profile_refuses]: torch.isclose float64: the docs allow "
+            "float64, but the profile refuses aten.isclose × float64") in out
+    assert "footprint: aten.isclose × float64: refused" in out

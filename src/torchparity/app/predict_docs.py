@@ -199,9 +199,13 @@ def _disagreement(api: str, dtype: str, documented: bool, fwd: str,
         silent = [op for op in in_dtype if prof.op_support(op) is None]
         if silent or not in_dtype:
             cls = "profile_silent"
+            native = {p.native_op for p in preds if p.native_op}
+            whole = [op for op in silent if op in native]
             what = (f"{', '.join(f'{op} × {dtype}' for op in silent)} have no profile rule "
                     f"(default: {prof.default})") if silent else \
                 f"no op of the forward is checked in {dtype}"
+            if whole:
+                what += f"; {', '.join(whole)} is the vendor's own kernel for the whole API"
             reason = f"the docs leave out {dtype}; the forward is let through because {what}"
         else:
             cls = "ops_allowed"

@@ -146,7 +146,12 @@ def predict(
         raise TorchparityError("no API given: name some, or use --composites with vendor docs")
     preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples,
                         trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console))
+    from ..devices.registered_ops import registered_ops
+
+    vendor = registered_ops(prof.device_type)
     source = (f"ops traced on the emulated device {TRACE_DEVICE} ({EMULATED_BANNER})" if trace == "emulated"
+              else f"a dispatch mode on the CPU, as the {prof.device_type} device receives them "
+                   f"(vendor op list: {vendor.source})" if vendor is not None
               else "a dispatch mode on the CPU")
     _say(f"predictions for profile '{prof.name}' from {source}; no device ran")
     for p in preds:
