@@ -37,6 +37,7 @@ _KEEP = METADATA_OPS | {"empty", "empty_like", "empty_strided", "new_empty", "ne
                         "lift_fresh"}
 _CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 _has = torch._C._dispatch_has_kernel_for_dispatch_key
+_KIND: dict = {}  # overload -> "explicit" | "implicit" | None (the dispatcher's tables)
 
 
 def op_short(op: str) -> str:
@@ -90,11 +91,12 @@ class DeviceDispatchRecorder(TorchDispatchMode):
         if (self.native is None or self.native(name) or op_short(name) in _KEEP
                 or name in self._open):
             return None
-        if is_composite_explicit(func):
-            return "explicit"
-        if is_composite_implicit(func):
-            return "implicit"
-        return None
+        kind = _KIND.get(name, False)
+        if kind is False:
+            kind = ("explicit" if is_composite_explicit(func)
+                    else "implicit" if is_composite_implicit(func) else None)
+            _KIND[name] = kind
+        return kind
 
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
