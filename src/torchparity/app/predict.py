@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..devices.profiles import Profile, load_profile
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
+from .predict_sweep import Confirmation, against_rows, against_sweep  # noqa: F401 (re-exported)
 
 DTYPES = DTYPE_NAMES
 
@@ -301,67 +302,10 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
                       native_op=_packet(native_op) if native_op else None)
 
 
-# -- footprints on the emulated device (after decomposition) -------------------------------------
+# -- footprints on the emulated device: app/predict_trace.py ------------------------------------
 
 TRACE_DEVICE = "emu:allow-all"
 TRACE_TIMEOUT = 600.0
-
-
-def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],
-                         device_type: str, jobs: Optional[int] = None, progress: Any = None,
-                         ) -> Dict[Tuple[str, str, str], Any]:
-    """{(db, variant, dtype): [_SampleFootprint] | reason str} for OpInfo (entry, dtype)
-    cases, traced on ``emu:allow-all`` in worker processes."""
-    import os
-
-    from ..devices import get_adapter
-    from ..errors import DeviceUnavailableError
-    from ..run.pool import CaseEvent, WorkerPool
-    from .sweep import default_jobs
-
-    adapter = get_adapter(TRACE_DEVICE)
-    reason = adapter.unavailable_reason()
-    if reason:
-        raise DeviceUnavailableError(f"--trace emulated: {reason}")
-    if not cases:
-        return {}
-    cores = default_jobs()
-    jobs = max(1, min(jobs or cores, len(cases)))
-    payloads = [{"kind": "footprint", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
-                 "dtype": d, "grads": grads, "max_samples": max_samples,
-                 "device_type": device_type} for e, d in cases]
-    found: Dict[Tuple[str, str, str], Any] = {}
-
-    def on_event(ev: CaseEvent) -> None:
-        if progress is not None:
-            progress.advance()
-        e, d = cases[ev.index]
-        key = (e.db, e.variant, d)
-        p = ev.payload
-        if ev.kind != "result":
-            found[key] = f"tracing on {TRACE_DEVICE}: {ev.kind}: {ev.detail}"
-        elif "harness_error" in p:
-            found[key] = f"tracing on {TRACE_DEVICE} failed: {p['harness_error']}"
-        elif "no_samples" in p:
-            found[key] = p["no_samples"]
-        else:
-            found[key] = [
-                _SampleFootprint([(op, dt or None) for op, dt in s["forward"]],
-                                 [(op, dt or None) for op, dt in s["backward"]], s.get("error"))
-                for s in p.get("samples", []) if not s.get("harness_error")]
-
-    env = dict(os.environ)
-    env.update(adapter.worker_env())
-    pool = WorkerPool({"device": adapter.spec, "modules": [],
-                       "options": {"threads": max(1, cores // jobs)}}, jobs=jobs, env=env)
-    if progress is not None:
-        progress.start(len(payloads), f"tracing on {TRACE_DEVICE}")
-    try:
-        pool.run(payloads, [TRACE_TIMEOUT] * len(payloads), on_event)
-    finally:
-        if progress is not None:
-            progress.stop()
-    return found
 
 
 TRACES = ("cpu", "emulated")
@@ -419,6 +363,8 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     if trace == "emulated":
         cases = [(e, d) for name in apis for e in oi.opinfo_for(name, include_refs=False)
                  for d in dtypes]
+        from .predict_trace import _emulated_footprints
+
         traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs, progress)
     out: List[Prediction] = []
     with warnings.catch_warnings():
@@ -452,54 +398,3 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
                 out.append(Prediction(name, "", "*", "unknown",
                                       "no OpInfo entry and no hand scenario", source="none"))
     return out
-
-
-# -- confirming against a sweep ------------------------------------------------------------------
-
-SUPPORT_CLASS = {"pass": "all", "fail": "all", "partial": "some", "unsupported": "none"}
-PREDICTED_CLASS = {"pass": "all", "partial": "some", "unsupported": "none"}
-
-
-@dataclass
-class Confirmation:
-    compared: int
-    agree: int
-    disagreements: List[Dict[str, Any]]
-    not_compared: int
-
-    @property
-    def rate(self) -> Optional[float]:
-        return self.agree / self.compared if self.compared else None
-
-
-def against_rows(predictions: Sequence[Prediction], rows: Iterable[Mapping[str, Any]]) -> Confirmation:
-    """Each prediction against the sweep row of the same (api, variant, dtype)."""
-    by_key = {(r["api"], r["variant"], r["dtype"]): r for r in rows}
-    compared = agree = not_compared = 0
-    dis: List[Dict[str, Any]] = []
-    for p in predictions:
-        r = by_key.get((p.api, p.variant, p.dtype))
-        want = PREDICTED_CLASS.get(p.status)
-        got = SUPPORT_CLASS.get(r["status"]) if r else None
-        if want is None or got is None:
-            not_compared += 1
-            continue
-        compared += 1
-        if want == got:
-            agree += 1
-        else:
-            dis.append({"api": p.api, "variant": p.variant, "dtype": p.dtype,
-                        "predicted": p.status, "predicted_reason": p.reason,
-                        "observed": r["status"], "observed_cause": r.get("cause"),
-                        "observed_detail": r.get("detail", "")})
-    return Confirmation(compared, agree, dis, not_compared)
-
-
-def against_sweep(predictions: Sequence[Prediction], out_dir: str) -> Confirmation:
-    from ..results.sweep_store import open_store
-
-    store = open_store(out_dir, must_exist=True)
-    try:
-        return against_rows(predictions, store.rows())
-    finally:
-        store.close()
