@@ -245,3 +245,10 @@ def test_cli_docs_comparison_prints_class_and_footprint(prof, tmp_path):
     assert ("suspected docs error [profile_refuses]: torch.isclose float64: the docs allow "
             "float64, but the profile refuses aten.isclose × float64") in out
     assert "footprint: aten.isclose × float64: refused" in out
+    plain = subprocess.run([sys.executable, "-m", "torchparity", "predict", "torch.isclose",
+                            "--profile", prof.path, "--dtypes", "float64", "--max-samples", "1",
+                            "--no-grads", "--no-vendor-ops"],
+                           capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines()[0].endswith("from a dispatch mode on the CPU; no device ran")
+    assert "the profile refuses aten.isclose" not in plain.stdout  # abs, sub, le... instead

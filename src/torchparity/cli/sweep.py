@@ -116,6 +116,7 @@ def predict(
     grads: bool = typer.Option(True, "--grads/--no-grads", help="Include the backward footprint."),
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype."),
     trace: str = typer.Option("cpu", "--trace", help="Footprint source for OpInfo APIs: 'cpu' (dispatch mode on the CPU; composite ops such as allclose as themselves) or 'emulated' (the ops that reach the permissive emu:allow-all device after decomposition, in worker processes; no real device). Hand-scenario APIs always use the CPU."),
+    vendor_ops: bool = typer.Option(True, "--vendor-ops/--no-vendor-ops", help="--trace cpu: follow the vendor's registered-op list for the profile's device type (composites it lacks decomposed, its own kernels as themselves); off: the plain CPU dispatch-mode footprint."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Workers for --trace emulated (default: one per core)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--trace emulated)."),
 ) -> None:
@@ -145,10 +146,11 @@ def predict(
     if not names:
         raise TorchparityError("no API given: name some, or use --composites with vendor docs")
     preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples,
-                        trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console))
+                        trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console),
+                        registered=None if vendor_ops else False)
     from ..devices.registered_ops import registered_ops
 
-    vendor = registered_ops(prof.device_type)
+    vendor = registered_ops(prof.device_type) if vendor_ops else None
     source = (f"ops traced on the emulated device {TRACE_DEVICE} ({EMULATED_BANNER})" if trace == "emulated"
               else f"a dispatch mode on the CPU, as the {prof.device_type} device receives them "
                    f"(vendor op list: {vendor.source})" if vendor is not None
