@@ -252,3 +252,10 @@ def test_cli_docs_comparison_prints_class_and_footprint(prof, tmp_path):
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.splitlines()[0].endswith("from a dispatch mode on the CPU; no device ran")
     assert "the profile refuses aten.isclose" not in plain.stdout  # abs, sub, le... instead
+
+
+def test_a_dtype_no_op_sees_is_converted_not_silent(prof):
+    p = Prediction("torch.h", "h", "int8", "pass", "r", [], ["aten.sin"], samples=1,
+                   forward_ran=1, calls=[("aten.sin", "float32", "forward")])
+    (d,) = compare_with_docs([p], {"torch.h": ["float32"]}, prof).disagreements
+    assert d["class"] == "converted" and "sees another dtype (float32)" in d["reason"]

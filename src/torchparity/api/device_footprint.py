@@ -30,6 +30,9 @@ BOOKKEEPING = frozenset({
     "sym_constrain_range_for_size", "_functional_sym_constrain_range",
     "_functional_sym_constrain_range_for_size", "_check_tensor", "is_same_size",
 })
+# in-place views: metadata only, like footprint.METADATA_OPS (never compute ops)
+INPLACE_VIEWS = frozenset({"as_strided_", "squeeze_", "unsqueeze_", "t_", "transpose_",
+                           "swapdims_", "swapaxes_"})
 # never decomposed: allocation, copies and views every backend has
 _KEEP = METADATA_OPS | {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
                         "_to_copy", "_copy_from", "_copy_from_and_resize", "copy_", "set_",

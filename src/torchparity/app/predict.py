@@ -238,8 +238,10 @@ def _scenario_footprints(api: str, dtype: str) -> Optional[List[_SampleFootprint
 
 def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], profile: Profile,
           source: str) -> Prediction:
+    from ..api.device_footprint import INPLACE_VIEWS
     from ..api.footprint import METADATA_OPS
 
+    metadata = METADATA_OPS | INPLACE_VIEWS
     refusals: List[Refusal] = []
     ops: List[str] = []
     unlisted: List[str] = []
@@ -253,7 +255,7 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
         for phase, found in (("forward", f.forward), ("backward", f.backward)):
             for op, d in found:
                 p = _packet(op)
-                if p.split(".", 1)[-1] in METADATA_OPS:
+                if p.split(".", 1)[-1] in metadata:
                     continue
                 if p not in ops:
                     ops.append(p)

@@ -44,6 +44,9 @@ REASONS: Dict[str, Tuple[str, str]] = {
                           "of another dtype"),
     "profile_silent": ("suspected tool error",
                        "the docs leave it out; let through only because ops have no profile rule"),
+    "converted": ("suspected docs error",
+                  "the docs leave it out; no compute op of the forward sees the dtype (the "
+                  "input is converted first), so nothing refuses it"),
     "ops_allowed": ("suspected docs error",
                     "the docs leave it out; every op checked in this dtype has a rule allowing it"),
 }
@@ -197,13 +200,18 @@ def _disagreement(api: str, dtype: str, documented: bool, fwd: str,
     else:  # not documented, fwd == "all"
         in_dtype = sorted({op for op, d in fwd_calls if d == dtype})
         silent = [op for op in in_dtype if prof.op_support(op) is None]
-        if silent or not in_dtype:
+        if not in_dtype:
+            cls = "converted"
+            seen = sorted({d for _, d in fwd_calls}, key=_order)
+            what = (f"every compute op of the forward sees another dtype ({', '.join(seen)}): "
+                    "the input is converted first") if seen else "the forward has no compute op"
+            reason = f"the docs leave out {dtype}; nothing checks {dtype}: {what}"
+        elif silent:
             cls = "profile_silent"
             native = {p.native_op for p in preds if p.native_op}
             whole = [op for op in silent if op in native]
             what = (f"{', '.join(f'{op} × {dtype}' for op in silent)} have no profile rule "
-                    f"(default: {prof.default})") if silent else \
-                f"no op of the forward is checked in {dtype}"
+                    f"(default: {prof.default})")
             if whole:
                 what += f"; {', '.join(whole)} is the vendor's own kernel for the whole API"
             reason = f"the docs leave out {dtype}; the forward is let through because {what}"
