@@ -6,9 +6,10 @@
 
 One run: a sweep of the ops on ``emu:<profile>`` into a temporary folder
 (``app.sweep.sweep``, as ``torchparity sweep`` runs it), then ``app.predict.predict`` of
-the same ops for the same profile twice, with ``trace="cpu"`` (dispatch-mode footprint on
-the CPU) and ``trace="emulated"`` (the ops reaching ``emu:allow-all`` after
-decomposition), each held against the sweep rows (``against_sweep``: the same (api,
+the same ops for the same profile three times, with ``trace="cpu"`` without the vendor's
+registered-op list (the dispatch-mode footprint on the CPU) and with it (the footprint the
+vendor's device receives), and ``trace="emulated"`` (the ops reaching ``emu:allow-all``
+after decomposition), each held against the sweep rows (``against_sweep``: the same (api,
 variant, dtype), all / some / none samples supported). Prints each agreement rate, the
 disagreement counts and a few disagreements of each source, and the time each took.
 
@@ -102,15 +103,16 @@ def main() -> int:
           f"({counts}); output in {out}")
 
     results = {}
-    for trace in ("cpu", "emulated"):
+    for trace, registered in (("cpu", False), ("cpu", None), ("emulated", None)):
         t = time.perf_counter()
         preds = predict(names, opts.profile, dtypes=dtypes, trace=trace, jobs=jobs,
-                        max_samples=opts.max_samples)
+                        max_samples=opts.max_samples, registered=registered)
         seconds = time.perf_counter() - t
         conf = against_sweep(preds, out)
-        results[trace] = conf
+        label = "cpu, no vendor op list" if registered is False else trace
+        results[label] = conf
         rate = f"{conf.rate:.1%}" if conf.rate is not None else "n/a"
-        print(f"predict --trace {trace}: {seconds:.1f} s, {len(preds)} predictions; agree "
+        print(f"predict --trace {label}: {seconds:.1f} s, {len(preds)} predictions; agree "
               f"{conf.agree} of {conf.compared} ({rate}), disagree {len(conf.disagreements)}, "
               f"not comparable {conf.not_compared}")
         _examples(conf, opts.examples)

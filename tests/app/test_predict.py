@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from torchparity.app.predict import against_rows, compare_with_docs, predict, refuses
+from torchparity.app.predict import against_rows, predict, refuses
+from torchparity.app.predict_docs import compare_with_docs
 from torchparity.devices.profiles import load_profile
 
 PROFILE = """\
@@ -76,25 +77,29 @@ def test_comparison_with_vendor_docs(profile):
     docs = {
         # docs claim float64, the footprint needs linalg_vector_norm x float64: docs error
         "torch.nn.functional.normalize": ["float16", "float32", "float64"],
-        # docs leave out int64 although aten.dot is explicitly allowed for it: docs error;
-        # docs leave out float16? no: listed. agree elsewhere
+        # docs leave out int64 although aten.dot is explicitly allowed for it: docs error
         "torch.dot": ["float16", "float32"],
         "torch.not_predicted": ["float32"],
     }
     cmp = compare_with_docs(preds, docs, profile)
     assert cmp.apis == 2 and cmp.compared == 8
+    # normalize x int64: left out by the docs and refused by the CPU too: counted apart
+    assert cmp.trivial == 1
     found = {(d["api"], d["dtype"]): d for d in cmp.disagreements}
     assert set(found) == {("torch.nn.functional.normalize", "float64"), ("torch.dot", "int64")}
     norm = found[("torch.nn.functional.normalize", "float64")]
-    assert norm["verdict"] == "suspected docs error" and "aten.linalg_vector_norm" in norm["reason"]
+    assert norm["verdict"] == "suspected docs error" and norm["class"] == "profile_refuses"
+    assert "aten.linalg_vector_norm × float64" in norm["reason"]
     assert "docs: torch.linalg.vector_norm" in norm["reason"]
-    assert found[("torch.dot", "int64")]["verdict"] == "suspected docs error"
-    assert cmp.rate == 6 / 8
+    assert "aten.linalg_vector_norm × float64: refused" in norm["footprint"]
+    assert found[("torch.dot", "int64")]["class"] == "ops_allowed"
+    assert cmp.agree == 5 and cmp.rate == 5 / 7 and cmp.rate_with_trivial == 6 / 8
     # a dtype allowed only because the profile is silent: suspected tool error
     cmp2 = compare_with_docs(predict(["torch.mul"], profile, dtypes=["float64"]),
                              {"torch.mul": ["float32"]}, profile)
     assert cmp2.disagreements[0]["verdict"] == "suspected tool error"
-    assert "no profile entry" in cmp2.disagreements[0]["reason"]
+    assert cmp2.disagreements[0]["class"] == "profile_silent"
+    assert "aten.mul × float64 have no profile rule" in cmp2.disagreements[0]["reason"]
 
 
 def test_cli_predict_names_dtype_and_op(profile):
@@ -108,19 +113,25 @@ def test_cli_predict_names_dtype_and_op(profile):
 def test_docs_verdicts_from_synthetic_predictions(profile):
     from torchparity.app.predict import Prediction, Refusal
 
-    def pred(dtype, status, refusals=(), ops=("aten.dot",), unlisted=()):
-        return Prediction("torch.f", "f", dtype, status, "r", list(refusals), list(ops), list(unlisted))
+    def pred(dtype, status, refusals=(), calls=(("aten.dot", None, "forward"),), ran=2, refused=0):
+        calls = [(op, d or dtype, ph) for op, d, ph in calls]
+        return Prediction("torch.f", "f", dtype, status, "r", list(refusals),
+                          sorted({c[0] for c in calls}), [], samples=ran + refused,
+                          refused_samples=refused, forward_ran=ran, calls=calls)
 
+    vn = ("aten.linalg_vector_norm", None, "forward")
     preds = [
-        pred("float16", "unsupported", [Refusal("aten.linalg_vector_norm", "float16", "forward")]),
-        pred("float32", "unsupported", [Refusal("aten.min", "int32", "forward")]),
-        pred("float64", "pass", unlisted=["aten.foo"]),
+        pred("float16", "unsupported", [Refusal("aten.linalg_vector_norm", "float16", "forward")],
+             calls=[vn], ran=0, refused=2),
+        pred("float32", "unsupported", [Refusal("aten.min", "int32", "forward")],
+             calls=[("aten.min", "int32", "forward"), vn], ran=0, refused=2),
+        pred("float64", "pass", calls=[("aten.foo", None, "forward")]),
         pred("bfloat16", "pass"),
     ]
     cmp = compare_with_docs(preds, {"torch.f": ["float16", "float32"]}, profile)
-    v = {d["dtype"]: d["verdict"] for d in cmp.disagreements}
-    assert v == {"float16": "suspected docs error",  # the docs allow what a part refuses
-                 "float32": "suspected tool error",  # refused only via an auxiliary int32 tensor
-                 "float64": "suspected tool error",  # allowed only by the profile's silence
-                 "bfloat16": "suspected docs error"}  # every part explicitly allows it
+    v = {d["dtype"]: (d["class"], d["verdict"]) for d in cmp.disagreements}
+    assert v == {"float16": ("profile_refuses", "suspected docs error"),  # a part refuses it
+                 "float32": ("auxiliary_refused", "suspected tool error"),  # via an int32 tensor
+                 "float64": ("profile_silent", "suspected tool error"),  # the profile's silence
+                 "bfloat16": ("ops_allowed", "suspected docs error")}  # every part allows it
     assert cmp.rate == 0.0 and cmp.apis == 1 and cmp.apis_agreeing == 0

@@ -9,30 +9,32 @@ that a sweep on the profile's emulated device can confirm or refute every predic
 (:func:`against_sweep`).
 
 Footprint source (``trace``): ``"cpu"`` (default) records with a TorchDispatchMode on the
-CPU, which sees an op before its kernel runs, so a CompositeExplicitAutograd op
-(``allclose``, ``new_full``, ...) appears as itself although a device without its own
-kernel for it is asked about the ops of that kernel (``isclose``, ``ne``, ...).
+CPU, which sees an op before its kernel runs. With the vendor's registered-op list for the
+profile's device type (``devices.registered_ops``; ``registered=False`` turns it off) the
+recorder (``api.device_footprint``) makes it the footprint that device receives: a
+CompositeExplicitAutograd op the vendor has no kernel for (``new_ones``, ``_trilinear``)
+is recorded as the ops of its kernel, an API the vendor runs as one kernel although aten
+decomposes it (``torch.linalg.cholesky``, ``torch.isclose``) as that one op, checked by its
+own rule. Bookkeeping ops (``_linalg_check_errors``) are listed apart, never as compute.
 ``"emulated"`` records instead the (op, dtype) pairs that reach an emulated device with
 the permissive ``allow-all`` profile (nothing refused while recording), after
 decomposition, in worker processes (the "footprint" case kind of ``run/``; a process can
 host one emulator profile, and only before its first backward). Still no real device.
 
-Composite APIs (``torch.nn.functional.normalize``, ``torch.cdist``) are predicted from
-their footprint; :func:`compare_with_docs` holds those predictions against vendor docs
-entries for the same APIs ({api: dtypes the docs allow}, e.g. from the vendor-docs
-parser) and sorts each disagreement into "suspected docs error" or "suspected tool
-error" with the reason.
+``Prediction.forward`` says in how many samples the forward is let through (all / some /
+none); ``app.predict_docs`` holds predictions against the vendor docs.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..devices.profiles import Profile, load_profile
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
+from .predict_sweep import Confirmation, against_rows, against_sweep  # noqa: F401 (re-exported)
 
 DTYPES = DTYPE_NAMES
 
@@ -86,12 +88,29 @@ class Prediction:
     refused_samples: int = 0
     cpu_refuses: bool = False  # the op itself refuses the dtype (CPU raises)
     source: str = "opinfo"  # opinfo | scenario | none
+    forward_ran: int = 0  # samples whose forward the profile lets through (CPU runs them)
+    cpu_error_samples: int = 0  # samples the CPU itself refuses
+    # (op packet, dtype checked, phase) of every compute op the device receives
+    calls: List[Tuple[str, str, str]] = field(default_factory=list)
+    decomposed: List[str] = field(default_factory=list)  # composites the device lacks
+    bookkeeping: List[str] = field(default_factory=list)  # checks left out
+    native_op: Optional[str] = None  # the vendor's own kernel for the whole API
 
     @property
     def supported(self) -> Optional[bool]:
         if self.status == "unknown":
             return None
         return self.status in ("pass", "partial")
+
+    @property
+    def forward(self) -> Optional[str]:
+        """all | some | none: in how many of the samples the CPU runs, the forward is
+        let through ("supported" means all of them); None: unknown."""
+        if self.status == "unknown" or not self.samples:
+            return None
+        if self.forward_ran == 0:
+            return "none"
+        return "all" if self.refused_samples == 0 else "some"
 
 
 # -- footprints on the CPU -------------------------------------------------------------------
@@ -101,22 +120,44 @@ class _SampleFootprint:
     forward: List[Tuple[str, Optional[str]]]
     backward: List[Tuple[str, Optional[str]]]
     cpu_error: Optional[str] = None
+    decomposed: List[str] = field(default_factory=list)
+    bookkeeping: List[str] = field(default_factory=list)
+    native_op: Optional[str] = None
 
 
-def _record_opinfo_sample(fn, sample, grads: bool) -> _SampleFootprint:
+Native = Optional[Callable[[str], bool]]
+
+
+def _record_opinfo_sample(fn, sample, grads: bool, native: Native = None,
+                          native_op: Optional[str] = None) -> _SampleFootprint:
+    """Forward and backward ops of one sample as the device receives them (``native``:
+    the vendor's registered ops, see ``api.device_footprint``); ``native_op``: the API is
+    that vendor kernel as a whole, so its forward is that one op."""
     import torch
     from torch.utils._pytree import tree_leaves
 
-    from ..api.footprint import DispatchRecorder
+    from ..api.device_footprint import DeviceDispatchRecorder
+    from ..api.footprint import checked_dtype
 
-    fwd = DispatchRecorder()
+    fwd = DeviceDispatchRecorder(native)
     inp, args, kwargs = sample.input, tuple(sample.args), dict(sample.kwargs)
+
+    def done(backward, error=None, bwd=None) -> _SampleFootprint:
+        forward = fwd.calls
+        if native_op is not None:
+            forward = [(native_op, checked_dtype((inp, *args), kwargs))]
+        extra = bwd.decomposed if bwd else []
+        return _SampleFootprint(forward, backward, error,
+                                list(dict.fromkeys(fwd.decomposed + extra)),
+                                list(dict.fromkeys(fwd.bookkeeping + (bwd.bookkeeping if bwd else []))),
+                                native_op)
+
     try:
         with fwd:
             out = sample.output_process_fn_grad(fn(inp, *args, **kwargs))
     except Exception as exc:
-        return _SampleFootprint(fwd.calls, [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
-    bwd = DispatchRecorder()
+        return done([], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    bwd = DeviceDispatchRecorder(native)
     if grads:
         outs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor) and t.grad_fn is not None]
         ins = [t for t in tree_leaves((inp, args, kwargs))
@@ -129,12 +170,13 @@ def _record_opinfo_sample(fn, sample, grads: bool) -> _SampleFootprint:
             except Exception:
                 # the CPU backward fails too: the sweep counts that as the op's own limit,
                 # whatever the device would refuse on the way
-                return _SampleFootprint(fwd.calls, [])
-    return _SampleFootprint(fwd.calls, bwd.calls)
+                return done([])
+    return done(bwd.calls, bwd=bwd)
 
 
 def _opinfo_footprints(entry, dtype: str, grads: bool, max_samples: Optional[int],
-                       device_type: str) -> Optional[List[_SampleFootprint]]:
+                       device_type: str, native: Native = None
+                       ) -> Optional[List[_SampleFootprint]]:
     import torch
 
     from ..run.opinfo_handler import wants_grads
@@ -150,11 +192,14 @@ def _opinfo_footprints(entry, dtype: str, grads: bool, max_samples: Optional[int
         return None
     if max_samples:
         samples = samples[:max_samples]
+    from ..api.device_footprint import native_implicit_op
+
     fn = entry.callable()
+    native_op = native_implicit_op(entry.api, native) if not entry.call.startswith("inplace") else None
     out = []
     for i, s in enumerate(samples):
         torch.default_generator.manual_seed(oi.SEED + i)
-        out.append(_record_opinfo_sample(fn, s, with_grads))
+        out.append(_record_opinfo_sample(fn, s, with_grads, native, native_op))
     return out
 
 
@@ -195,22 +240,34 @@ def _scenario_footprints(api: str, dtype: str) -> Optional[List[_SampleFootprint
 
 def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], profile: Profile,
           source: str) -> Prediction:
+    from ..api.device_footprint import INPLACE_VIEWS
     from ..api.footprint import METADATA_OPS
 
+    metadata = METADATA_OPS | INPLACE_VIEWS
     refusals: List[Refusal] = []
     ops: List[str] = []
     unlisted: List[str] = []
+    calls: List[Tuple[str, str, str]] = []
+    decomposed: List[str] = []
+    bookkeeping: List[str] = []
     refused = same = ran = bwd_refused = 0
     for f in feet:
         fwd_ref = [(op, d) for op, d in f.forward if refuses(profile, op, d)]
         bwd_ref = [(op, d) for op, d in f.backward if refuses(profile, op, d)]
-        for op, _d in f.forward + f.backward:
-            p = _packet(op)
-            if p.split(".", 1)[-1] not in METADATA_OPS:
+        for phase, found in (("forward", f.forward), ("backward", f.backward)):
+            for op, d in found:
+                p = _packet(op)
+                if p.split(".", 1)[-1] in metadata:
+                    continue
                 if p not in ops:
                     ops.append(p)
                 if profile.op_support(op) is None and p not in unlisted:
                     unlisted.append(p)
+                c = (p, d or "?", phase)
+                if c not in calls:
+                    calls.append(c)
+        decomposed += [o for o in f.decomposed if o not in decomposed]
+        bookkeeping += [o for o in f.bookkeeping if o not in bookkeeping]
         for phase, found in (("forward", fwd_ref), ("backward", bwd_ref)):
             for op, d in found:
                 r = Refusal(_packet(op), d or "?", phase)
@@ -239,81 +296,46 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
         status, reason = "partial", f"forward runs; backward refused in {bwd_refused} of {ran} samples: {why}"
     else:
         status, reason = "pass", "every op of its footprint is allowed"
+    native_op = next((f.native_op for f in feet if f.native_op), None)
     return Prediction(api=api, variant=variant, dtype=dtype, status=status, reason=reason,
                       refusals=refusals, ops=ops, unlisted_ops=unlisted, samples=n,
                       refused_samples=refused, cpu_refuses=not ran and not refused and bool(same),
-                      source=source)
+                      source=source, forward_ran=ran, cpu_error_samples=same, calls=calls,
+                      decomposed=[_packet(o) for o in decomposed],
+                      bookkeeping=[_packet(o) for o in bookkeeping],
+                      native_op=_packet(native_op) if native_op else None)
 
 
-# -- footprints on the emulated device (after decomposition) -------------------------------------
+# -- footprints on the emulated device: app/predict_trace.py ------------------------------------
 
 TRACE_DEVICE = "emu:allow-all"
 TRACE_TIMEOUT = 600.0
 
 
-def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],
-                         device_type: str, jobs: Optional[int] = None, progress: Any = None,
-                         ) -> Dict[Tuple[str, str, str], Any]:
-    """{(db, variant, dtype): [_SampleFootprint] | reason str} for OpInfo (entry, dtype)
-    cases, traced on ``emu:allow-all`` in worker processes."""
-    import os
-
-    from ..devices import get_adapter
-    from ..errors import DeviceUnavailableError
-    from ..run.pool import CaseEvent, WorkerPool
-    from .sweep import default_jobs
-
-    adapter = get_adapter(TRACE_DEVICE)
-    reason = adapter.unavailable_reason()
-    if reason:
-        raise DeviceUnavailableError(f"--trace emulated: {reason}")
-    if not cases:
-        return {}
-    cores = default_jobs()
-    jobs = max(1, min(jobs or cores, len(cases)))
-    payloads = [{"kind": "footprint", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
-                 "dtype": d, "grads": grads, "max_samples": max_samples,
-                 "device_type": device_type} for e, d in cases]
-    found: Dict[Tuple[str, str, str], Any] = {}
-
-    def on_event(ev: CaseEvent) -> None:
-        if progress is not None:
-            progress.advance()
-        e, d = cases[ev.index]
-        key = (e.db, e.variant, d)
-        p = ev.payload
-        if ev.kind != "result":
-            found[key] = f"tracing on {TRACE_DEVICE}: {ev.kind}: {ev.detail}"
-        elif "harness_error" in p:
-            found[key] = f"tracing on {TRACE_DEVICE} failed: {p['harness_error']}"
-        elif "no_samples" in p:
-            found[key] = p["no_samples"]
-        else:
-            found[key] = [
-                _SampleFootprint([(op, dt or None) for op, dt in s["forward"]],
-                                 [(op, dt or None) for op, dt in s["backward"]], s.get("error"))
-                for s in p.get("samples", []) if not s.get("harness_error")]
-
-    env = dict(os.environ)
-    env.update(adapter.worker_env())
-    pool = WorkerPool({"device": adapter.spec, "modules": [],
-                       "options": {"threads": max(1, cores // jobs)}}, jobs=jobs, env=env)
-    if progress is not None:
-        progress.start(len(payloads), f"tracing on {TRACE_DEVICE}")
-    try:
-        pool.run(payloads, [TRACE_TIMEOUT] * len(payloads), on_event)
-    finally:
-        if progress is not None:
-            progress.stop()
-    return found
-
-
 TRACES = ("cpu", "emulated")
+
+
+def native_ops_for(profile: Profile, registered: Union[None, bool, Any] = None) -> Native:
+    """``op -> bool``: does the profile's device type have its own kernel for ``op``.
+
+    ``registered``: None or True, the shipped list for the device type
+    (``devices.registered_ops``; None when there is none); False: no list (every op as
+    the CPU dispatch mode sees it, the footprint before this existed); or a
+    ``RegisteredOps``."""
+    from ..devices.registered_ops import RegisteredOps, registered_ops
+
+    if registered is False:
+        return None
+    if isinstance(registered, RegisteredOps):
+        return registered.has
+    found = registered_ops(profile.device_type)
+    return found.has if found is not None else None
 
 
 def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str] = DTYPES,
             grads: bool = True, max_samples: Optional[int] = None, trace: str = "cpu",
-            jobs: Optional[int] = None, progress: Any = None) -> List[Prediction]:
+            jobs: Optional[int] = None, progress: Any = None,
+            registered: Union[None, bool, Any] = None) -> List[Prediction]:
     """Predictions for every API x OpInfo variant (or hand scenarios) x dtype.
 
     ``trace``: where OpInfo footprints come from. ``"cpu"``: a dispatch mode on the CPU
@@ -322,11 +344,17 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     ``progress``: start(total, description) / advance() / stop(), as the CLI's bar);
     the (op, dtype) pairs are then looked up in ``profile`` exactly as with ``"cpu"``.
     APIs without OpInfo entries (hand scenarios) always use the CPU footprint.
+
+    With ``trace="cpu"``, ``registered`` (see :func:`native_ops_for`) makes the footprint
+    the one the profile's device receives: a composite op the vendor registers no kernel
+    for is recorded as the ops of its composite kernel, an API that the vendor runs as one
+    kernel (``torch.linalg.cholesky``) as that op; bookkeeping ops are left out.
     """
     from ..api.resolve import resolve
     from ..scenarios import opinfo as oi
 
     prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    native = native_ops_for(prof, registered)
     bad = [d for d in dtypes if d not in DTYPES]
     if bad:
         raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
@@ -338,6 +366,8 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     traced: Dict[Tuple[str, str, str], Any] = {}
     if trace == "emulated":
         cases = [(e, d) for name in apis for e in _opinfo_entries(name) for d in dtypes]
+        from .predict_trace import _emulated_footprints
+
         traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs, progress)
     out: List[Prediction] = []
     with warnings.catch_warnings():
@@ -354,7 +384,7 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
                             else:
                                 out.append(_fold(name, e.variant, d, feet, prof, "opinfo"))
                             continue
-                        feet = _opinfo_footprints(e, d, grads, max_samples, prof.device_type)
+                        feet = _opinfo_footprints(e, d, grads, max_samples, prof.device_type, native)
                         if feet is None:
                             out.append(Prediction(name, e.variant, d, "unknown",
                                                   "OpInfo cannot make samples for this dtype"))
@@ -380,201 +410,3 @@ def _opinfo_entries(name: str) -> list:
     from ..scenarios.sources import opinfo as opinfo_source
 
     return [e for e in opinfo_source.entries_for(name) if e.db == "op_db"]
-
-
-# -- confirming against a sweep ------------------------------------------------------------------
-
-SUPPORT_CLASS = {"pass": "all", "fail": "all", "partial": "some", "unsupported": "none"}
-PREDICTED_CLASS = {"pass": "all", "partial": "some", "unsupported": "none"}
-
-
-@dataclass
-class Confirmation:
-    compared: int
-    agree: int
-    disagreements: List[Dict[str, Any]]
-    not_compared: int
-
-    @property
-    def rate(self) -> Optional[float]:
-        return self.agree / self.compared if self.compared else None
-
-
-def against_rows(predictions: Sequence[Prediction], rows: Iterable[Mapping[str, Any]]) -> Confirmation:
-    """Each prediction against the sweep row of the same (api, variant, dtype)."""
-    by_key = {(r["api"], r["variant"], r["dtype"]): r for r in rows}
-    compared = agree = not_compared = 0
-    dis: List[Dict[str, Any]] = []
-    for p in predictions:
-        r = by_key.get((p.api, p.variant, p.dtype))
-        want = PREDICTED_CLASS.get(p.status)
-        got = SUPPORT_CLASS.get(r["status"]) if r else None
-        if want is None or got is None:
-            not_compared += 1
-            continue
-        compared += 1
-        if want == got:
-            agree += 1
-        else:
-            dis.append({"api": p.api, "variant": p.variant, "dtype": p.dtype,
-                        "predicted": p.status, "predicted_reason": p.reason,
-                        "observed": r["status"], "observed_cause": r.get("cause"),
-                        "observed_detail": r.get("detail", "")})
-    return Confirmation(compared, agree, dis, not_compared)
-
-
-def against_sweep(predictions: Sequence[Prediction], out_dir: str) -> Confirmation:
-    from ..results.sweep_store import open_store
-
-    store = open_store(out_dir, must_exist=True)
-    try:
-        return against_rows(predictions, store.rows())
-    finally:
-        store.close()
-
-
-# -- composite APIs against vendor docs -----------------------------------------------------------
-
-@dataclass
-class DocsComparison:
-    compared: int
-    agree: int
-    apis: int
-    apis_agreeing: int
-    disagreements: List[Dict[str, Any]]
-
-    @property
-    def rate(self) -> Optional[float]:
-        return self.agree / self.compared if self.compared else None
-
-
-def compare_with_docs(predictions: Sequence[Prediction], docs: Mapping[str, Iterable[str]],
-                      profile: str | Profile) -> DocsComparison:
-    """Footprint predictions against the dtypes vendor docs allow, per (api, dtype).
-
-    ``docs``: {api: dtypes its docs entry allows} (entries without a dtype statement are
-    simply absent). Only dtypes that were predicted are compared. A disagreement is a
-    "suspected docs error" when the footprint speaks clearly (the docs allow a dtype an
-    op of the footprint is refused for, or the CPU itself refuses; or the docs leave out
-    a dtype every footprint op is explicitly allowed) and a "suspected tool error" when
-    the prediction rests on the profile's silence (an op with no profile entry).
-    """
-    prof = profile if isinstance(profile, Profile) else load_profile(profile)
-    by_api: Dict[str, Dict[str, List[Prediction]]] = {}
-    for p in predictions:
-        if p.status != "unknown":
-            by_api.setdefault(p.api, {}).setdefault(p.dtype, []).append(p)
-    compared = agree = apis = apis_ok = 0
-    dis: List[Dict[str, Any]] = []
-    for api, allowed in docs.items():
-        if api not in by_api:
-            continue
-        allowed_set = set(allowed)
-        apis += 1
-        api_ok = True
-        for dtype, preds in sorted(by_api[api].items(), key=lambda kv: DTYPES.index(kv[0])
-                                   if kv[0] in DTYPES else 99):
-            compared += 1
-            predicted = any(p.supported for p in preds)
-            documented = dtype in allowed_set
-            if predicted == documented:
-                agree += 1
-                continue
-            api_ok = False
-            dis.append(dict(api=api, dtype=dtype, documented=documented, predicted=predicted,
-                            **_suspect(dtype, documented, preds, prof)))
-        apis_ok += api_ok
-    return DocsComparison(compared, agree, apis, apis_ok, dis)
-
-
-def _short(text: str, limit: int = 90) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _suspect(dtype: str, documented: bool, preds: List[Prediction], prof: Profile) -> Dict[str, str]:
-    ops = sorted({op for p in preds for op in p.ops})
-    if documented:  # the docs allow it, the prediction refuses it
-        if all(p.cpu_refuses for p in preds):
-            return {"verdict": "suspected docs error",
-                    "reason": f"the docs allow {dtype}, but the API refuses {dtype} even on the CPU"}
-        found = [r for p in preds for r in p.refusals]
-        other = sorted({r.text() for r in found if r.dtype != dtype})
-        if other and not [r for r in found if r.dtype == dtype]:
-            return {"verdict": "suspected tool error",
-                    "reason": f"the docs allow {dtype}; the prediction refuses it only through "
-                              f"{', '.join(other)}: ops on auxiliary tensors (not the {dtype} "
-                              "input), which the profile's op entries, derived from other APIs' "
-                              "docs, may not be meant to cover"}
-        refusals = sorted({r.text() for r in found})
-        sources = sorted({_short(prof.op_support(r.op).source or "profile") for p in preds
-                          for r in p.refusals if prof.op_support(r.op) is not None})
-        where = f" (profile entries from: {', '.join(sources)})" if sources else ""
-        return {"verdict": "suspected docs error",
-                "reason": f"the docs allow {dtype}, but its footprint needs {', '.join(refusals)}, "
-                          f"which the profile refuses{where}; unless the device runs a fused "
-                          "kernel for the whole API"}
-    unlisted = sorted({op for p in preds for op in p.unlisted_ops})
-    if unlisted:
-        return {"verdict": "suspected tool error",
-                "reason": f"the docs leave out {dtype}; the prediction allows it only because "
-                          f"{', '.join(unlisted)} have no profile entry (default: {prof.default})"}
-    return {"verdict": "suspected docs error",
-            "reason": f"the docs leave out {dtype}, yet every op of its footprint "
-                      f"({', '.join(ops) or 'none'}) is documented for {dtype} in the profile"}
-
-
-# -- vendor docs as the {api: dtypes} mapping ---------------------------------------------------
-
-def vendor_docs_dtypes(root: str, apis: Optional[Iterable[str]] = None, *,
-                       chip: Optional[str] = None,
-                       torch_version: Optional[str] = None) -> Dict[str, List[str]]:
-    """{api: dtypes its vendor docs entry allows on ``chip``}, from the evidence parser.
-
-    Entries without a "仅支持" dtype statement are left out (the docs set no limit); an
-    entry marked unsupported (✘) on the chip allows no dtype. ``apis``: look these up
-    (aliases and qualified names match); default: every entry.
-    """
-    from ..evidence.vendor_docs import load_vendor_docs, resolve_chips
-
-    if torch_version is None:
-        import torch
-
-        torch_version = torch.__version__.split("+", 1)[0]
-    index = load_vendor_docs(root, torch_version)
-    chip_name = resolve_chips([chip], index.chips)[0] if chip else None
-    if apis is None:
-        pairs = [(e.name, e) for e in index]
-    else:
-        pairs = []
-        for api in apis:
-            found = index.match(api)
-            if found is not None:
-                pairs.append((api, found[0]))
-    out: Dict[str, List[str]] = {}
-    for api, entry in pairs:
-        if chip_name is not None and entry.chips.get(chip_name) is False:
-            out[api] = []
-            continue
-        allowed = entry.dtypes_for(chip_name) if chip_name else entry.dtypes
-        if allowed is not None:
-            out[api] = [d for d in allowed if d in DTYPES]
-    return out
-
-
-def composite_apis(names: Iterable[str]) -> List[str]:
-    """The names whose OpInfo footprint has two or more compute ops (composites)."""
-    from ..scenarios.opinfo import api_compute_ops, opinfo_for
-
-    out = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name in names:
-            if not name.startswith("torch.") or not opinfo_for(name, include_refs=False):
-                continue
-            try:
-                ops = api_compute_ops(name)
-            except Exception:
-                ops = None
-            if ops and len(ops) >= 2:
-                out.append(name)
-    return out

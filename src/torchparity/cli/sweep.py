@@ -116,18 +116,14 @@ def predict(
     grads: bool = typer.Option(True, "--grads/--no-grads", help="Include the backward footprint."),
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype."),
     trace: str = typer.Option("cpu", "--trace", help="Footprint source for OpInfo APIs: 'cpu' (dispatch mode on the CPU; composite ops such as allclose as themselves) or 'emulated' (the ops that reach the permissive emu:allow-all device after decomposition, in worker processes; no real device). Hand-scenario APIs always use the CPU."),
+    vendor_ops: bool = typer.Option(True, "--vendor-ops/--no-vendor-ops", help="--trace cpu: follow the vendor's registered-op list for the profile's device type (composites it lacks decomposed, its own kernels as themselves); off: the plain CPU dispatch-mode footprint."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Workers for --trace emulated (default: one per core)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--trace emulated)."),
 ) -> None:
     """Predict which dtypes a profile refuses for each API, from its footprint (no device)."""
-    from ..app.predict import (
-        TRACE_DEVICE,
-        against_sweep,
-        compare_with_docs,
-        composite_apis,
-        vendor_docs_dtypes,
-    )
+    from ..app.predict import TRACE_DEVICE, against_sweep
     from ..app.predict import predict as run_predict
+    from ..app.predict_docs import compare_with_docs, composite_apis, vendor_docs_statements
     from ..devices.profiles import load_profile
     from ..results.models import EMULATED_BANNER
 
@@ -135,8 +131,8 @@ def predict(
     docs = _load_docs_dtypes(docs_dtypes) if docs_dtypes else None
     if vendor_docs:
         wanted_chip = chip or (prof.chips[0] if prof.chips else None)
-        docs = vendor_docs_dtypes(str(vendor_docs), None if composites else apis,
-                                  chip=wanted_chip, torch_version=torch_version)
+        docs = vendor_docs_statements(str(vendor_docs), None if composites else apis,
+                                      chip=wanted_chip, torch_version=torch_version)
     names = list(apis or [])
     if opinfo:
         from ..scenarios.opinfo import all_opinfo_apis
@@ -150,8 +146,14 @@ def predict(
     if not names:
         raise TorchparityError("no API given: name some, or use --composites with vendor docs")
     preds = run_predict(names, prof, dtypes=_dtype_list(dtypes), grads=grads, max_samples=max_samples,
-                        trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console))
+                        trace=trace, jobs=jobs, progress=None if quiet else StepProgress(err_console),
+                        registered=None if vendor_ops else False)
+    from ..devices.registered_ops import registered_ops
+
+    vendor = registered_ops(prof.device_type) if vendor_ops else None
     source = (f"ops traced on the emulated device {TRACE_DEVICE} ({EMULATED_BANNER})" if trace == "emulated"
+              else f"a dispatch mode on the CPU, as the {prof.device_type} device receives them "
+                   f"(vendor op list: {vendor.source})" if vendor is not None
               else "a dispatch mode on the CPU")
     _say(f"predictions for profile '{prof.name}' from {source}; no device ran")
     for p in preds:
@@ -175,8 +177,13 @@ def predict(
     if docs is not None:
         cmp = compare_with_docs(preds, docs, prof)
         rate = f"{cmp.rate:.1%}" if cmp.rate is not None else "n/a"
-        _say(f"vendor docs: {cmp.agree} of {cmp.compared} (api, dtype) pairs agree "
-             f"({rate}); {cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
+        _say(f"vendor docs: {cmp.agree} of {cmp.compared - cmp.trivial} (api, dtype) pairs "
+             f"agree ({rate}), not counting {cmp.trivial} where the CPU refuses too; "
+             f"{cmp.apis_agreeing} of {cmp.apis} APIs agree entirely")
+        if cmp.by_reason:
+            _say("  disagreements by reason: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(cmp.by_reason.items(), key=lambda kv: -kv[1])))
         for d in cmp.disagreements:
-            _say(f"  {d['verdict']}: {d['api']} {d['dtype']}: {d['reason']}")
+            _say(f"  {d['verdict']} [{d['class']}]: {d['api']} {d['dtype']}: {d['reason']}")
+            _say(f"    footprint: {'; '.join(d['footprint']) or 'no compute op'}")
     raise typer.Exit(code)

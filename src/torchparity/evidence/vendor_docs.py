@@ -64,6 +64,8 @@ DTYPE_NAMES: Dict[str, str] = {
 
 ONLY = "仅支持"  # "supports only"
 EXTRA = "额外支持"  # "additionally supports" (usually for one chip)
+NOT = "不支持"  # "does not support"
+KINDS = (("only", ONLY), ("extra", EXTRA), ("not", NOT))
 
 _TOKEN = "|".join(sorted((re.escape(k) for k in DTYPE_NAMES), key=len, reverse=True))
 _DTYPE_LIST = re.compile(
@@ -86,13 +88,37 @@ LIMITS = "**限制与说明**"
 
 @dataclass(frozen=True)
 class DtypeClause:
-    """One "仅支持 <dtypes>" (kind "only") or "额外支持 <dtypes>" (kind "extra") statement."""
+    """One "仅支持 <dtypes>" (kind "only"), "额外支持 <dtypes>" (kind "extra") or
+    "不支持 <dtypes>" (kind "not") statement."""
 
-    kind: str  # only | extra
+    kind: str  # only | extra | not
     dtypes: Tuple[str, ...]  # torch dtype names, in the order written
     arg: Optional[str] = None  # the argument it is about (`self`, `input`), when named
     chips: Tuple[str, ...] = ()  # the chips it is about; () = every chip
     text: str = ""  # the line it came from
+    condition: Optional[str] = None  # "带`dim`场景": holds only then (not read as a limit)
+
+
+@dataclass(frozen=True)
+class DocsStatement:
+    """What one docs entry says about the dtypes of one argument on one chip."""
+
+    allowed: Optional[Tuple[str, ...]]  # "仅支持" (+ "额外支持") lists; None: no such list
+    refused: Tuple[str, ...] = ()  # "不支持" lists
+    other_args: Tuple[str, ...] = ()  # arguments whose clauses were left out
+    source: str = ""  # file:line of the entry
+
+    def says(self, dtype: str) -> Optional[bool]:
+        """True: documented as supported; False: documented as not; None: not stated."""
+        if dtype in self.refused:
+            return False
+        if self.allowed is None:
+            return None
+        return dtype in self.allowed
+
+    @property
+    def empty(self) -> bool:
+        return self.allowed is None and not self.refused
 
 
 @dataclass
@@ -151,6 +177,27 @@ class VendorEntry:
                 seen.setdefault(d, None)
         return list(seen)
 
+    def statement_for(self, chip: Optional[str] = None,
+                      args: Optional[Sequence[str]] = None) -> DocsStatement:
+        """What the entry says on ``chip`` (None: clauses naming no chip only) about the
+        arguments ``args`` (a clause naming no argument counts for every one; None: every
+        clause). Conditional clauses ("带`dim`场景不支持fp16") are left out; "不支持" lists
+        are subtracted from the allowed ones."""
+        def applies(c: DtypeClause) -> bool:
+            return (c.condition is None and (not c.chips or (chip is not None and chip in c.chips))
+                    and (args is None or c.arg is None or c.arg in args))
+
+        used = [c for c in self.dtype_clauses if applies(c)]
+        others = tuple(dict.fromkeys(
+            c.arg for c in self.dtype_clauses
+            if args is not None and c.arg is not None and c.arg not in args))
+        refused = tuple(dict.fromkeys(d for c in used if c.kind == "not" for d in c.dtypes))
+        allowed: Optional[Tuple[str, ...]] = None
+        if any(c.kind == "only" for c in used):
+            allowed = tuple(dict.fromkeys(d for c in used if c.kind in ("only", "extra")
+                                          for d in c.dtypes if d not in refused))
+        return DocsStatement(allowed, refused, others, f"{self.source}:{self.line}")
+
     def to_dict(self) -> Dict[str, object]:
         """Plain data (JSON/YAML-ready), e.g. for building capability profiles."""
         return {
@@ -158,7 +205,7 @@ class VendorEntry:
             "section": self.section, "url": self.url, "chips": dict(self.chips),
             "limits": self.limits, "dtypes": self.dtypes,
             "dtype_clauses": [{"kind": c.kind, "dtypes": list(c.dtypes), "arg": c.arg,
-                               "chips": list(c.chips), "text": c.text}
+                               "chips": list(c.chips), "text": c.text, "condition": c.condition}
                               for c in self.dtype_clauses],
             "source": self.source, "line": self.line,
         }
@@ -180,33 +227,59 @@ def name_from_url(url: str) -> Optional[str]:
 
 
 def parse_dtype_clauses(text: str) -> List[DtypeClause]:
-    """Every "仅支持 / 额外支持 <dtype list>" in ``text``, line by line.
+    """Every "仅支持 / 额外支持 / 不支持 <dtype list>" in ``text``, line by line.
 
     ``- <term>A</term>、<term>B</term>：`self`仅支持fp16，fp32`` gives
     DtypeClause("only", ("float16", "float32"), arg="self", chips=("A", "B")).
-    A "仅支持" not followed by dtypes ("仅支持True", "仅支持PyTorch 2.7.1以上版本") gives nothing.
+    A clause names the chips and the argument written before it on its line; a clause
+    that follows another with only a separator between (```input`仅支持fp32，不支持double``)
+    continues it, with the same argument and chips. Other words before it make it
+    conditional (``带`dim`场景不支持fp16``: ``condition`` set). A keyword not followed by
+    dtypes ("仅支持True", "不支持5维以上") gives nothing.
     """
     out: List[DtypeClause] = []
     for line in text.splitlines():
-        for kind, word in (("only", ONLY), ("extra", EXTRA)):
-            start = 0
-            while True:
-                pos = line.find(word, start)
-                if pos < 0:
-                    break
-                start = pos + len(word)
-                m = _DTYPE_LIST.match(line, start) or _DTYPE_LIST.match(line, _skip_ws(line, start))
-                if not m:
-                    continue
-                tokens = re.split(r"\s*[，,、/和及]\s*", m.group(0))
-                dtypes = tuple(dict.fromkeys(DTYPE_NAMES[t.lower()] for t in tokens if t))
-                before = line[:pos]
-                arg_m = re.search(r"`([^`]+)`\s*$", before)
-                chips = tuple(_TERM.findall(before))
-                out.append(DtypeClause(kind=kind, dtypes=dtypes,
-                                       arg=arg_m.group(1) if arg_m else None,
-                                       chips=chips, text=line.strip().lstrip("-* ").strip()))
+        hits = sorted((pos, kind, word) for kind, word in KINDS
+                      for pos in _find_all(line, word))
+        prev: Optional[DtypeClause] = None
+        prev_end = 0
+        for pos, kind, word in hits:
+            if pos < prev_end:
+                continue
+            start = pos + len(word)
+            m = _DTYPE_LIST.match(line, start) or _DTYPE_LIST.match(line, _skip_ws(line, start))
+            if not m:
+                continue
+            tokens = re.split(r"\s*[，,、/和及]\s*", m.group(0))
+            dtypes = tuple(dict.fromkeys(DTYPE_NAMES[t.lower()] for t in tokens if t))
+            before = line[prev_end:pos]
+            arg_m = re.search(r"`([^`]+)`\s*$", before)
+            chips = tuple(_TERM.findall(before))
+            rest = _TERM.sub("", before[:arg_m.start()] if arg_m else before)
+            rest = re.sub(r"^\s*(?:\*\*[^*]*\*\*)?", "", rest)
+            rest = re.sub(r"针对|[\s，,；;、/：:\-*（）()]", "", rest)
+            if prev is not None and not rest and not arg_m and not chips:
+                arg, chips, condition = prev.arg, prev.chips, prev.condition
+            else:
+                arg = arg_m.group(1) if arg_m else None
+                chips = chips or (prev.chips if prev is not None else ())
+                condition = before.strip(" ，,；;：:-*") if rest else None
+            clause = DtypeClause(kind=kind, dtypes=dtypes, arg=arg, chips=chips,
+                                 text=line.strip().lstrip("-* ").strip(),
+                                 condition=condition if kind == "not" else None)
+            out.append(clause)
+            prev, prev_end = clause, m.end()
     return out
+
+
+def _find_all(line: str, word: str) -> List[int]:
+    out, start = [], 0
+    while True:
+        pos = line.find(word, start)
+        if pos < 0:
+            return out
+        out.append(pos)
+        start = pos + len(word)
 
 
 def _skip_ws(line: str, i: int) -> int:
