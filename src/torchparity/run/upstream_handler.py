@@ -14,6 +14,7 @@ the reason, never as a pass or a failure of the device.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import select
@@ -38,6 +39,7 @@ def _fork_side(args: Dict[str, Any], timeout: float) -> Dict[str, Any]:
         code = 0
         try:
             os.close(read_fd)
+            faulthandler.disable()  # a crash is this side's answer, not a dump in the log
             proctree.die_with_parent(signal.SIGKILL)
             from .upstream_runner import format_error, run_side
 
