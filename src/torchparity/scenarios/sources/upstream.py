@@ -207,20 +207,21 @@ def _code(root: str, site: TestSite, backend: str) -> str:
 def _scenario(api: str, root: str, site: TestSite, s: Settings) -> Scenario:
     generic = site.device_generic and site.cls is not None
     dtypes = (declared_dtypes(root, site) if generic else None) or (ANY_DTYPE,)
-    how_en = ("device-generic, in the class made for the device" if generic
-              else "with the device as the default device")
-    how_zh = "设备通用用例，在为该设备生成的测试类中运行" if generic else "以该设备为默认设备运行"
+    how_en = ("device-generic: in the class made for the device" if generic
+              else "the device as the default device")
+    how_zh = "设备通用用例：在为该设备生成的测试类中运行" if generic else "以该设备为默认设备运行"
     use = "direct" if site.direct else "indirect"
+    tags = ["upstream", "device-generic" if generic else "default-device", use]
+    if site.uses_backend and not generic:  # .npu(), "npu" strings: its "CPU" run is not one
+        how_en += "; it names the device itself, so its CPU run may use the device too"
+        how_zh += "；用例自身指定了设备，CPU 侧运行也可能用到该设备"
+        tags.append("names-device")
     return Scenario(
         id=scenario_id(site), api=api, fn=_not_run, source=NAME, module=__name__,
-        description=Text(en=f"upstream test {scenario_id(site)} ({how_en}; uses the API {use}ly)",
-                         zh=f"上游用例 {scenario_id(site)}（{how_zh}；"
-                            f"{'直接' if site.direct else '间接'}调用该接口）"),
-        expected=Text(en="the same outcome on the device as on the CPU (a test failing on "
-                         "the CPU too is not comparable)",
-                      zh="设备上的结果与 CPU 相同（CPU 上同样失败的用例不可比较）"),
-        dtypes=tuple(dtypes), tags=("upstream", "device-generic" if generic else "default-device",
-                                    use),
+        description=Text(en=f"upstream test ({how_en}; uses the API {use}ly)",
+                         zh=f"上游用例（{how_zh}；{'直接' if site.direct else '间接'}调用该接口）"),
+        expected=Text(en="same outcome as on the CPU", zh="与 CPU 上的结果相同"),
+        dtypes=tuple(dtypes), tags=tuple(tags),
         timeout_s=2 * s.side_timeout + 30, compare="none", code=_code(root, site, s.backend),
     )
 
