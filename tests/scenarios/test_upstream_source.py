@@ -16,8 +16,7 @@ def tree(tmp_path):
     return write_tree(tmp_path / "test")
 
 
-def test_without_a_tree_the_source_does_not_apply(monkeypatch):
-    monkeypatch.delenv(upstream.ENV_TESTS, raising=False)
+def test_without_a_tree_the_source_does_not_apply():
     assert upstream.scenarios("torch.mm", torch.mm) == []
     assert "--tests" in upstream.why_not("torch.mm", torch.mm)
     assert "--tests" in sources.offer("torch.mm", torch.mm).tried["upstream"]
@@ -44,11 +43,6 @@ def test_each_test_function_is_one_scenario(tree):
         assert upstream.scenarios("torch.cholesky", torch.cholesky) == []
         assert "no test" in upstream.why_not("torch.cholesky", torch.cholesky)
     assert upstream._SETTINGS.tests_dir is None  # the block's settings are undone
-
-
-def test_the_tree_can_come_from_the_environment(tree, monkeypatch):
-    monkeypatch.setenv(upstream.ENV_TESTS, str(tree))
-    assert len(upstream.scenarios("torch.mm", torch.mm)) == len(IDS)
 
 
 def test_declared_dtypes_only_from_a_plain_dtypes_list(tmp_path):

@@ -209,8 +209,10 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         prepare_out(Path(out))
     if progress:
         progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
-    pool = WorkerPool({"device": adapter.spec, "modules": list(scenario_modules)},
-                      jobs=jobs, env=_worker_env(adapter))
+    init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules)}
+    if any(c.get("kind") == upstream.CASE_KIND for c in cases):  # replays fork from there
+        init["warm"] = list(upstream.WARM)
+    pool = WorkerPool(init, jobs=jobs, env=_worker_env(adapter))
     try:
         pool.run(cases, timeouts, on_event)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran

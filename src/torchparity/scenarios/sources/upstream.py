@@ -14,10 +14,11 @@ outcomes are the same. A test that fails on the CPU too is "not comparable".
 - Any other test runs with the device as the default device, dtype ``-``.
 
 The source contract has no options: the test tree reaches this module through
-:func:`configure` (``check`` calls it from ``--tests``) or the environment variable
-``TORCHPARITY_UPSTREAM_TESTS`` (which a worker process inherits). Without either, the
-source does not apply. The census runs once per tree for all the APIs asked
-(:func:`prepare`) and is cached here.
+:func:`configure` / :func:`configured`, which ``check`` calls from ``--tests`` around its
+planning. Without a tree the source does not apply, so ``sweep``, ``predict`` and
+``gentest`` never see upstream tests. A worker needs no setting: the ``upstream`` case
+carries the tree, file, class and test. The census runs once per tree for all the APIs
+asked (:func:`prepare`) and is cached here.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -37,8 +37,10 @@ from ..registry import Scenario
 NAME = "upstream"
 ORDER = 90
 CASE_KIND = "upstream"
-ENV_TESTS = "TORCHPARITY_UPSTREAM_TESTS"
 ANY_DTYPE = "-"
+# imported by the worker before its first replay (after the device is registered, so
+# instantiate_device_type_tests knows the device type)
+WARM = ("torch.testing._internal.common_device_type", "torch.testing._internal.common_utils")
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,6 @@ _CENSUS: Dict[Tuple[str, str, int, str], TestsEvidence] = {}
 
 
 def settings() -> Settings:
-    if _SETTINGS.tests_dir is None and os.environ.get(ENV_TESTS):
-        return replace(_SETTINGS, tests_dir=os.environ[ENV_TESTS])
     return _SETTINGS
 
 
