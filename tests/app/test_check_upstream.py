@@ -79,3 +79,21 @@ def test_replay_from_a_real_test_tree():
         if s.status == "skip":
             assert s.cause in ("not_comparable", "upstream_skip")
         assert s.status in ("pass", "fail", "unsupported", "error", "crash", "timeout", "skip")
+
+
+def test_the_listed_mode_replays_too(tmp_path):
+    from test_check_sources import _docs
+
+    from torchparity.app.check_vendor import check_vendor_docs
+
+    tree = write_tree(tmp_path / "test")
+    docs = _docs(tmp_path / "docs", ["torch.mm"])
+    summary = check_vendor_docs(str(docs), out=str(tmp_path / "run"), device="cpu",
+                                torch_version="2.13.0", jobs=1, dtypes=["float32"],
+                                max_samples=1, tests_dir=str(tree))
+    doc = json.loads((tmp_path / "run" / "matrix.json").read_text(encoding="utf-8"))
+    replayed = {r["variant"]: r for r in doc["rows"] if r["source"] == "upstream"}
+    assert set(replayed) == set(IDS.values())
+    assert replayed[IDS["float64"]]["status"] == "pass"
+    assert replayed[IDS["wrong_shape"]]["cause"] == "not_comparable"
+    assert summary.verdicts == {"torch.mm": "supported"}
