@@ -89,3 +89,55 @@ def test_a_side_that_dies_is_a_crash_of_that_side(tmp_path):
     payload = handle(_ctx(), _case(tmp_path, "test_hang.py", "TestHang", "test_aborts"))
     assert (payload["status"], payload["cause"]) == ("skip", "not_comparable")
     assert "SIGABRT" in payload["detail"]
+
+
+PARAMETRIZED = '''\
+import torch
+from torch.testing._internal.common_utils import (TestCase, instantiate_parametrized_tests,
+                                                  parametrize)
+
+
+class TestP(TestCase):
+    @parametrize("n", [1, 2])
+    def test_mm(self, n):
+        a = torch.ones(n, n)
+        self.assertEqual(torch.mm(a, a)[0, 0].item(), float(n))
+
+    def test_mm_other(self):
+        pass
+
+
+instantiate_parametrized_tests(TestP)
+'''
+
+
+def test_a_parametrized_plain_test_runs_its_copies(tmp_path):
+    (tmp_path / "test_p.py").write_text(PARAMETRIZED, encoding="utf-8")
+    payload = handle(_ctx(), _case(tmp_path, "test_p.py", "TestP", "test_mm"))
+    assert payload["status"] == "pass", payload
+    assert payload["outcomes"]["cpu"] == {"n_1": "pass", "n_2": "pass"}  # not test_mm_other
+
+
+GENERIC_PREFIX = '''\
+import torch
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestG(TestCase):
+    def test_mm(self, device):
+        pass
+
+    def test_mm_other(self, device):
+        raise AssertionError("not me")
+
+
+instantiate_device_type_tests(TestG, globals(), only_for="cpu")
+'''
+
+
+def test_a_generic_test_does_not_take_a_longer_named_one_for_a_variant(tmp_path):
+    (tmp_path / "test_g.py").write_text(GENERIC_PREFIX, encoding="utf-8")
+    payload = handle(_ctx(), _case(tmp_path, "test_g.py", "TestG", "test_mm", generic=True))
+    assert payload["status"] == "pass", payload
+    assert payload["outcomes"]["cpu"] == {"-": "pass"}

@@ -95,9 +95,24 @@ def variants(klass: type, test: str, names: List[str]) -> Dict[str, str]:
     out: Dict[str, str] = {}
     for attr in sorted(dir(klass)):
         m = pattern.match(attr)
-        if m and callable(getattr(klass, attr, None)):
+        fn = getattr(klass, attr, None) if m else None
+        # the copies wrap the generic test (keep its __name__): test_mm_other_npu is no
+        # variant of test_mm
+        if m and callable(fn) and getattr(fn, "__name__", test) == test:
             key = "_".join(p for p in (m.group("op"), m.group("rest")) if p) or "-"
             out[key] = attr
+    return out
+
+
+def parametrized(klass: type, test: str) -> Dict[str, str]:
+    """variant key -> method name for the copies ``@parametrize`` made of ``test`` (each
+    wraps the original, so it keeps its ``__name__``)."""
+    out: Dict[str, str] = {}
+    for attr in sorted(dir(klass)):
+        if attr.startswith(test + "_"):
+            fn = getattr(klass, attr, None)
+            if callable(fn) and getattr(fn, "__name__", None) == test:
+                out[attr[len(test) + 1:]] = attr
     return out
 
 
@@ -187,9 +202,12 @@ def run_side(root: str, rel: str, cls: Optional[str], test: str, device: str,
             klass = _lookup(mod, cls)
         except AttributeError:
             return {"absent": f"no class {cls} in {rel}"}
-        if not callable(getattr(klass, test, None)):
-            return {"absent": f"{cls} has no method {test}"}
-        found = {"-": test}
+        if callable(getattr(klass, test, None)):
+            found = {"-": test}
+        else:  # instantiate_parametrized_tests replaced it by test_x_<params> copies
+            found = parametrized(klass, test)
+            if not found:
+                return {"absent": f"{cls} has no method {test}"}
         if default_device:
             torch.set_default_device(device)
     suite = unittest.TestSuite(klass(method) for method in found.values())
