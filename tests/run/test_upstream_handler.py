@@ -141,3 +141,16 @@ def test_a_generic_test_does_not_take_a_longer_named_one_for_a_variant(tmp_path)
     payload = handle(_ctx(), _case(tmp_path, "test_g.py", "TestG", "test_mm", generic=True))
     assert payload["status"] == "pass", payload
     assert payload["outcomes"]["cpu"] == {"-": "pass"}
+
+
+def test_spawned_sides_for_devices_that_do_not_survive_a_fork(tmp_path):
+    from torchparity.run.upstream_handler import isolation
+
+    assert isolation(get_adapter("cpu")) == "fork"
+    assert isolation(get_adapter("emu:ascend-a2")) == "fork"
+    root = write_tree(tmp_path / "t")
+    ctx = WorkerContext(adapter=get_adapter("emu:ascend-a2"))
+    payload = handle(ctx, _case(root, FILE, "TestMmDevice", "test_mm_square", generic=True,
+                                dtype="float64", isolation="spawn"))
+    assert (payload["status"], payload["cause"]) == ("unsupported", "dtype_limit"), payload
+    assert payload["outcomes"]["cpu"] == {"float64": "pass"}

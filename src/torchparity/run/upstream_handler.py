@@ -2,7 +2,9 @@
 
 Each side runs in a fork of the worker (``upstream_runner.run_side``): the worker has
 torch, the device and ``torch.testing._internal`` imported already, so a side costs the
-test file's own import, and nothing the test file does at import stays behind. A side is
+test file's own import, and nothing the test file does at import stays behind. A real
+accelerator (npu, cuda) does not survive a fork: there each side runs in a fresh
+interpreter (``python -m torchparity.run.upstream_runner``) that sets the device up first. A side is
 bounded by the case's ``side_timeout``; a side that overruns it is killed with its whole
 process tree (``proctree.kill_tree``), one that dies is a crash of that side. The fork
 dies with the worker (parent-death signal), and the worker ends its tree after every case.
@@ -19,6 +21,8 @@ import json
 import os
 import select
 import signal
+import subprocess
+import sys
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -92,6 +96,43 @@ def _fork_side(args: Dict[str, Any], timeout: float) -> Dict[str, Any]:
     return json.loads(raw)
 
 
+def _spawn_side(args: Dict[str, Any], timeout: float, device: Optional[str],
+                env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """run_side(**args) in a fresh interpreter (``upstream_runner.main``), which sets the
+    device up first when ``device`` is given."""
+    proc = subprocess.Popen([sys.executable, "-m", "torchparity.run.upstream_runner"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    request = json.dumps({"device": device, "args": args}) + "\n"
+    try:
+        out, _ = proc.communicate(request.encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proctree.kill_tree(proc.pid)
+        proc.communicate()
+        return {"timeout": f"did not finish in {timeout:g} s"}
+    finally:
+        if proc.poll() is None:
+            proctree.kill_tree(proc.pid)
+            proc.wait()
+    lines = [ln for ln in out.decode(errors="replace").splitlines() if ln.strip()]
+    if not lines:
+        code = proc.returncode
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return {"crash": f"the test process died: {name}"}
+        return {"crash": f"the test process exited ({code}) without an answer"}
+    return json.loads(lines[-1])
+
+
+def isolation(adapter) -> str:
+    """"fork" where the device lives in this process's memory (the CPU, the emulated
+    device); "spawn" for a real accelerator, whose runtime does not survive a fork."""
+    return "fork" if adapter.type == "cpu" or adapter.emulated else "spawn"
+
+
 def _prepare(ctx: WorkerContext) -> None:
     """Import torch's test framework once in the worker, so every fork starts with it."""
     if "upstream_ready" in ctx.cache:
@@ -116,10 +157,17 @@ def handle_upstream(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     timeout = float(case.get("side_timeout") or DEFAULT_SIDE_TIMEOUT)
     adapter = ctx.adapter
     started = time.monotonic()
-    cpu = _fork_side(_side_args(case, "cpu", "cpu", False), timeout)
+    mode = case.get("isolation") or isolation(adapter)
+    if mode == "fork":
+        def side(args: Dict[str, Any], device: Optional[str]) -> Dict[str, Any]:
+            return _fork_side(args, timeout)
+    else:
+        def side(args: Dict[str, Any], device: Optional[str]) -> Dict[str, Any]:
+            return _spawn_side(args, timeout, device)
+    cpu = side(_side_args(case, "cpu", "cpu", False), None)
     dev = None
     if "variants" in cpu and any(r["outcome"] in PASSING for r in cpu["variants"].values()):
-        dev = _fork_side(_side_args(case, adapter.torch_device, adapter.type, True), timeout)
+        dev = side(_side_args(case, adapter.torch_device, adapter.type, True), adapter.spec)
     payload = compare(cpu, dev, adapter.type, adapter.error_patterns())
     payload["seconds"] = round(time.monotonic() - started, 3)
     return payload

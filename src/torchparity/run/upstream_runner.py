@@ -261,3 +261,35 @@ def _run_function(mod, test: str, device: str, default_device: bool) -> Dict[str
 
 def format_error(exc: BaseException) -> str:
     return short("".join(traceback.format_exception_only(type(exc), exc)))
+
+
+def main() -> int:
+    """A side in a fresh interpreter (devices that cannot be used after a fork: a real
+    npu or cuda): reads {"device": spec or null, "args": {...}} on stdin, writes the
+    answer as one JSON line on the original stdout (the test's own output goes to
+    stderr)."""
+    import json
+    import signal
+
+    from . import proctree
+
+    proctree.die_with_parent(signal.SIGKILL)
+    proto = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    request = json.loads(sys.stdin.readline())
+    try:
+        if request.get("device"):
+            from ..devices import get_adapter
+
+            get_adapter(request["device"]).setup()  # before torch.testing._internal
+        answer = run_side(**request["args"])
+    except BaseException as exc:
+        answer = {"error": format_error(exc)}
+    proto.write(json.dumps(answer, default=str) + "\n")
+    proto.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
