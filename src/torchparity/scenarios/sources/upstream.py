@@ -50,6 +50,7 @@ class Settings:
     side_timeout: float = 120.0  # seconds for one side (CPU or device) of one test
     max_tests: int = 40  # per API: direct users first
     depth: int = 2  # census wrapper depth
+    isolation: Optional[str] = None  # "fork" | "spawn"; None: by device (upstream_handler)
 
 
 _SETTINGS = Settings()
@@ -251,4 +252,5 @@ def case(sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
     return {"kind": CASE_KIND, "api": sc.api, "root": _root(sc.api), "file": site.file,
             "cls": site.cls, "test": site.test,
             "generic": site.device_generic and site.cls is not None,
-            "dtype": dtype, "side_timeout": settings().side_timeout}
+            "dtype": dtype, "side_timeout": settings().side_timeout,
+            "isolation": settings().isolation}
