@@ -154,3 +154,34 @@ def test_spawned_sides_for_devices_that_do_not_survive_a_fork(tmp_path):
                                 dtype="float64", isolation="spawn"))
     assert (payload["status"], payload["cause"]) == ("unsupported", "dtype_limit"), payload
     assert payload["outcomes"]["cpu"] == {"float64": "pass"}
+
+
+PYTEST_STYLE = '''\
+import pytest
+import torch
+
+
+class TestPlain:
+    def setup_method(self, method):
+        self.a = torch.ones(2, 2)
+
+    def test_mm(self):
+        assert torch.mm(self.a, self.a).sum().item() == 8.0
+
+    def test_skips(self):
+        pytest.skip("not here")
+
+
+def test_mm_function():
+    assert torch.mm(torch.ones(1, 1), torch.ones(1, 1)).item() == 2.0  # wrong: fails
+'''
+
+
+def test_pytest_style_classes_and_functions(tmp_path):
+    (tmp_path / "test_py.py").write_text(PYTEST_STYLE, encoding="utf-8")
+    ok = handle(_ctx(), _case(tmp_path, "test_py.py", "TestPlain", "test_mm"))
+    assert ok["status"] == "pass", ok
+    skipped = handle(_ctx(), _case(tmp_path, "test_py.py", "TestPlain", "test_skips"))
+    assert (skipped["status"], skipped["cause"]) == ("skip", "upstream_skip"), skipped
+    wrong = handle(_ctx(), _case(tmp_path, "test_py.py", None, "test_mm_function"))
+    assert (wrong["status"], wrong["cause"]) == ("skip", "not_comparable"), wrong

@@ -202,6 +202,8 @@ def run_side(root: str, rel: str, cls: Optional[str], test: str, device: str,
             klass = _lookup(mod, cls)
         except AttributeError:
             return {"absent": f"no class {cls} in {rel}"}
+        if not (isinstance(klass, type) and issubclass(klass, unittest.TestCase)):
+            return _run_plain_class(klass, test, device, default_device)  # pytest style
         if callable(getattr(klass, test, None)):
             found = {"-": test}
         else:  # instantiate_parametrized_tests replaced it by test_x_<params> copies
@@ -232,12 +234,40 @@ def _class_error(result: _Result) -> Dict[str, str]:
 
 
 def _run_function(mod, test: str, device: str, default_device: bool) -> Dict[str, Any]:
-    import torch
-
     fn = getattr(mod, test, None)
     if not callable(fn):
         return {"absent": f"no function {test}"}
-    needed = [p for p in inspect.signature(fn).parameters.values()
+    return _call(fn, test, device, default_device)
+
+
+def _run_plain_class(klass, test: str, device: str, default_device: bool) -> Dict[str, Any]:
+    """A pytest-style class (not a TestCase): a fresh instance, setup_method/teardown_method."""
+    if not callable(getattr(klass, test, None)):
+        return {"absent": f"{klass.__name__} has no method {test}"}
+    try:
+        instance = klass()
+    except Exception as exc:
+        return {"absent": f"{klass.__name__}() cannot be made here: {type(exc).__name__}: {exc}"}
+    method = getattr(instance, test)
+    setup = getattr(instance, "setup_method", None)
+    teardown = getattr(instance, "teardown_method", None)
+
+    def run() -> None:
+        if callable(setup):
+            setup(method)
+        try:
+            method()
+        finally:
+            if callable(teardown):
+                teardown(method)
+
+    return _call(run, test, device, default_device, fixtures_of=method)
+
+
+def _call(fn, test: str, device: str, default_device: bool, fixtures_of=None) -> Dict[str, Any]:
+    import torch
+
+    needed = [p for p in inspect.signature(fixtures_of or fn).parameters.values()
               if p.default is inspect.Parameter.empty
               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if needed:
@@ -247,13 +277,19 @@ def _run_function(mod, test: str, device: str, default_device: bool) -> Dict[str
     try:
         fn()
     except unittest.SkipTest as exc:
-        row = {"outcome": "skip", "detail": str(exc)}
+        row = {"outcome": "skip", "detail": short(str(exc))}
     except AssertionError as exc:
         row = {"outcome": "fail", "detail": short(f"AssertionError: {exc}"),
                "exc_type": "AssertionError"}
     except Exception as exc:
         row = {"outcome": "error", "detail": short(f"{type(exc).__name__}: {exc}"),
                "exc_type": type(exc).__name__}
+    except BaseException as exc:  # pytest.skip / pytest.fail raise outside Exception
+        kind = type(exc).__name__
+        if kind not in ("Skipped", "Failed", "XFailed"):
+            raise
+        outcome = {"Skipped": "skip", "Failed": "fail", "XFailed": "xfail"}[kind]
+        row = {"outcome": outcome, "detail": short(str(exc))}
     else:
         row = {"outcome": "pass", "detail": ""}
     return {"variants": {"-": row}}
