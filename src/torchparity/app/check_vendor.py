@@ -120,6 +120,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
         raise InputError("--timeout must be positive")
     if dtypes is not None:
         _check_dtypes(dtypes)
+    if tests_dir is not None and not Path(tests_dir).is_dir():
+        raise InputError(f"--tests {tests_dir}: no such folder")
     out_dir = Path(out)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
@@ -145,8 +147,6 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
 
     plan_start = time.monotonic()
     done = store.done_keys()
-    if tests_dir is not None and not Path(tests_dir).is_dir():
-        raise InputError(f"--tests {tests_dir}: no such folder")
     with warnings.catch_warnings(), upstream.configured(  # resolving 3,000 names warns of
             tests_dir, backend=adapter.type, side_timeout=timeout):  # every deprecation
         warnings.simplefilter("ignore")
