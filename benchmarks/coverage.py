@@ -20,7 +20,10 @@ Targets (issue 9): >= 1,800 of 3,249 APIs with a verdict; <= 30 min for the whol
 ``OUT/coverage.json``; a rerun with the same ``--out`` resumes.
 
     python benchmarks/coverage.py [--device emu:ascend-a2 --device cpu] [--limit N]
-                                  [--out DIR] [--jobs 2] [--max-samples 2]
+                                  [--out DIR] [--jobs 2] [--max-samples 2] [--tests DIR]
+
+With ``--tests DIR`` the upstream tests of each API in that tree are replayed as well
+(source ``upstream``, counted like the others).
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
     start = time.monotonic()
     summary = check_vendor_docs(str(args.docs), out=str(folder), device=device,
                                 torch_version=args.torch_version, jobs=args.jobs,
+                                tests_dir=str(args.tests) if args.tests else None,
                                 max_samples=args.max_samples, limit=args.limit,
                                 timeout=args.timeout, progress=_Ticker(device), spread=True)
     wall = time.monotonic() - start
@@ -150,6 +154,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    parser.add_argument("--tests", type=Path, default=None,
+                        help="a test tree: replay each API's upstream tests too (source upstream)")
     args = parser.parse_args()
     devices = args.device or ["emu:ascend-a2", "cpu"]
     tmp = None

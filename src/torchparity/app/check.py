@@ -31,6 +31,7 @@ from ..results.store import prepare_out
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
+from ..scenarios.sources import upstream
 from .evidence import evidence as gather_evidence
 
 DEFAULT_TIMEOUT = 120.0
@@ -62,8 +63,8 @@ def plan_scenarios(api: str, obj: Any, dtypes: Optional[Sequence[str]] = None) -
         return offer
     wanted = list(dtypes)
     kept = []
-    for sc in offer.scenarios:
-        ds = tuple(d for d in sc.dtypes if d in wanted)
+    for sc in offer.scenarios:  # "-": an upstream test running whatever dtypes it has
+        ds = tuple(d for d in sc.dtypes if d in wanted or d == upstream.ANY_DTYPE)
         if ds:  # a copy: hand scenarios are the registry's own objects
             kept.append(dataclasses.replace(sc, dtypes=ds))
     for name in {sc.source for sc in offer.scenarios} - {sc.source for sc in kept}:
@@ -173,17 +174,20 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     cases: List[Dict[str, Any]] = []
     timeouts: List[float] = []
     meta: List[Tuple[int, Scenario, str]] = []
-    for r in resolved:
-        offer = plan_scenarios(r.name, r.obj, dtypes)
-        plan = _Plan(r, offer.scenarios, tried=offer.tried)
-        for sc in plan.scenarios:
-            for dtype in sc.dtypes:
-                plan.case_ids.append(len(cases))
-                meta.append((len(plans), sc, dtype))
-                cases.append(sources.case_for(sc, r.name, dtype, max_samples=max_samples,
-                                              footprint=True))
-                timeouts.append(sc.timeout_s or timeout)
-        plans.append(plan)
+    # --tests: the upstream tests of each API are scenarios too (one census for all)
+    with upstream.configured(tests_dir, backend=adapter.type, side_timeout=timeout):
+        census_found = upstream.prepare([r.name for r in resolved]) if tests_dir else None
+        for r in resolved:
+            offer = plan_scenarios(r.name, r.obj, dtypes)
+            plan = _Plan(r, offer.scenarios, tried=offer.tried)
+            for sc in plan.scenarios:
+                for dtype in sc.dtypes:
+                    plan.case_ids.append(len(cases))
+                    meta.append((len(plans), sc, dtype))
+                    cases.append(sources.case_for(sc, r.name, dtype, max_samples=max_samples,
+                                                  footprint=True))
+                    timeouts.append(sc.timeout_s or timeout)
+            plans.append(plan)
 
     results: Dict[int, ScenarioResult] = {}
     footprints: Dict[int, List[FootprintEntry]] = {}
@@ -205,8 +209,10 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         prepare_out(Path(out))
     if progress:
         progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
-    pool = WorkerPool({"device": adapter.spec, "modules": list(scenario_modules)},
-                      jobs=jobs, env=_worker_env(adapter))
+    init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules)}
+    if any(c.get("kind") == upstream.CASE_KIND for c in cases):  # replays fork from there
+        init["warm"] = list(upstream.WARM)
+    pool = WorkerPool(init, jobs=jobs, env=_worker_env(adapter))
     try:
         pool.run(cases, timeouts, on_event)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
@@ -224,9 +230,10 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         vendor_docs_dir=vendor_docs_dir, torch_version=torch_version, chips=list(chips) or None,
         device_involvement={a.name: a.analysis.device_involvement for a in report.apis},
         harness={p.resolved.name: _is_harness(p.resolved) for p in plans},
-        backend=adapter.type)
+        backend=adapter.type, tests_evidence=census_found)
     for api_report in report.apis:
         api_report.evidence = found.get(api_report.name)
+        _add_replay(api_report)
     if out:
         from ..deliver.bundle import write_bundle
 
@@ -234,6 +241,17 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     if interrupted:
         raise stopped
     return report
+
+
+def _add_replay(api_report: ApiReport) -> None:
+    """Which upstream tests, replayed, already pass on the device: into the recommendation."""
+    from ..evidence.rules import add_replay
+
+    ev = api_report.evidence
+    replayed = [s for s in api_report.scenarios if s.source == upstream.NAME]
+    if ev is None or ev.recommendation is None or not replayed:
+        return
+    add_replay(ev.recommendation, [(s.id, s.dtype, s.status, s.cause) for s in replayed])
 
 
 def _check_dtypes(dtypes: Sequence[str]) -> None:

@@ -29,6 +29,7 @@ from ..results.sweep_store import open_store
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
+from ..scenarios.sources import upstream
 from .check import DEFAULT_TIMEOUT, _check_dtypes, plan_scenarios, scenario_row, why_none
 from .sweep import _check_device, _meta, default_jobs
 
@@ -105,18 +106,22 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       max_samples: Optional[int] = None, limit: Optional[int] = None,
                       scenario_modules: Sequence[str] = (), progress: Optional[Progress] = None,
                       spread: bool = False,
-                      on_planned: Optional[Callable[[int, int], None]] = None) -> ListedSummary:
+                      on_planned: Optional[Callable[[int, int], None]] = None,
+                      tests_dir: Optional[str] = None) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
 
     ``limit``: only the first N listed APIs (``spread``: N spread evenly over the list, for
     a benchmark's trial). ``on_planned(i, n)``: called as APIs are asked
     of the sources (planning resolves each name and may run one CPU call per footprint
-    candidate).
+    candidate). ``tests_dir``: a test tree whose tests of each API are replayed too
+    (source ``upstream``, one census for the whole list).
     """
     if timeout <= 0:
         raise InputError("--timeout must be positive")
     if dtypes is not None:
         _check_dtypes(dtypes)
+    if tests_dir is not None and not Path(tests_dir).is_dir():
+        raise InputError(f"--tests {tests_dir}: no such folder")
     out_dir = Path(out)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
@@ -142,8 +147,11 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
 
     plan_start = time.monotonic()
     done = store.done_keys()
-    with warnings.catch_warnings():  # resolving 3,000 names warns of every deprecation
+    with warnings.catch_warnings(), upstream.configured(  # resolving 3,000 names warns of
+            tests_dir, backend=adapter.type, side_timeout=timeout):  # every deprecation
         warnings.simplefilter("ignore")
+        if tests_dir is not None:
+            upstream.prepare([n for n in names if _resolves(n)])
         cases, meta, timeouts, planned = _plan(names, store, done, adapter.emulated, dtypes,
                                                max_samples, timeout, on_planned)
     plan_seconds = time.monotonic() - plan_start
@@ -166,9 +174,11 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
         progress.start(len(cases), f"{len(names)} listed API(s) on {adapter.spec}")
     env = dict(os.environ)
     env.update(adapter.worker_env())
-    pool = WorkerPool({"device": adapter.spec, "modules": list(scenario_modules),
-                       "options": {"threads": threads}},
-                      jobs=min(jobs, max(1, len(cases))), env=env)
+    init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules),
+                            "options": {"threads": threads}}
+    if any(c.get("kind") == upstream.CASE_KIND for c in cases):
+        init["warm"] = list(upstream.WARM)
+    pool = WorkerPool(init, jobs=min(jobs, max(1, len(cases))), env=env)
     try:
         if cases:
             pool.run(cases, timeouts, on_event)
@@ -232,6 +242,13 @@ def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples
     if on_planned:
         on_planned(len(names), len(names))
     return cases, meta, timeouts, planned
+
+
+def _resolves(name: str) -> bool:
+    try:
+        return maybe_resolve(name) is not None
+    except Exception:
+        return False
 
 
 def _torch() -> str:

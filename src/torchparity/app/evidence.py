@@ -19,7 +19,7 @@ from ..evidence.census import census
 from ..evidence.rules import decide
 from ..evidence.vendor_docs import VendorDocsIndex, load_vendor_docs, resolve_chips
 from ..evidence.writer import write_vendor_entry
-from ..results.models import DocsEvidence, Evidence
+from ..results.models import DocsEvidence, Evidence, TestsEvidence
 
 PathLike = Union[str, Path]
 
@@ -48,7 +48,8 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
              torch_version: Optional[str] = None, chips: Optional[Sequence[str]] = None,
              device_involvement: Optional[Mapping[str, Optional[str]]] = None,
              harness: Optional[Mapping[str, bool]] = None, backend: str = "npu", depth: int = 2,
-             processes: Optional[int] = None, use_index: bool = True) -> Dict[str, Evidence]:
+             processes: Optional[int] = None, use_index: bool = True,
+             tests_evidence: Optional[Mapping[str, TestsEvidence]] = None) -> Dict[str, Evidence]:
     """Gather the evidence sections for each API; returns ``{api: Evidence}``.
 
     apis: dotted names as the user wrote them (aliases fine: torch.autograd.gradcheck).
@@ -72,6 +73,8 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
     backend: the PrivateUse1 device type ("npu"): decides whether device-generic classes
         and tests reach the device.
     depth: levels of torch wrappers followed by the census (0 = direct sites only).
+    tests_evidence: the census of ``tests_dir`` already made for these APIs (``check``
+        runs it once to replay the upstream tests); the APIs it lacks are scanned here.
     """
     if not apis:
         raise InputError("no API given")
@@ -83,8 +86,11 @@ def evidence(apis: Sequence[str], tests_dir: Optional[PathLike] = None,
                     if vendor_docs_dir is not None else None)
     wanted_chips = (resolve_chips(chips, vendor_index.chips)
                     if chips and vendor_index is not None else None)
-    tests = (census(tests_root, list(apis), backend=backend, depth=depth,
-                    processes=processes).evidence if tests_root is not None else {})
+    tests: Dict[str, TestsEvidence] = dict(tests_evidence or {})
+    missing = [a for a in apis if a not in tests]
+    if tests_root is not None and missing:
+        tests.update(census(tests_root, missing, backend=backend, depth=depth,
+                            processes=processes).evidence)
     involvement = dict(device_involvement or {})
 
     out: Dict[str, Evidence] = {}

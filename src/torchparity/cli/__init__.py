@@ -29,7 +29,8 @@ app.add_typer(profile_app, name="profile")
 out_console = Console()
 err_console = Console(stderr=True)
 
-TESTS_HELP = "A test tree (PyTorch's test/ or a backend's port) for the upstream test census."
+TESTS_HELP = ("A test tree (PyTorch's test/ or a backend's port) for the upstream test census; "
+              "check also runs each API's tests there on the device and on the CPU.")
 DOCS_HELP = "PyTorch docs sources (docs/ or docs/source) for the official docs check."
 VENDOR_HELP = "Vendor support docs: Ascend's native_api folder (pytorch_X-Y-Z/ inside)."
 CONFIG_HELP = ("YAML file with defaults for device, tests, docs, vendor_docs, torch_version, chips, "

@@ -57,7 +57,7 @@ def check(
     """Check APIs on a device against the CPU and write the deliverables."""
     if from_vendor_docs is not None:
         _check_listed(from_vendor_docs, apis, device, out, timeout, jobs, scenarios, torch_version,
-                      dtypes, max_samples, limit, config, quiet)
+                      dtypes, max_samples, limit, config, quiet, tests=tests)
         return
     if not apis:
         from ..errors import InputError
@@ -107,7 +107,7 @@ def _dtypes(text: Optional[str]) -> Optional[List[str]]:
 
 
 def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, torch_version,
-                  dtypes, max_samples, limit, config, quiet) -> None:
+                  dtypes, max_samples, limit, config, quiet, tests=None) -> None:
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
@@ -122,7 +122,8 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         raise InputError("--apis-from-vendor-docs needs --out DIR (results.sqlite and the matrix go there)")
     if not docs_dir.is_dir():
         raise InputError(f"--apis-from-vendor-docs {docs_dir}: no such folder")
-    opts = merge_options(config, device=device, torch_version=torch_version, timeout=timeout, jobs=jobs)
+    opts = merge_options(config, device=device, torch_version=torch_version, timeout=timeout, jobs=jobs,
+                         tests=tests)
     planning = None if quiet else StepProgress(err_console)
 
     def on_planned(i: int, n: int) -> None:
@@ -138,6 +139,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         str(docs_dir), out=str(out), device=opts["device"], torch_version=opts["torch_version"],
         jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
         limit=limit, scenario_modules=scenarios, on_planned=on_planned,
+        tests_dir=str(opts["tests"]) if opts.get("tests") else None,
         progress=None if quiet else SweepProgress(err_console))
     verdicts = Counter(summary.verdicts.values())
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"

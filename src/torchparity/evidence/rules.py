@@ -24,7 +24,7 @@ unchanged; write_new: no focused upstream test; none_needed: pure-Python API, ca
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from ..results.models import Recommendation, TestsEvidence, Text
 
@@ -121,3 +121,27 @@ def decide(tests: Optional[TestsEvidence], involvement: Optional[str],
                               priority=rule.priority, scenario=rule.scenario, rule=rule.id,
                               reason=Text(en=rule.en, zh=rule.zh))
     raise AssertionError("RULES ends with a catch-all row")  # pragma: no cover
+
+
+def add_replay(rec: Recommendation,
+               replayed: Sequence[Tuple[str, Optional[str], str, Optional[str]]]) -> None:
+    """Record which upstream tests, replayed (``check --tests``), already pass on the device.
+
+    ``replayed``: (scenario id ``file::Class::test``, dtype or "-", status, cause) per case.
+    The rule's columns stay as decided; the lists and one sentence in the reason say which
+    tests the backend can take over unchanged and which need work on the device.
+    """
+    for sid, dtype, status, _cause in replayed:
+        name = sid if dtype in (None, "-") else f"{sid} [{dtype}]"
+        if status == "pass":
+            rec.replay_pass.append(name)
+        elif status == "skip":
+            rec.replay_not_comparable.append(name)
+        else:
+            rec.replay_fail.append(name)
+    p, f, n = len(rec.replay_pass), len(rec.replay_fail), len(rec.replay_not_comparable)
+    rec.reason = Text(
+        en=f"{rec.reason.en}; upstream tests replayed on the device: {p} pass as on the CPU, "
+           f"{f} do not, {n} not comparable (fail or skip on the CPU too)",
+        zh=f"{rec.reason.zh}；上游用例在设备上重放：{p} 个与 CPU 结果一致，{f} 个不一致，"
+           f"{n} 个不可比较（CPU 上同样失败或跳过）")

@@ -214,6 +214,11 @@ class Recommendation(Strict):
     scenario: Optional[str] = None  # adapt_upstream | upstream_runs | write_new | none_needed
     rule: str  # the id of the rule that decided
     reason: Text
+    # upstream tests replayed on the device (check --tests): "file::Class::test" ids, with
+    # " [dtype]" when the scenario ran one dtype
+    replay_pass: List[str] = Field(default_factory=list)  # same outcome as on the CPU
+    replay_fail: List[str] = Field(default_factory=list)  # pass on the CPU, not on the device
+    replay_not_comparable: List[str] = Field(default_factory=list)  # fail/skip on the CPU too
 
 
 class Evidence(Strict):

@@ -49,4 +49,5 @@ def _load_builtin_handlers() -> None:
         opinfo_handler,  # noqa: F401  (registers "opinfo")
         source_handler,  # noqa: F401  (registers "source")
         suite_handler,  # noqa: F401  (registers "suite")
+        upstream_handler,  # noqa: F401  (registers "upstream")
     )

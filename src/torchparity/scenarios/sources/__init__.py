@@ -27,6 +27,11 @@ package that defines:
     (``run/source_handler.py``): the worker calls :func:`find` and runs the scenario like a
     hand-written one. :func:`case_for` picks.
 
+A source that needs more than ``(api, obj)`` (``upstream``: the test tree of ``check
+--tests``) reads a module-level setting that the command sets around its planning
+(``upstream.configured(...)``); unset, it does not apply, and its ``case`` carries all a
+worker needs.
+
 A source that raises while asked is recorded in ``Offer.tried`` as failed; the others
 still answer.
 """
