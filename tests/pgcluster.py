@@ -41,7 +41,11 @@ def free_port() -> int:
 class Cluster:
     """initdb + pg_ctl start in a temp folder; ``stop()`` ends it and removes the folder."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
+        # tests: no fsync at all; durable (benchmarks): fsync on, commits not waited for,
+        # as the SQLite store's WAL with synchronous=NORMAL (a process kill loses nothing)
+        self.settings = ("-c synchronous_commit=off" if durable else
+                         "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
         self.initdb, self.pg_ctl = find_bin("initdb"), find_bin("pg_ctl")
         self.folder: Optional[Path] = None
         self.url = ""
@@ -62,11 +66,10 @@ class Cluster:
             shutil.chown(self.folder, "postgres", "postgres")
         data, log = self.folder / "data", self.folder / "log"
         self._run([self.initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-                   "--no-sync", "--no-instructions"])
+                   "--no-sync"])
         for _attempt in range(3):
             port = free_port()
-            opts = (f"-c listen_addresses=127.0.0.1 -p {port} -k {self.folder} -c fsync=off "
-                    "-c synchronous_commit=off -c full_page_writes=off")
+            opts = f"-c listen_addresses=127.0.0.1 -p {port} -k {self.folder} {self.settings}"
             proc = subprocess.run([*self._as_owner(), self.pg_ctl, "-D", str(data), "-l", str(log),
                                    "-w", "-t", "60", "-o", opts, "start"],
                                   capture_output=True, text=True, timeout=90)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
@@ -45,6 +46,8 @@ class SweepStore:
         from sqlalchemy.exc import SQLAlchemyError
 
         self.path: Optional[Path] = None  # the SQLite file, if the store is one
+        self._conn = None
+        self._statements: Dict[Any, Any] = {}
         if is_url(location):
             url = _parse_url(str(location))
             if url.get_backend_name() == "sqlite":
@@ -97,15 +100,19 @@ class SweepStore:
         return InputError(f"{self.where}: cannot use this sweep store "
                           f"({type(getattr(exc, 'orig', None) or exc).__name__}: {_one_line(exc)})")
 
-    def _write(self):
-        return self.engine.execution_options(torchparity_write=True).begin()
+    def _tx(self):
+        """A transaction on the store's one connection (kept open: a sweep writes a row per
+        case, and a checkout, statement build and compile per row cost 15x the write)."""
+        if self._conn is None:
+            self._conn = self.engine.connect()
+        return _Tx(self._conn)
 
     # -- meta ---------------------------------------------------------------------------
     def meta(self) -> Dict[str, Any]:
         from sqlalchemy.exc import SQLAlchemyError
 
         try:
-            with self.engine.connect() as conn:
+            with self._tx() as conn:
                 return {k: json.loads(v) for k, v in
                         conn.execute(meta_table.select().order_by(meta_table.c.key))}
         except (SQLAlchemyError, ValueError, TypeError) as exc:
@@ -118,7 +125,7 @@ class SweepStore:
         if not rows:
             return
         try:
-            with self._write() as conn:
+            with self._tx() as conn:
                 conn.execute(self._upsert(meta_table, ("key",)), rows)
         except SQLAlchemyError as exc:
             raise self._damaged(exc) from None
@@ -129,7 +136,7 @@ class SweepStore:
 
         cols = [results_table.c[k] for k in KEY_COLUMNS]
         try:
-            with self.engine.connect() as conn:
+            with self._tx() as conn:
                 return {tuple(r) for r in conn.execute(results_table.select().with_only_columns(*cols))}
         except SQLAlchemyError as exc:
             raise self._damaged(exc) from None
@@ -140,12 +147,19 @@ class SweepStore:
 
         values = _encode(row)
         try:
-            with self._write() as conn:
+            with self._tx() as conn:
                 conn.execute(self._upsert(results_table, KEY_COLUMNS, list(values)), values)
         except SQLAlchemyError as exc:  # disk full, read-only now, server gone: earlier rows stay
             raise self._damaged(exc) from None
 
     def _upsert(self, table, keys: Sequence[str], cols: Optional[List[str]] = None):
+        cache_key = (table.name, tuple(cols) if cols is not None else None)
+        stmt = self._statements.get(cache_key)
+        if stmt is None:
+            stmt = self._statements[cache_key] = self._build_upsert(table, keys, cols)
+        return stmt
+
+    def _build_upsert(self, table, keys: Sequence[str], cols: Optional[List[str]]):
         """INSERT ... ON CONFLICT (key) DO UPDATE: the row of a key is written once, the
         last writer's values win; columns it does not give are emptied, as in a new row
         (``_encode`` always gives the ones that have defaults)."""
@@ -165,7 +179,7 @@ class SweepStore:
 
         where = [results_table.c[k] == v for k, v in zip(KEY_COLUMNS, key)]
         try:
-            with self._write() as conn:
+            with self._tx() as conn:
                 conn.execute(results_table.delete().where(*where))
         except SQLAlchemyError as exc:
             raise self._damaged(exc) from None
@@ -183,7 +197,7 @@ class SweepStore:
         query = t.select().order_by(t.c.created, *(t.c[k] for k in KEY_COLUMNS))
         wanted = set(keys) if keys is not None else None
         out = []
-        with self.engine.connect() as conn:
+        with self._tx() as conn:
             for raw in conn.execute(query):
                 r = dict(zip(COLUMNS, (raw._mapping[c] for c in COLUMNS)))
                 if wanted is not None and tuple(r[k] for k in KEY_COLUMNS) not in wanted:
@@ -200,19 +214,44 @@ class SweepStore:
     def count(self) -> int:
         import sqlalchemy as sa
 
-        with self.engine.connect() as conn:
+        with self._tx() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(results_table)).scalar())
 
     def close(self) -> None:
+        if getattr(self, "_conn", None) is not None:
+            try:
+                self._conn.close()
+            except Exception:  # a server gone away: nothing left to close
+                pass
+            self._conn = None
         engine = getattr(self, "engine", None)
         if engine is not None:
             engine.dispose()
             self.engine = None
 
 
-def _encode(row: Dict[str, Any]) -> Dict[str, Any]:
-    import time
+class _Tx:
+    """``with store._tx() as conn``: commit on success, roll back on an error (and keep
+    the connection usable for the next row)."""
 
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        self.tx = self.conn.begin()
+        return self.conn
+
+    def __exit__(self, exc_type, *_):
+        if exc_type is None:
+            self.tx.commit()
+            return
+        try:
+            self.tx.rollback()
+        except Exception:  # the database rolled back itself (disk full, server gone)
+            pass
+
+
+def _encode(row: Dict[str, Any]) -> Dict[str, Any]:
     values = dict(row)
     values.setdefault("created", time.time())
     for col in JSON_COLUMNS:
@@ -272,7 +311,7 @@ def _engine(url):
     from sqlalchemy import event
 
     if url.get_backend_name() == "sqlite":
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
+        engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn, _record):
@@ -281,9 +320,10 @@ def _engine(url):
             dbapi_conn.execute("PRAGMA synchronous=NORMAL")
 
         @event.listens_for(engine, "begin")
-        def _on_begin(conn):  # a writer takes the write lock first (no upgrade deadlock)
-            write = conn.get_execution_options().get("torchparity_write")
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        def _on_begin(conn):
+            # deferred: a write transaction's first statement is its write, so it waits for
+            # the lock (busy timeout) instead of failing to upgrade a read lock
+            conn.exec_driver_sql("BEGIN")
 
         return engine
     return sa.create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
