@@ -4,6 +4,7 @@ resume across machines (another --out, one store), concurrent writers each row o
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -76,3 +77,27 @@ def test_two_sweep_processes_on_one_store_write_each_row_once(tmp_path, pg_url):
     planned = len(plan(apis=apis.read_text().split(), dtypes=["float32", "float64", "int64"]).cases)
     assert total == distinct == planned
     assert {r[4] for r in _rows(pg_url)} <= {"pass", "unsupported", "skip"}
+
+
+def test_check_vendor_docs_into_postgres_resumes_from_another_folder(tmp_path, pg_url):
+    docs = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
+
+    def run(out):
+        return subprocess.run(
+            [sys.executable, "-m", "torchparity", "check", "--apis-from-vendor-docs", str(docs),
+             "--torch-version", "2.13.0", "--limit", "3", "--device", "emu:ascend-a2",
+             "--dtypes", "float32", "--max-samples", "1", "--jobs", "1", "--quiet",
+             "--out", str(tmp_path / out), "--store", pg_url],
+            capture_output=True, text=True, timeout=600)
+
+    first = run("machine1")
+    assert first.returncode in (0, 1), first.stderr[-3000:]
+    assert "wrote the results into postgresql" in first.stdout
+    assert (tmp_path / "machine1" / "matrix.json").is_file()
+    assert not (tmp_path / "machine1" / "results.sqlite").exists()
+    stored = _rows(pg_url)
+    assert stored and {r[0] for r in stored}  # the listed APIs' rows are in Postgres
+    again = run("machine2")
+    assert again.returncode == first.returncode, again.stderr[-3000:]
+    assert "0 case(s) run" in again.stdout
+    assert _rows(pg_url) == stored

@@ -101,3 +101,13 @@ def test_cli_store_without_vendor_docs_is_refused(tmp_path):
                           timeout=120)
     assert proc.returncode == 2 and "--store goes with --apis-from-vendor-docs" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_matrix_points_a_sweep_store_to_sweep_matrix(tmp_path):
+    from torchparity.app.matrix import matrix
+
+    SweepStore(tmp_path).close()
+    for given in (str(tmp_path), "postgresql://u:secret@db-host/sweep"):
+        with pytest.raises(InputError, match="sweep-matrix") as err:
+            matrix([given])
+        assert "secret" not in str(err.value)
