@@ -86,7 +86,7 @@ def test_a_store_from_before_the_migrations_is_adopted_as_it_is(tmp_path):
 @pytest.mark.parametrize("url, message", [
     ("mysql://u@127.0.0.1/x", "unsupported database 'mysql'"),
     ("sqlite://", "name a SQLite file"),
-    ("postgresql://u:secret@127.0.0.1:{port}/x", "not a torchparity sweep store"),
+    ("postgresql://u:secret@127.0.0.1:{port}/x", "cannot open this sweep store"),
 ])
 def test_a_bad_store_url_is_one_line_without_the_password(url, message):
     with pytest.raises(InputError) as err:

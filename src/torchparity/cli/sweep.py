@@ -17,8 +17,8 @@ from . import (
 from .progress import StepProgress, SweepProgress
 
 STORE_HELP = ("Database for the results, a SQLAlchemy URL: postgresql://USER@HOST:PORT/DB lets "
-              "several machines write one sweep (pip install 'torchparity[postgres]'), "
-              "sqlite:///FILE [default: OUT/results.sqlite]. A rerun skips what any writer finished.")
+              "several machines write one sweep (needs the postgres extra of torchparity), "
+              "sqlite:///FILE (default: OUT/results.sqlite). A rerun skips what any writer finished.")
 
 
 def wrote_line(out: Path, store: Optional[str]) -> str:

@@ -72,8 +72,12 @@ class SweepStore:
             self.close()
             raise
         except (SQLAlchemyError, ValueError, TypeError, OSError) as exc:
+            from sqlalchemy.exc import OperationalError
+
             self.close()
-            raise InputError(f"{self.where}: not a torchparity sweep store ({_one_line(exc)})") from None
+            what = ("cannot open this sweep store" if isinstance(exc, OperationalError)
+                    else "not a torchparity sweep store")  # unreachable / other tables, damaged
+            raise InputError(f"{self.where}: {what} ({_one_line(exc)})") from None
 
     # -- opening ------------------------------------------------------------------------
     def _validate(self) -> None:
