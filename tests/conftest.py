@@ -30,3 +30,36 @@ def seed_bundle(tmp_path_factory):
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A PostgreSQL server for the store tests (see tests/pgcluster.py)."""
+    import atexit
+
+    import pgcluster
+
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    given = os.environ.get(pgcluster.ENV)
+    if given:
+        yield given
+        return
+    cluster = pgcluster.Cluster()
+    why = cluster.why_not()
+    if why:
+        pytest.skip(f"no PostgreSQL: set {pgcluster.ENV} to a server URL ({why})")
+    atexit.register(cluster.stop)  # also when the session ends abruptly
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, empty database on the test server, dropped afterwards."""
+    import pgcluster
+
+    url = pgcluster.create_database(pg_server)
+    yield url
+    pgcluster.drop_database(pg_server, url)

@@ -136,8 +136,10 @@ def test_a_damaged_store_is_one_line(tmp_path, damage):
             store.add(dict(api=f"torch.api{i}", variant="v", sample_set="s", dtype="float32",
                            status="pass", detail="x" * 200))
         store.set_meta({"device": {"spec": "cpu"}})
-        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.close()
+        db = sqlite3.connect(str(path))
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
         if damage == "bad meta":
             db = sqlite3.connect(str(path))
             db.execute("UPDATE meta SET value = '{not json'")

@@ -11,7 +11,9 @@ def row(api="torch.add", dtype="float32", status="pass", **kw):
 
 def test_rows_meta_and_unique_keys(tmp_path):
     s = SweepStore(tmp_path)
-    assert s.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    wal = sqlite3.connect(str(tmp_path / "results.sqlite"))
+    assert wal.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    wal.close()
     s.set_meta({"device": {"spec": "cpu"}, "no_scenarios": ["torch.x"]})
     s.add(row(metric={"name": "m", "value": 1.0, "threshold": 2.0, "standard": "s"},
               counts={"samples": 3}, claimed=True))

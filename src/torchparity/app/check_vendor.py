@@ -4,8 +4,8 @@ Each listed API is resolved in the installed torch and asked of every scenario s
 (``scenarios.sources``); its scenarios run per dtype in one worker pool, exactly as
 ``check`` runs them (OpInfo entries through the sweep's case kind, the rest through the
 generic ``source`` kind). No per-API report is built: results go to ``OUT/results.sqlite``
-as they finish — the sweep's store, keyed (api, variant = scenario id, sample_set =
-source, dtype), so a rerun resumes — and the per-API matrix (``matrix.json``,
+(or the ``--store URL`` database) as they finish — the sweep's store, keyed (api,
+variant = scenario id, sample_set = source, dtype), so a rerun resumes — and the per-API matrix (``matrix.json``,
 ``matrix.md``, ``matrix.csv``: one row per API x dtype with status, cause and source) is
 written at the end. An API that does not resolve in this torch, or that no source
 applies to, is one row with status ``unknown`` and the reason.
@@ -105,7 +105,7 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       timeout: float = DEFAULT_TIMEOUT, dtypes: Optional[Sequence[str]] = None,
                       max_samples: Optional[int] = None, limit: Optional[int] = None,
                       scenario_modules: Sequence[str] = (), progress: Optional[Progress] = None,
-                      spread: bool = False,
+                      spread: bool = False, store: Optional[str] = None,
                       on_planned: Optional[Callable[[int, int], None]] = None,
                       tests_dir: Optional[str] = None) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
@@ -137,7 +137,7 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
         raise DeviceUnavailableError(reason)
     registry.load_suites(scenario_modules)
 
-    store = open_store(out_dir)
+    store = open_store(out_dir, url=store)
     _check_device(store, adapter)
     options = {"selection": f"vendor docs {docs_dir} (torch {version})", "vendor_docs_version": version,
                "dtypes": list(dtypes) if dtypes else None, "max_samples": max_samples,

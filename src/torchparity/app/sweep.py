@@ -2,8 +2,9 @@
 
 One case is one OpInfo entry x one dtype with all its samples; the CPU reference and the
 device run happen in the same worker process (``run.opinfo_handler``). Results go to
-``OUT/results.sqlite`` as they finish (a rerun skips what is done), and the support
-matrix (``matrix.json``, ``matrix.md``, ``matrix.csv``) is written at the end.
+``OUT/results.sqlite`` as they finish (or to the ``--store URL`` database, e.g. one
+PostgreSQL that several machines write; a rerun skips what any of them finished), and the
+support matrix (``matrix.json``, ``matrix.md``, ``matrix.csv``) is written at the end.
 
 ``--apis`` / ``--namespace`` ask the scenario sources (``scenarios.sources``): an API with
 OpInfo entries (its own, or the one its footprint reaches) runs them as above; any other
@@ -28,7 +29,7 @@ from ..dtypes import DTYPE_NAMES
 from ..errors import DeviceUnavailableError, InputError, OutputError, UnknownApiError
 from ..results.models import Cause, Status
 from ..results.store import prepare_out
-from ..results.sweep_store import SweepLock, SweepStore, open_store
+from ..results.sweep_store import FILENAME, SweepLock, SweepStore, open_store
 from ..run.pool import CaseEvent, WorkerPool
 from ..scenarios import opinfo as oi
 from ..scenarios.sources import opinfo as opinfo_source
@@ -251,8 +252,10 @@ def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
     meta = store.meta()
     old = meta.get("device")
     if old and (old.get("spec"), old.get("type")) != (adapter.spec, adapter.type):
-        raise InputError(f"{store.path.parent}: holds a sweep on '{old.get('spec')}'; "
-                         f"use another --out for '{adapter.spec}'")
+        where, other = ((store.path.parent, "--out") if store.path and store.path.name == FILENAME
+                        else (store.where, "--store"))
+        raise InputError(f"{where}: holds a sweep on '{old.get('spec')}'; "
+                         f"use another {other} for '{adapter.spec}'")
 
 
 def default_jobs() -> int:
@@ -267,8 +270,10 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
           dtypes: Sequence[str] = DTYPES, jobs: Optional[int] = None,
           timeout: float = DEFAULT_TIMEOUT, reference: bool = False, grads: bool = True,
           max_samples: Optional[int] = None, progress: Optional[Progress] = None,
-          only: Optional[Sequence[str]] = None, write_matrix: bool = True) -> SweepSummary:
-    """Run (or resume) a sweep into ``out``; returns what happened."""
+          only: Optional[Sequence[str]] = None, write_matrix: bool = True,
+          store: Optional[str] = None) -> SweepSummary:
+    """Run (or resume) a sweep into ``out``; returns what happened. ``store``: a database
+    URL for the results (default: ``OUT/results.sqlite``); the matrix goes to ``out``."""
     if not (all_opinfo or namespace or apis):
         raise InputError("nothing to sweep: give --opinfo, --namespace NS or --apis FILE")
     if timeout <= 0:
@@ -287,14 +292,15 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
     with SweepLock(out_dir):  # a second sweep on this folder is refused, not interleaved
         return _sweep(out_dir, adapter, the_plan, dtypes=dtypes, jobs=jobs, timeout=timeout,
                       reference=reference, grads=grads, max_samples=max_samples,
-                      progress=progress, write_matrix=write_matrix)
+                      progress=progress, write_matrix=write_matrix, store_url=store)
 
 
 def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Sequence[str],
            jobs: int, timeout: float, reference: bool, grads: bool, max_samples: Optional[int],
-           progress: Optional[Progress], write_matrix: bool) -> SweepSummary:
+           progress: Optional[Progress], write_matrix: bool,
+           store_url: Optional[str] = None) -> SweepSummary:
     threads = max(1, default_jobs() // jobs)
-    store = open_store(out_dir)
+    store = open_store(out_dir, url=store_url)
     _check_device(store, adapter)
     options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
                "grads": grads, "max_samples": max_samples}
@@ -352,8 +358,8 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
             store.close()
             raise OutputError(
                 f"could not write the matrix into {out_dir} ({exc.strerror or exc}); every result "
-                f"is kept in {store.path}: write the matrix later with `torchparity sweep-matrix "
-                f"{out_dir} --out FOLDER`") from None
+                f"is kept in {store.where}: write the matrix later with `torchparity sweep-matrix "
+                f"{out_dir if store_url is None else store.where} --out FOLDER`") from None
     summary = SweepSummary(out=out_dir, planned=len(the_plan.cases), ran=sum(counts.values()),
                            already_done=len(the_plan.cases) - len(todo),
                            seconds=time.monotonic() - start, counts=counts,

@@ -20,6 +20,7 @@ from . import (
     profile_app,
 )
 from .progress import CheckProgress
+from .sweep import STORE_HELP, wrote_line
 
 
 @app.command()
@@ -53,12 +54,18 @@ def check(
              "installed torch's) instead of named APIs: needs --out; results.sqlite there resumes; "
              "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --apis-from-vendor-docs: only the first N listed APIs."),
+    store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     if from_vendor_docs is not None:
         _check_listed(from_vendor_docs, apis, device, out, timeout, jobs, scenarios, torch_version,
-                      dtypes, max_samples, limit, config, quiet, tests=tests)
+                      dtypes, max_samples, limit, config, quiet, store, tests=tests)
         return
+    if store is not None:
+        from ..errors import InputError
+
+        raise InputError("--store goes with --apis-from-vendor-docs (a checked API's results "
+                         "are its report bundle in --out)")
     if not apis:
         from ..errors import InputError
 
@@ -107,7 +114,7 @@ def _dtypes(text: Optional[str]) -> Optional[List[str]]:
 
 
 def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, torch_version,
-                  dtypes, max_samples, limit, config, quiet, tests=None) -> None:
+                  dtypes, max_samples, limit, config, quiet, store=None, tests=None) -> None:
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
@@ -138,7 +145,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
     summary = check_vendor_docs(
         str(docs_dir), out=str(out), device=opts["device"], torch_version=opts["torch_version"],
         jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
-        limit=limit, scenario_modules=scenarios, on_planned=on_planned,
+        limit=limit, scenario_modules=scenarios, on_planned=on_planned, store=store,
         tests_dir=str(opts["tests"]) if opts.get("tests") else None,
         progress=None if quiet else SweepProgress(err_console))
     verdicts = Counter(summary.verdicts.values())
@@ -146,7 +153,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
     _say(f"{summary.apis} listed API(s): {summary.ran} case(s) run in {summary.seconds:.1f} s "
          f"({summary.already_done} already done): {counts}")
     _say("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
-    _say(f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv")
+    _say(wrote_line(out, store))
     raise typer.Exit(1 if summary.problems else 0)
 
 

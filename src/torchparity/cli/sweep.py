@@ -16,6 +16,24 @@ from . import (
 )
 from .progress import StepProgress, SweepProgress
 
+STORE_HELP = ("Database for the results, a SQLAlchemy URL: postgresql://USER@HOST:PORT/DB lets "
+              "several machines write one sweep (needs the postgres extra of torchparity), "
+              "sqlite:///FILE (default: OUT/results.sqlite). A rerun skips what any writer finished.")
+
+
+def wrote_line(out: Path, store: Optional[str]) -> str:
+    """The closing line of a sweep: where its results and matrix are."""
+    if store is None:
+        return f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv"
+    from ..results.sweep_store import is_url
+
+    shown = store
+    if is_url(store):
+        from sqlalchemy.engine import make_url
+
+        shown = make_url(store).render_as_string(hide_password=True)
+    return f"wrote the results into {shown}; {out}/matrix.json, matrix.md, matrix.csv"
+
 
 def _dtype_list(text: Optional[str]):
     from ..dtypes import DTYPE_NAMES
@@ -39,6 +57,7 @@ def sweep(
     grads: bool = typer.Option(True, "--grads/--no-grads", help="Compare gradients where the op supports autograd."),
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N samples per case."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
 ) -> None:
     """Run every OpInfo sample of many APIs x dtypes on a device against the CPU.
 
@@ -52,14 +71,14 @@ def sweep(
     summary = run_sweep(out=str(out), device=device, all_opinfo=opinfo, namespace=namespace,
                         apis=names, dtypes=_dtype_list(dtypes), jobs=jobs, timeout=timeout,
                         reference=reference_inputs, grads=grads, max_samples=max_samples,
-                        progress=progress)
+                        progress=progress, store=store)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
     _say(f"{summary.ran} case(s) run in {summary.seconds:.1f} s "
                       f"({summary.already_done} already done): {counts}")
     if summary.no_scenarios:
         _say(f"no scenarios (no scenario source applies): {len(summary.no_scenarios)} API(s), "
                           "listed in matrix.md")
-    _say(f"wrote {out}/results.sqlite, matrix.json, matrix.md, matrix.csv")
+    _say(wrote_line(out, store))
     if summary.problems:
         _say(f"{summary.problems} case(s) with a wrong result, error, crash or timeout")
     raise typer.Exit(1 if summary.problems else 0)
@@ -67,7 +86,7 @@ def sweep(
 
 @app.command("sweep-matrix")
 def sweep_matrix(
-    dirs: List[Path] = typer.Argument(..., help="Sweep output folders (one per device or profile)."),
+    dirs: List[str] = typer.Argument(..., help="Sweep output folders, results.sqlite files or store URLs (postgresql://...), one per device or profile."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for matrix.{json,md,csv}."),
 ) -> None:
     """Write one support matrix from one or more sweeps (devices / profiles side by side).

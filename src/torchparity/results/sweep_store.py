@@ -1,200 +1,347 @@
-"""The sweep's result store: one SQLite file, written as results arrive.
+"""The sweep's result store, written as results arrive: a SQLAlchemy database.
 
-Safe against ``kill -9``: WAL journal, one transaction per result, and a primary key per
-(api, variant, sample_set, dtype) so a rerun can skip what is done and never duplicates
-a row. ``meta`` holds what the sweep ran on (device, environment, options); a store is
-tied to one device.
+``--store URL`` names it: SQLite (the embedded default, ``OUT/results.sqlite``) or
+PostgreSQL (``postgresql://user@host/db``: several machines write one sweep). Safe against
+``kill -9``: one transaction per result (SQLite in WAL mode). One row per case, keyed
+(api, variant, sample_set, dtype), written by an upsert (``INSERT ... ON CONFLICT``), so a
+rerun skips what any writer finished and concurrent writers never duplicate a row. The
+tables and their Alembic migrations are in ``store_schema``; ``meta`` holds what the sweep
+ran on (device, environment, options); a store is tied to one device.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from ..errors import InputError
+from .store_schema import COLUMNS, KEY_COLUMNS, meta_table, results_table
 
 FILENAME = "results.sqlite"
 Key = Tuple[str, str, str, str]  # (api, variant, sample_set, dtype)
-
-COLUMNS = ("api", "variant", "sample_set", "dtype", "status", "cause", "detail", "metric",
-           "counts", "claimed", "claimed_backward", "kind", "seconds", "emulated", "created",
-           "note")
 JSON_COLUMNS = ("metric", "counts")
+BOOL_COLUMNS = ("claimed", "claimed_backward", "emulated")
+POSTGRES_EXTRA = "pip install 'torchparity[postgres]'"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-    api TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    sample_set TEXT NOT NULL,
-    dtype TEXT NOT NULL,
-    status TEXT NOT NULL,
-    cause TEXT,
-    detail TEXT NOT NULL DEFAULT '',
-    metric TEXT,
-    counts TEXT,
-    claimed INTEGER,
-    claimed_backward INTEGER,
-    kind TEXT,
-    seconds REAL,
-    emulated INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    note TEXT,
-    PRIMARY KEY (api, variant, sample_set, dtype)
-);
-"""
+
+def is_url(text: Union[str, Path]) -> bool:
+    """A store named by a URL (``postgresql://...``, ``sqlite:///...``), not a path."""
+    return isinstance(text, str) and "://" in text
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc)
+    return " ".join(text.split())[:300]
 
 
 class SweepStore:
-    """The store in ``path``: a ``results.sqlite`` file, or a folder holding one."""
+    """The store at ``location``: a ``results.sqlite`` file, a folder holding one, or a
+    SQLAlchemy URL (``sqlite:///FILE``, ``postgresql://...``)."""
 
-    def __init__(self, path: Path):
-        path = Path(path)
-        if path.is_dir() and path.name != FILENAME:
-            path = path / FILENAME
-        if path.exists() and not path.is_file():
-            raise InputError(f"{path}: exists and is not a file; a sweep keeps its results "
-                             "in a file of this name")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"{path.parent}: cannot create folder: {exc.strerror}") from None
-        self.path = path
-        try:
-            self.db = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
-            self._check_schema()
-        except sqlite3.DatabaseError as exc:
-            why = " ".join(str(exc).split())
-            raise InputError(f"{path}: not a torchparity sweep store ({why})") from None
+    def __init__(self, location: Union[str, Path]):
+        import sqlalchemy as sa
+        from sqlalchemy.exc import SQLAlchemyError
 
-    def _check_schema(self) -> None:
+        self.path: Optional[Path] = None  # the SQLite file, if the store is one
+        self._conn = None
+        self._statements: Dict[Any, Any] = {}
+        if is_url(location):
+            url = _parse_url(str(location))
+            if url.get_backend_name() == "sqlite":
+                if not url.database or url.database == ":memory:":
+                    raise InputError(f"--store {location}: name a SQLite file (sqlite:///FILE)")
+                self.path = _sqlite_file(Path(url.database))
+                url = url.set(database=str(self.path))
+        else:
+            self.path = _sqlite_file(Path(location))
+            url = sa.engine.make_url("sqlite://").set(database=str(self.path))
+        self.url = url
+        self.backend = url.get_backend_name()
+        self.where = str(self.path) if self.path else url.render_as_string(hide_password=True)
+        try:
+            self.engine = _engine(url)
+            self._validate()
+            from .store_schema import migrate
+
+            migrate(self.engine)
+            self._validate()
+        except InputError:
+            self.close()
+            raise
+        except (SQLAlchemyError, ValueError, TypeError, OSError) as exc:
+            from sqlalchemy.exc import OperationalError
+
+            self.close()
+            what = ("cannot open this sweep store" if isinstance(exc, OperationalError)
+                    else "not a torchparity sweep store")  # unreachable / other tables, damaged
+            raise InputError(f"{self.where}: {what} ({_one_line(exc)})") from None
+
+    # -- opening ------------------------------------------------------------------------
+    def _validate(self) -> None:
         """A results.sqlite of another program (same table names, other columns) or a
-        damaged one is refused here, not with a traceback halfway through a sweep."""
-        for table, wanted in (("meta", ("key", "value")), ("results", COLUMNS)):
-            have = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
-            missing = [c for c in wanted if c not in have]
-            if missing:
-                raise sqlite3.DatabaseError(f"table {table} lacks column(s) {', '.join(missing)}")
-        problem = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
-        if problem != "ok":
-            raise sqlite3.DatabaseError(f"damaged: {' '.join(str(problem).split())}")
+        damaged one is refused here, before any migration writes to it, not with a
+        traceback halfway through a sweep."""
+        import sqlalchemy as sa
+
+        with self.engine.connect() as conn:
+            if self.backend == "sqlite":
+                problem = conn.exec_driver_sql("PRAGMA quick_check(1)").scalar()
+                if problem != "ok":
+                    raise ValueError(f"damaged: {' '.join(str(problem).split())}")
+            inspector = sa.inspect(conn)
+            for table, wanted in (("meta", ("key", "value")), ("results", COLUMNS)):
+                if not inspector.has_table(table):
+                    continue
+                have = {c["name"] for c in inspector.get_columns(table)}
+                missing = [c for c in wanted if c not in have]
+                if missing:
+                    raise ValueError(f"table {table} lacks column(s) {', '.join(missing)}")
 
     def _damaged(self, exc: Exception) -> InputError:
-        why = " ".join(str(exc).split())
-        return InputError(f"{self.path}: cannot use this sweep store ({type(exc).__name__}: {why})")
+        return InputError(f"{self.where}: cannot use this sweep store "
+                          f"({type(getattr(exc, 'orig', None) or exc).__name__}: {_one_line(exc)})")
+
+    def _tx(self):
+        """A transaction on the store's one connection (kept open: a sweep writes a row per
+        case, and a checkout, statement build and compile per row cost 15x the write)."""
+        if self._conn is None:
+            self._conn = self.engine.connect()
+        return _Tx(self._conn)
 
     # -- meta ---------------------------------------------------------------------------
     def meta(self) -> Dict[str, Any]:
+        from sqlalchemy.exc import SQLAlchemyError
+
         try:
-            return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
-        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            with self._tx() as conn:
+                return {k: json.loads(v) for k, v in
+                        conn.execute(meta_table.select().order_by(meta_table.c.key))}
+        except (SQLAlchemyError, ValueError, TypeError) as exc:
             raise self._damaged(exc) from None
 
     def set_meta(self, values: Dict[str, Any]) -> None:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        rows = [{"key": k, "value": json.dumps(v, ensure_ascii=False)} for k, v in values.items()]
+        if not rows:
+            return
         try:
-            with self._tx():
-                for k, v in values.items():
-                    self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                    (k, json.dumps(v, ensure_ascii=False)))
-        except sqlite3.DatabaseError as exc:
+            with self._tx() as conn:
+                conn.execute(self._upsert(meta_table, ("key",)), rows)
+        except SQLAlchemyError as exc:
             raise self._damaged(exc) from None
 
     # -- results ------------------------------------------------------------------------
     def done_keys(self) -> Set[Key]:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        cols = [results_table.c[k] for k in KEY_COLUMNS]
         try:
-            return {tuple(r) for r in self.db.execute(
-                "SELECT api, variant, sample_set, dtype FROM results")}
-        except sqlite3.DatabaseError as exc:
+            with self._tx() as conn:
+                return {tuple(r) for r in conn.execute(results_table.select().with_only_columns(*cols))}
+        except SQLAlchemyError as exc:
             raise self._damaged(exc) from None
 
     def add(self, row: Dict[str, Any]) -> None:
         """Store one result in its own transaction (replacing an earlier one of that key)."""
-        values = dict(row)
-        values.setdefault("created", time.time())
-        for col in JSON_COLUMNS:
-            if values.get(col) is not None:
-                values[col] = json.dumps(values[col], ensure_ascii=False)
-        for col in ("claimed", "claimed_backward", "emulated"):
-            if values.get(col) is not None:
-                values[col] = int(bool(values[col]))
-        values.setdefault("emulated", 0)
-        values.setdefault("detail", "")
-        cols = [c for c in COLUMNS if c in values]
+        from sqlalchemy.exc import SQLAlchemyError
+
+        values = _encode(row)
         try:
-            with self._tx():
-                self.db.execute(
-                    f"INSERT OR REPLACE INTO results ({', '.join(cols)}) "
-                    f"VALUES ({', '.join('?' for _ in cols)})", [values[c] for c in cols])
-        except sqlite3.DatabaseError as exc:  # disk full, read-only now: earlier rows stay
+            with self._tx() as conn:
+                conn.execute(self._upsert(results_table, KEY_COLUMNS, list(values)), values)
+        except SQLAlchemyError as exc:  # disk full, read-only now, server gone: earlier rows stay
             raise self._damaged(exc) from None
+
+    def _upsert(self, table, keys: Sequence[str], cols: Optional[List[str]] = None):
+        cache_key = (table.name, tuple(cols) if cols is not None else None)
+        stmt = self._statements.get(cache_key)
+        if stmt is None:
+            stmt = self._statements[cache_key] = self._build_upsert(table, keys, cols)
+        return stmt
+
+    def _build_upsert(self, table, keys: Sequence[str], cols: Optional[List[str]]):
+        """INSERT ... ON CONFLICT (key) DO UPDATE: the row of a key is written once, the
+        last writer's values win; columns it does not give are emptied, as in a new row
+        (``_encode`` always gives the ones that have defaults)."""
+        if self.backend == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        stmt = insert(table)
+        names = [c.name for c in table.columns if c.name not in keys]
+        given = set(cols) if cols is not None else set(names)
+        update = {n: stmt.excluded[n] if n in given else None for n in names}
+        return stmt.on_conflict_do_update(index_elements=list(keys), set_=update)
 
     def delete(self, key: Key) -> None:
         """Drop the row of one key, if any (a result that no longer applies)."""
-        with self._tx():
-            self.db.execute("DELETE FROM results WHERE api = ? AND variant = ? AND sample_set = ? "
-                            "AND dtype = ?", tuple(key))
+        from sqlalchemy.exc import SQLAlchemyError
+
+        where = [results_table.c[k] == v for k, v in zip(KEY_COLUMNS, key)]
+        try:
+            with self._tx() as conn:
+                conn.execute(results_table.delete().where(*where))
+        except SQLAlchemyError as exc:
+            raise self._damaged(exc) from None
 
     def rows(self, keys: Optional[Iterable[Key]] = None) -> List[Dict[str, Any]]:
+        from sqlalchemy.exc import SQLAlchemyError
+
         try:
             return self._rows(keys)
-        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+        except (SQLAlchemyError, ValueError, TypeError) as exc:
             raise self._damaged(exc) from None
 
     def _rows(self, keys: Optional[Iterable[Key]]) -> List[Dict[str, Any]]:
-        cur = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM results ORDER BY rowid")
+        t = results_table
+        query = t.select().order_by(t.c.created, *(t.c[k] for k in KEY_COLUMNS))
         wanted = set(keys) if keys is not None else None
         out = []
-        for raw in cur:
-            r = dict(zip(COLUMNS, raw))
-            if wanted is not None and (r["api"], r["variant"], r["sample_set"], r["dtype"]) not in wanted:
-                continue
-            for col in JSON_COLUMNS:
-                if r[col] is not None:
-                    r[col] = json.loads(r[col])
-            for col in ("claimed", "claimed_backward", "emulated"):
-                if r[col] is not None:
-                    r[col] = bool(r[col])
-            out.append(r)
+        with self._tx() as conn:
+            for raw in conn.execute(query):
+                r = dict(zip(COLUMNS, (raw._mapping[c] for c in COLUMNS)))
+                if wanted is not None and tuple(r[k] for k in KEY_COLUMNS) not in wanted:
+                    continue
+                for col in JSON_COLUMNS:
+                    if r[col] is not None:
+                        r[col] = json.loads(r[col])
+                for col in BOOL_COLUMNS:
+                    if r[col] is not None:
+                        r[col] = bool(r[col])
+                out.append(r)
         return out
 
     def count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+        import sqlalchemy as sa
+
+        with self._tx() as conn:
+            return int(conn.execute(sa.select(sa.func.count()).select_from(results_table)).scalar())
 
     def close(self) -> None:
-        self.db.close()
+        if getattr(self, "_conn", None) is not None:
+            try:
+                self._conn.close()
+            except Exception:  # a server gone away: nothing left to close
+                pass
+            self._conn = None
+        engine = getattr(self, "engine", None)
+        if engine is not None:
+            engine.dispose()
+            self.engine = None
 
-    def _tx(self):
-        return _Transaction(self.db)
 
+class _Tx:
+    """``with store._tx() as conn``: commit on success, roll back on an error (and keep
+    the connection usable for the next row)."""
 
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
+    def __init__(self, conn):
+        self.conn = conn
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
-        return self
+        self.tx = self.conn.begin()
+        return self.conn
 
     def __exit__(self, exc_type, *_):
         if exc_type is None:
-            self.db.execute("COMMIT")
+            self.tx.commit()
             return
         try:
-            self.db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass  # SQLite rolled back itself (disk full); the original error tells why
+            self.tx.rollback()
+        except Exception:  # the database rolled back itself (disk full, server gone)
+            pass
 
 
-def open_store(out_dir: Path, must_exist: bool = False) -> SweepStore:
-    """The store of the sweep folder ``out_dir`` (always a folder: ``sweep-2.13.0`` is a
-    folder name, not a file name). Readers (``must_exist``) may also name the file."""
+def _encode(row: Dict[str, Any]) -> Dict[str, Any]:
+    values = dict(row)
+    values.setdefault("created", time.time())
+    for col in JSON_COLUMNS:
+        if values.get(col) is not None:
+            values[col] = json.dumps(values[col], ensure_ascii=False)
+    for col in BOOL_COLUMNS:
+        if values.get(col) is not None:
+            values[col] = int(bool(values[col]))
+    values.setdefault("emulated", 0)
+    values.setdefault("detail", "")
+    unknown = [c for c in values if c not in COLUMNS]
+    if unknown:
+        raise ValueError(f"not a column of the sweep store: {', '.join(unknown)}")
+    return {c: values[c] for c in COLUMNS if c in values}
+
+
+def _sqlite_file(path: Path) -> Path:
+    if path.is_dir() and path.name != FILENAME:
+        path = path / FILENAME
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: exists and is not a file; a sweep keeps its results "
+                         "in a file of this name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{path.parent}: cannot create folder: {exc.strerror}") from None
+    return path
+
+
+def _parse_url(text: str):
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(text)
+    except ArgumentError:
+        raise InputError(f"--store {text}: not a database URL (sqlite:///FILE or "
+                         "postgresql://USER@HOST:PORT/DB)") from None
+    backend = url.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise InputError(f"--store {url.render_as_string(hide_password=True)}: unsupported "
+                         f"database '{backend}'; use sqlite:///FILE or postgresql://...")
+    if backend == "postgresql" and url.get_driver_name() in ("psycopg2", "postgresql") \
+            and "+" not in url.drivername:
+        url = url.set(drivername="postgresql+psycopg")  # psycopg 3, the postgres extra's driver
+    if backend == "postgresql":
+        try:
+            url.get_dialect().import_dbapi()
+        except ImportError:
+            raise InputError(f"--store {url.render_as_string(hide_password=True)}: the PostgreSQL "
+                             f"driver is not installed; {POSTGRES_EXTRA}") from None
+    return url
+
+
+def _engine(url):
+    import sqlalchemy as sa
+    from sqlalchemy import event
+
+    if url.get_backend_name() == "sqlite":
+        engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn, _record):
+            dbapi_conn.isolation_level = None  # transactions begin below, not in the driver
+            dbapi_conn.execute("PRAGMA journal_mode=WAL")
+            dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn):
+            # deferred: a write transaction's first statement is its write, so it waits for
+            # the lock (busy timeout) instead of failing to upgrade a read lock
+            conn.exec_driver_sql("BEGIN")
+
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+
+
+def open_store(out_dir: Path, must_exist: bool = False,
+               url: Optional[str] = None) -> SweepStore:
+    """The store of a sweep: ``url`` (``--store``) when given, else the SQLite file of the
+    sweep folder ``out_dir`` (always a folder: ``sweep-2.13.0`` is a folder name, not a
+    file name). Readers (``must_exist``) may also name the file, or a URL as ``out_dir``."""
+    if url is None and is_url(str(out_dir)):
+        url = str(out_dir)
+    if url is not None:
+        return SweepStore(url)
     path = Path(out_dir)
     if must_exist and path.is_file():
         return SweepStore(path)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the sweep store (see ``results.store_schema``)."""
