@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 
 import torch
 
@@ -27,12 +26,10 @@ def test_no_memory_growth_over_100k_small_allocations(dev):
     _churn(dev, 5000)  # warm up: plan caches, allocator pools
     gc.collect()
     before = _rss_bytes()
-    start = time.perf_counter()
     _churn(dev, 100_000)
     gc.collect()
     growth = _rss_bytes() - before
     assert growth < 16 * 2 ** 20, f"RSS grew by {growth / 2 ** 20:.1f} MiB"
-    assert time.perf_counter() - start < 30
 
 
 def test_the_fallback_creates_no_reference_cycles(dev):
