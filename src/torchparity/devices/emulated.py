@@ -45,7 +45,8 @@ class EmulatedAdapter(DeviceAdapter):
         """gloo over the host memory of the emulated tensors (``emulator.collectives``)."""
         from .emulator.collectives import register
 
-        return register(self.profile)
+        self.setup()
+        return register()
 
     def device_name(self) -> Optional[str]:
         return self.profile.device_name or f"{self.profile.name} (emulated)"

@@ -5,15 +5,17 @@ keeps its tensors in host memory (``storage``), so its collectives are gloo's, r
 views of the device tensors: what gloo writes into a view lands in the device tensor.
 
 :func:`register` registers the backend ``torchparity_emu`` with
-``torch.distributed.Backend.register_backend`` for the CPU and the emulated device type,
-so ``init_process_group(backend=register(profile))`` serves both. It is a Python
+``torch.distributed.Backend.register_backend`` for the CPU and the emulated device type
+active in this process, so ``init_process_group(backend=register())`` serves both. It is a Python
 ``ProcessGroup`` (torch's ``Backend`` has no Python constructor) wrapping a
 ``ProcessGroupGloo`` made on the same store.
 
 Profile enforcement, as for single ops (``checks``): before a collective runs on device
 tensors, its ``c10d`` op (``c10d.allreduce_``, ``c10d.broadcast_``, ...) is looked up in
 the profile with the dtype of the tensor it carries; a refusal is the profile's message
-(``"allreduce_npu" not implemented for 'Double'``), raised in the rank that called it.
+(``"allreduce_npu" not implemented for 'Double'``), raised in the rank that called it. An
+op the profile does not list follows its ``default``. ``barrier`` carries no tensor and is
+never refused.
 Every rank refuses the same call, so no rank waits for a peer that gave up.
 """
 
@@ -31,11 +33,17 @@ BACKEND = "torchparity_emu"
 _STATE = {"profile": None}
 
 
-def register(profile) -> str:
-    """Register the collective backend for ``profile``'s device type (idempotent); returns
-    the backend name to give ``init_process_group``."""
+def register() -> str:
+    """Register the collective backend for the emulated device active in this process
+    (idempotent); returns the backend name to give ``init_process_group``."""
     import torch.distributed as dist
 
+    from .registration import active_profile
+
+    profile = active_profile()
+    if profile is None:
+        raise RuntimeError("emu: no emulated device is active in this process; activate one "
+                           "before asking for its collective backend")
     _STATE["profile"] = profile
     if BACKEND.upper() not in dist.Backend._plugins:
         dist.Backend.register_backend(BACKEND, _create, devices=["cpu", profile.device_type])
@@ -54,7 +62,9 @@ def _rule(op_base: str) -> Optional[OpRule]:
     entry = profile.op_support(f"c10d.{op_base}")
     kernel = f"{op_base.strip('_')}_{profile.device_type}"
     if entry is None:
-        return None  # collectives are plumbing: not refused by ``default: deny``
+        if profile.default == "allow":
+            return None
+        return OpRule(f"c10d::{op_base}", kernel, False, None, profile.errors)
     if entry.supported and entry.dtypes is None:
         return None
     return OpRule(f"c10d::{op_base}", kernel, entry.supported, entry.dtypes, profile.errors)
@@ -133,6 +143,9 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("_allgather_base_", input, output)
         return self._gloo._allgather_base(_host(output), _host(input), _opts(opts, "AllgatherOptions"))
 
+    def all_gather_single(self, output, input, opts=None):  # torch >= 2.13's name
+        return self._allgather_base(output, input, opts)
+
     def allgather_into_tensor_coalesced(self, outputs, inputs, opts=None):
         _check("allgather_into_tensor_coalesced_", inputs, outputs)
         return self._gloo.allgather_into_tensor_coalesced(_host(outputs), _host(inputs),
@@ -147,6 +160,9 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("_reduce_scatter_base_", output, input)
         return self._gloo._reduce_scatter_base(_host(output), _host(input),
                                                _opts(opts, "ReduceScatterOptions"))
+
+    def reduce_scatter_single(self, output, input, opts=None):  # torch >= 2.13's name
+        return self._reduce_scatter_base(output, input, opts)
 
     def reduce_scatter_tensor_coalesced(self, outputs, inputs, opts=None):
         _check("reduce_scatter_tensor_coalesced_", outputs, inputs)
@@ -173,6 +189,9 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("alltoall_base_", input, output)
         return self._gloo.alltoall_base(_host(output), _host(input), output_split_sizes,
                                         input_split_sizes, _opts(opts, "AllToAllOptions"))
+
+    def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):
+        return self.alltoall_base(output, input, output_split_sizes, input_split_sizes, opts)
 
     def barrier(self, opts=None):
         return self._gloo.barrier(_opts(opts, "BarrierOptions"))

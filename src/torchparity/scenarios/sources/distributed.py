@@ -343,7 +343,7 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
                              zh=f"{api} 在设备通信后端上的 2 进程组中运行: {what}"),
             expected=Text(en="every rank's result equals the same world's on the CPU (gloo)",
                           zh="每个 rank 的结果与 CPU (gloo) 上同样进程组的结果一致"),
-            dtypes=tuple(dtypes), source=NAME, timeout_s=240.0, code=_code(body),
+            dtypes=tuple(dtypes), source=NAME, timeout_s=600.0, code=_code(body),
             tags=("distributed",)))
     return out
 
