@@ -8,12 +8,11 @@ import pytest
 import torch
 import torch.distributed as dist
 
+from tests.devices.emulator.helpers import run_python
 from torchparity.run import proctree
 from torchparity.scenarios import sources
 from torchparity.scenarios.sources import distributed
 from torchparity.scenarios.sources._dist_world import WorldError, run_world
-
-from tests.devices.emulator.helpers import run_python
 
 
 def _rank_input(rank: int, dtype: torch.dtype) -> torch.Tensor:
