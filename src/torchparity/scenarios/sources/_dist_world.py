@@ -17,6 +17,10 @@ whatever still runs when the world ends is killed and reaped.
 A rank that raises reports the exception's type and message; :func:`run_world` raises it
 here (builtin exception types as themselves, others as ``RuntimeError`` naming the type),
 so a device refusal reads as it would in a single process.
+
+Starting a world costs two interpreters (seconds); the scenario's dtypes share one
+(``batch``: the cases run in turn in the same ranks, each seeded alike), and a case that
+may have put the ranks out of step gets a world of its own (see :func:`run_world`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, List
+from typing import Any, Dict, List, Sequence, Tuple
 
 import torch
 
@@ -57,19 +61,77 @@ def _to(tree: Any, device: str) -> Any:
 
 
 def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORLD_SIZE,
-              timeout_s: float = WORLD_TIMEOUT_S) -> List[Any]:
+              timeout_s: float = WORLD_TIMEOUT_S, batch: Sequence[str] = ()) -> List[Any]:
     """Run ``distributed.BODIES[body]`` in a world of ``world_size`` ranks on ``device``;
-    the per-rank outputs, moved to ``device`` (ints, bools and None as they are)."""
+    the per-rank outputs, moved to ``device`` (ints, bools and None as they are).
+
+    With ``batch`` (the dtype names of the scenario, ``dtype`` among them), the first call
+    runs every dtype of the batch in one world, one case after the other, and keeps each
+    case's per-rank outcome for the calls that follow in this process: one world start
+    instead of one per dtype. A case whose ranks disagree (one raised, another returned)
+    may have left the world out of step, so it and the cases after it are not kept; a
+    batch world that does not finish keeps nothing. Those dtypes get a world of their own.
+    """
+    from ...devices import spec_for_device
+
+    name = _dtype_name(dtype)
+    key = (body, device, spec_for_device(device), world_size, tuple(batch))
+    if name in batch:
+        if key not in _BATCHES:
+            _BATCHES[key] = _run_batch(body, device, batch, world_size, timeout_s)
+        if name in _BATCHES[key]:
+            return _finish(_BATCHES[key][name], device)
+    return _finish(_run_cases([(body, name)], device, world_size, timeout_s)[0], device)
+
+
+_BATCHES: Dict[tuple, Dict[str, List[dict]]] = {}  # kept outcomes, per batch and dtype
+
+
+def _run_batch(body: str, device: str, batch: Sequence[str], world_size: int,
+               timeout_s: float) -> Dict[str, List[dict]]:
+    try:
+        outcomes = _run_cases([(body, d) for d in batch], device, world_size, timeout_s)
+    except WorldError:
+        return {}
+    kept = {}
+    for d, per_rank in zip(batch, outcomes):
+        if len({"error" in entry for entry in per_rank}) > 1:
+            break
+        kept[d] = per_rank
+    return kept
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _finish(per_rank: List[dict], device: str) -> List[Any]:
+    """The per-rank values, or the exception of the case (a rank's own exception first)."""
+    errors = [(rank, entry["error"]) for rank, entry in enumerate(per_rank) if "error" in entry]
+    if not errors:
+        return [_to(entry["value"], device) for entry in per_rank]
+    rank, (kind, message) = errors[0]
+    message = f"{message} (rank {rank})"
+    klass = getattr(builtins, kind, None)
+    if isinstance(klass, type) and issubclass(klass, Exception):
+        raise klass(message)
+    raise RuntimeError(f"{kind}: {message}")
+
+
+def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,
+               timeout_s: float) -> List[List[dict]]:
+    """Start a world, run ``cases`` ((body, dtype name) pairs) in turn in every rank;
+    per case, the entry of every rank: ``{"value": ...}`` or ``{"error": (type, message)}``.
+    Raises WorldError when a rank does not finish."""
     import torch.distributed as dist
 
     from ...devices import spec_for_device
 
-    spec = spec_for_device(device)
     store = dist.TCPStore("127.0.0.1", 0, world_size, is_master=True,
                           timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S), wait_for_workers=False)
     with tempfile.TemporaryDirectory(prefix="torchparity-world-") as tmp:
-        args = {"body": body, "spec": spec, "dtype": str(dtype).replace("torch.", ""),
-                "world_size": world_size, "port": store.port, "dir": tmp}
+        args = {"cases": cases, "spec": spec_for_device(device), "world_size": world_size,
+                "port": store.port, "dir": tmp}
         env = dict(os.environ)
         env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
         env["TORCHPARITY_WORLD_PARENT"] = str(os.getpid())
@@ -85,7 +147,7 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
         finally:
             _end(procs)
             del store
-        return [_to(v, device) for v in _collect(Path(tmp), procs, world_size)]
+        return _collect(Path(tmp), procs, world_size, len(cases))
 
 
 def _wait(procs, timeout_s: float) -> None:
@@ -110,33 +172,19 @@ def _end(procs) -> None:
             pass
 
 
-def _collect(tmp: Path, procs, world_size: int) -> List[Any]:
-    results, errors = [], []
+def _collect(tmp: Path, procs, world_size: int, n_cases: int) -> List[List[dict]]:
+    ranks = []
     for rank in range(world_size):
         path = tmp / f"rank{rank}.pt"
         if not path.exists():
             code = procs[rank].returncode
             why = "hung (killed at the time limit)" if code in (-9, None) else f"exited with {code}"
-            tail = _tail(tmp / f"rank{rank}.err")
-            errors.append((0, "WorldError", f"rank {rank} {why} without a result{tail}"))
-            results.append(None)
-            continue
+            raise WorldError(f"rank {rank} {why} without a result{_tail(tmp / f'rank{rank}.err')}")
         got = torch.load(path, map_location="cpu", weights_only=False)
-        if "error" in got:
-            errors.append((1, got["error"][0], f"{got['error'][1]} (rank {rank})"))
-            results.append(None)
-        else:
-            results.append(got["value"])
-    if errors:
-        errors.sort(key=lambda e: -e[0])  # a rank's own exception explains more than a hang
-        _, kind, message = errors[0]
-        klass = getattr(builtins, kind, None)
-        if kind == "WorldError":
-            raise WorldError(message)
-        if isinstance(klass, type) and issubclass(klass, Exception):
-            raise klass(message)
-        raise RuntimeError(f"{kind}: {message}")
-    return results
+        if "setup_error" in got:  # the world never formed: every case gets its answer
+            got = {"cases": [{"error": got["setup_error"]}] * n_cases}
+        ranks.append(got["cases"])
+    return [[ranks[r][i] for r in range(world_size)] for i in range(n_cases)]
 
 
 def _tail(path: Path, lines: int = 3) -> str:
@@ -199,21 +247,22 @@ def _rank_main(args: dict) -> int:
         dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                                 timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     except Exception as exc:
-        torch.save({"error": (type(exc).__name__, f"world set-up failed: {_first(exc)}")}, out)
+        torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {_first(exc)}")}, out)
         return 1
-    try:
+    results = []
+    for body, dtype in args["cases"]:
         torch.manual_seed(SEED + rank)
-        value = distributed.BODIES[args["body"]](rank, world_size, device, getattr(torch, args["dtype"]))
-        torch.save({"value": _to(value, "cpu")}, out)
-        code = 0
-    except Exception as exc:  # the API's own answer on this device, reported as data
-        torch.save({"error": (type(exc).__name__, _first(exc))}, out)
-        code = 1
+        try:
+            value = distributed.BODIES[body](rank, world_size, device, getattr(torch, dtype))
+            results.append({"value": _to(value, "cpu")})
+        except Exception as exc:  # the API's own answer on this device, reported as data
+            results.append({"error": (type(exc).__name__, _first(exc))})
+    torch.save({"cases": results}, out)
     try:
         dist.destroy_process_group()
     except Exception:
         pass
-    return code
+    return 0
 
 
 def _first(exc: BaseException) -> str:

@@ -317,11 +317,11 @@ APIS: Dict[str, List[_Row]] = {
 }
 
 
-def _fn(body: str):
+def _fn(body: str, dtypes: Tuple[str, ...]):
     def run(device: str, dtype: torch.dtype):
         from ._dist_world import run_world
 
-        return run_world(body, device, dtype)
+        return run_world(body, device, dtype, batch=dtypes)
     run.__name__ = f"world_{body}"
     return run
 
@@ -338,7 +338,7 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
     out = []
     for body, dtypes, what in APIS[api[len(PREFIX):]]:
         out.append(Scenario(
-            id=f"world2-{body}", api=api, fn=_fn(body),
+            id=f"world2-{body}", api=api, fn=_fn(body, tuple(dtypes)),
             description=Text(en=f"{api} in a world of 2 ranks on the device's collective backend: {what}",
                              zh=f"{api} 在设备通信后端上的 2 进程组中运行: {what}"),
             expected=Text(en="every rank's result equals the same world's on the CPU (gloo)",
