@@ -84,3 +84,26 @@ def test_all_reduce_on_the_emulated_device(tmp_path):
     assert "float32 pass True matches the CPU" in out
     assert "float64 unsupported dtype_limit" in out
     assert "\"allreduce_npu\" not implemented for 'Double' (rank 0)" in out
+
+
+def test_a_batch_keeps_the_cases_before_the_ranks_disagree(monkeypatch):
+    from torchparity.scenarios.sources import _dist_world
+
+    calls = []
+
+    def fake_world(cases, device, world_size, timeout_s):
+        calls.append(cases)
+        if len(cases) == 1:
+            return [[{"value": 9}, {"value": 9}]]
+        refused = ("RuntimeError", "\"allreduce_npu\" not implemented for 'Half'")
+        return [[{"value": 1}, {"value": 1}], [{"error": refused}, {"error": refused}],
+                [{"error": refused}, {"value": 2}], [{"value": 3}, {"value": 3}]]
+
+    monkeypatch.setattr(_dist_world, "_run_cases", fake_world)
+    monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    batch = ("float32", "float16", "bfloat16", "int32")
+    assert run_world("b", "cpu", torch.float32, batch=batch) == [1, 1]
+    with pytest.raises(RuntimeError, match=r"not implemented for 'Half' \(rank 0\)"):
+        run_world("b", "cpu", torch.float16, batch=batch)
+    assert run_world("b", "cpu", torch.int32, batch=batch) == [9, 9]  # after a disagreement
+    assert calls[1:] == [[("b", "int32")]]  # one batch world, then a world of its own
