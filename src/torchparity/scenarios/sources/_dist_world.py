@@ -221,6 +221,10 @@ def rank_device(adapter, rank: int) -> str:
     if adapter.emulated:
         return adapter.torch_device
     module = getattr(torch, adapter.type, None)
+    count = module.device_count() if hasattr(module, "device_count") else None
+    if count is not None and count <= rank:
+        raise RuntimeError(f"a world of ranks on {adapter.type} needs one device per rank; "
+                           f"rank {rank} finds {count} device(s)")
     if module is not None and hasattr(module, "set_device"):
         module.set_device(rank)
     return f"{adapter.type}:{rank}"
