@@ -7,7 +7,7 @@ a second CPU world, so every non-pass is the harness's own) it lists the non-pas
 How many of the torch.distributed entries the Ascend docs list (every
 ``torch-distributed*.md``) the source covers is printed first.
 
-    python benchmarks/distributed.py [--device cpu] [--device emu:ascend-a2] [--jobs 1]
+    python benchmarks/distributed.py [--device cpu] [--device emu:ascend-a2] [--jobs 1] [--out DIR]
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ def docs_coverage(apis) -> str:
             f"distributed source runs {len(apis)} APIs, {len(covered)} of them listed there")
 
 
-def run_device(apis, device: str, jobs: int) -> None:
-    with tempfile.TemporaryDirectory() as out:
+def run_device(apis, device: str, jobs: int, keep: str = "") -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(keep) / device.replace(":", "-")) if keep else tmp
         start = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "torchparity", "check", *apis,
                                "--device", device, "--out", out, "--quiet", "--jobs", str(jobs)],
@@ -48,8 +49,7 @@ def run_device(apis, device: str, jobs: int) -> None:
     rows = [(a["name"], s) for a in report["apis"] for s in a["scenarios"]]
     statuses = Counter(s["status"] for _, s in rows)
     causes = Counter(s["cause"] for _, s in rows if s["cause"])
-    verdicts = Counter(a["verdict"]["verdict"] if isinstance(a["verdict"], dict) else a["verdict"]
-                       for a in report["apis"])
+    verdicts = Counter(a["verdict"]["status"] for a in report["apis"])
     print(f"--device {device}: {len(report['apis'])} APIs, {len(rows)} cases in {elapsed:.0f} s "
           f"(--jobs {jobs})")
     print(f"  cases: {dict(sorted(statuses.items()))}; causes: {dict(sorted(causes.items()))}")
@@ -64,13 +64,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", action="append", help="device spec (repeatable)")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", default="", help="keep each device's reports in OUT/<device>")
     args = parser.parse_args()
     from torchparity.scenarios.sources.distributed import APIS, PREFIX
 
     apis = [PREFIX + name for name in APIS]
     print(docs_coverage(apis))
     for device in args.device or ["cpu", "emu:ascend-a2"]:
-        run_device(apis, device, args.jobs)
+        run_device(apis, device, args.jobs, args.out)
 
 
 if __name__ == "__main__":
