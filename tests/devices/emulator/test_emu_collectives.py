@@ -25,6 +25,7 @@ def world1(dev):
         dist.destroy_process_group()
 
 
+@pytest.mark.filterwarnings("ignore:.*is deprecated:FutureWarning")  # torch 2.13 renames
 def test_collectives_write_into_device_tensors(world1):
     dev = world1
     x = torch.arange(4.0)
