@@ -3,7 +3,8 @@
 For each chip, a profile of per-aten-op dtype support:
 
 1. Every documented API whose footprint (its first OpInfo sample, run on the CPU) is
-   exactly one aten compute op lends that op its documented support: ✔/✘ for the chip,
+   exactly one aten compute op — or, for a ``torch.distributed`` collective, the one c10d
+   op it dispatches (``COLLECTIVE_OPS``) — lends that op its documented support: ✔/✘ for the chip,
    and its "仅支持 <dtypes>" list. Several APIs reaching the same op are united (an op
    is supported with a dtype when any entry says so). APIs with zero or several compute
    ops tell nothing about a single op and contribute nothing; undocumented ops stay
@@ -88,7 +89,29 @@ def load_observations(path: Path) -> Observations:
     return load_yaml_model(path, Observations, what="observations")
 
 
+# torch.distributed entries -> the c10d op each call dispatches (its dtype list is that of
+# the tensor the collective carries); composite ones (batch_isend_irecv, P2POp, the object
+# collectives) reach several and lend nothing.
+COLLECTIVE_OPS: Dict[str, str] = {
+    "torch.distributed.all_reduce": "c10d.allreduce_",
+    "torch.distributed.broadcast": "c10d.broadcast_",
+    "torch.distributed.reduce": "c10d.reduce_",
+    "torch.distributed.all_gather": "c10d.allgather_",
+    "torch.distributed.reduce_scatter": "c10d.reduce_scatter_",
+    "torch.distributed.all_to_all": "c10d.alltoall_",
+    "torch.distributed.all_to_all_single": "c10d.alltoall_base_",
+    "torch.distributed.gather": "c10d.gather_",
+    "torch.distributed.scatter": "c10d.scatter_",
+    "torch.distributed.send": "c10d.send",
+    "torch.distributed.isend": "c10d.send",
+    "torch.distributed.recv": "c10d.recv_",
+    "torch.distributed.irecv": "c10d.recv_",
+}
+
+
 def default_compute_ops(api: str) -> Optional[List[str]]:
+    if api in COLLECTIVE_OPS:
+        return [COLLECTIVE_OPS[api]]
     import warnings
 
     from ..scenarios.opinfo import api_compute_ops

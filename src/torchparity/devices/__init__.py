@@ -62,3 +62,20 @@ def get_adapter(spec: str) -> DeviceAdapter:
     validate_spec(spec)
     kind, _, idx = spec.partition(":")
     return REAL[kind](spec, _index(spec, idx))
+
+
+def spec_for_device(device: str) -> str:
+    """The spec that sets up torch device ``device`` (``"npu:0"``, ``"cuda:1"``, ``"cpu"``)
+    in another process as it is set up in this one: the emulated device's ``emu:<profile>``
+    where the emulator hosts that device type here, else the device string itself."""
+    kind = device.split(":", 1)[0]
+    if kind != "cpu":
+        import sys
+
+        if "torchparity.devices.emulator.registration" in sys.modules:
+            from .emulator import active_profile
+
+            profile = active_profile()
+            if profile is not None and profile.device_type == kind:
+                return f"emu:{profile.path or profile.name}"
+    return device

@@ -12,6 +12,7 @@ from .base import DeviceAdapter
 
 class CpuAdapter(DeviceAdapter):
     type = "cpu"
+    collective = "gloo"
 
     @property
     def torch_device(self) -> str:
@@ -25,6 +26,7 @@ class CpuAdapter(DeviceAdapter):
 
 class CudaAdapter(DeviceAdapter):
     type = "cuda"
+    collective = "nccl"
 
     def unavailable_reason(self) -> Optional[str]:
         import torch
@@ -76,6 +78,7 @@ class NpuAdapter(DeviceAdapter):
     """
 
     type = "npu"
+    collective = "hccl"
     _import_error: Optional[str] = None
 
     def unavailable_reason(self) -> Optional[str]:
@@ -146,6 +149,7 @@ def cann_version() -> Optional[str]:
 
 class XpuAdapter(DeviceAdapter):
     type = "xpu"
+    collective = "xccl"
 
     def unavailable_reason(self) -> Optional[str]:
         import torch

@@ -70,3 +70,12 @@ class DeviceAdapter:
     def worker_env(self) -> Dict[str, str]:
         """Environment variables a worker subprocess needs for this backend."""
         return {}
+
+    # -- torch.distributed -----------------------------------------------------------
+    collective: Optional[str] = None  # the backend's collective library, when it has one
+
+    def collective_backend(self) -> Optional[str]:
+        """The ``init_process_group`` backend for tensors on this device (``gloo`` for the
+        CPU, ``nccl``, ``hccl``, ...), or None where the device has none. Call after
+        ``setup()``."""
+        return self.collective

@@ -41,6 +41,13 @@ class EmulatedAdapter(DeviceAdapter):
     def torch_device(self) -> str:
         return f"{self.type}:{self.index or 0}"
 
+    def collective_backend(self) -> Optional[str]:
+        """gloo over the host memory of the emulated tensors (``emulator.collectives``)."""
+        from .emulator.collectives import register
+
+        self.setup()
+        return register()
+
     def device_name(self) -> Optional[str]:
         return self.profile.device_name or f"{self.profile.name} (emulated)"
 

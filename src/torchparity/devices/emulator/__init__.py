@@ -35,6 +35,9 @@ How it works (modules of this package):
   PrivateUse1).
 - ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).
 - ``numerics``: optional reduced-precision inputs for listed ops (``profile.numerics``).
+- ``collectives``: a ``torch.distributed`` backend (``torchparity_emu``) running gloo on
+  host views of the device tensors, refusing the collective dtypes the profile's
+  ``c10d.*`` entries leave out.
 
 ``trace_ops()`` records the (aten op, dtype) pairs that reach the device while it is open:
 the ops after decomposition (``allclose`` arrives as ``isclose``, ``ne``, ...), i.e. what

@@ -22,6 +22,7 @@ DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat
           "float32", "float64", "complex32", "complex64", "complex128")
 
 PROFILE_DIR = Path(__file__).resolve().parent
+OP_NAMESPACES = ("aten.", "c10d.")  # single ops, and torch.distributed collectives
 TEMPLATE_FIELDS = ("op", "kernel", "dtype", "backend")  # what the emulator fills in
 
 
@@ -30,7 +31,8 @@ class _Strict(BaseModel):
 
 
 class OpSupport(_Strict):
-    """Support of one aten op (all overloads). No dtypes list: every dtype allowed."""
+    """Support of one aten op (all overloads), or of one collective (``c10d.allreduce_``,
+    checked with the dtype of the tensor it carries). No dtypes list: every dtype allowed."""
 
     supported: bool = True
     dtypes: Optional[List[str]] = None
@@ -129,8 +131,9 @@ class Profile(_Strict):
     @classmethod
     def _op_names(cls, value):
         for key in value:
-            if not key.startswith("aten."):
-                raise ValueError(f"op {key!r} must be an aten op name like 'aten.dot'")
+            if not key.startswith(OP_NAMESPACES):
+                raise ValueError(f"op {key!r} must be an aten op name like 'aten.dot' (or a "
+                                 "collective's c10d op like 'c10d.allreduce_')")
         return value
 
     def op_support(self, op: str) -> Optional[OpSupport]:

@@ -1,0 +1,218 @@
+"""A ``torch.distributed`` backend for the emulated device: gloo over host memory.
+
+A real accelerator brings its own collective library (hccl, nccl); the emulated device
+keeps its tensors in host memory (``storage``), so its collectives are gloo's, run on CPU
+views of the device tensors: what gloo writes into a view lands in the device tensor.
+
+:func:`register` registers the backend ``torchparity_emu`` with
+``torch.distributed.Backend.register_backend`` for the CPU and the emulated device type
+active in this process, so ``init_process_group(backend=register())`` serves both. It is a Python
+``ProcessGroup`` (torch's ``Backend`` has no Python constructor) wrapping a
+``ProcessGroupGloo`` made on the same store.
+
+Profile enforcement, as for single ops (``checks``): before a collective runs on device
+tensors, its ``c10d`` op (``c10d.allreduce_``, ``c10d.broadcast_``, ...) is looked up in
+the profile with the dtype of the tensor it carries; a refusal is the profile's message
+(``"allreduce_npu" not implemented for 'Double'``), raised in the rank that called it. An
+op the profile does not list follows its ``default``. ``barrier`` carries no tensor and is
+never refused.
+Every rank refuses the same call, so no rank waits for a peer that gave up.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import List, Optional
+
+import torch
+
+from .checks import OpRule
+from .storage import cpu_view
+
+BACKEND = "torchparity_emu"
+_STATE = {"profile": None}
+
+
+def register() -> str:
+    """Register the collective backend for the emulated device active in this process
+    (idempotent); returns the backend name to give ``init_process_group``."""
+    import torch.distributed as dist
+
+    from .registration import active_profile
+
+    profile = active_profile()
+    if profile is None:
+        raise RuntimeError("emu: no emulated device is active in this process; activate one "
+                           "before asking for its collective backend")
+    _STATE["profile"] = profile
+    if BACKEND.upper() not in dist.Backend._plugins:
+        dist.Backend.register_backend(BACKEND, _create, devices=["cpu", profile.device_type])
+    return BACKEND
+
+
+def _create(store, rank: int, size: int, timeout: timedelta):
+    return HostGlooGroup(store, rank, size, timeout)
+
+
+def _rule(op_base: str) -> Optional[OpRule]:
+    """The profile's rule for ``c10d.<op_base>``, None when every dtype is allowed."""
+    profile = _STATE["profile"]
+    if profile is None:
+        return None
+    entry = profile.op_support(f"c10d.{op_base}")
+    kernel = f"{op_base.strip('_')}_{profile.device_type}"
+    if entry is None:
+        if profile.default == "allow":
+            return None
+        return OpRule(f"c10d::{op_base}", kernel, False, None, profile.errors)
+    if entry.supported and entry.dtypes is None:
+        return None
+    return OpRule(f"c10d::{op_base}", kernel, entry.supported, entry.dtypes, profile.errors)
+
+
+def _is_device(t) -> bool:
+    profile = _STATE["profile"]
+    return (isinstance(t, torch.Tensor) and profile is not None
+            and t.device.type == profile.device_type)
+
+
+def _flat(xs) -> List[torch.Tensor]:
+    out = []
+    for x in xs:
+        if isinstance(x, (list, tuple)):
+            out.extend(_flat(x))
+        elif isinstance(x, torch.Tensor):
+            out.append(x)
+    return out
+
+
+def _check(op_base: str, *carried) -> None:
+    """Refuse the collective if the profile does not allow the dtype of the first device
+    tensor it carries."""
+    tensors = [t for t in _flat(carried) if _is_device(t)]
+    if not tensors:
+        return
+    rule = _rule(op_base)
+    if rule is not None:
+        rule.check(tensors[0].dtype)
+
+
+def _host(x):
+    """CPU views of the device tensors in ``x`` (a tensor or nested lists of tensors)."""
+    if isinstance(x, (list, tuple)):
+        return [_host(v) for v in x]
+    if _is_device(x):
+        return cpu_view(x)
+    return x
+
+
+class HostGlooGroup(torch.distributed.ProcessGroup):
+    """A process group whose collectives run gloo on host views of device tensors."""
+
+    def __init__(self, store, rank: int, size: int, timeout: timedelta):
+        from torch.distributed import PrefixStore
+        from torch.distributed.distributed_c10d import ProcessGroupGloo
+
+        super().__init__(rank, size)
+        self._gloo = ProcessGroupGloo(PrefixStore("host-gloo", store), rank, size, timeout)
+
+    def getBackendName(self) -> str:  # noqa: N802 (torch's name)
+        return BACKEND
+
+    def name(self) -> str:
+        return BACKEND
+
+    # -- collectives -------------------------------------------------------------------
+    def allreduce(self, tensors, opts=None):
+        _check("allreduce_", tensors)
+        return self._gloo.allreduce(_host(tensors), _opts(opts, "AllreduceOptions"))
+
+    def allreduce_coalesced(self, tensors, opts=None):
+        _check("allreduce_coalesced_", tensors)
+        return self._gloo.allreduce_coalesced(_host(tensors), _opts(opts, "AllreduceCoalescedOptions"))
+
+    def broadcast(self, tensors, opts=None):
+        _check("broadcast_", tensors)
+        return self._gloo.broadcast(_host(tensors), _opts(opts, "BroadcastOptions"))
+
+    def allgather(self, output_lists, inputs, opts=None):
+        _check("allgather_", inputs, output_lists)
+        return self._gloo.allgather(_host(output_lists), _host(inputs), _opts(opts, "AllgatherOptions"))
+
+    def _allgather_base(self, output, input, opts=None):
+        _check("_allgather_base_", input, output)
+        return self._gloo._allgather_base(_host(output), _host(input), _opts(opts, "AllgatherOptions"))
+
+    def all_gather_single(self, output, input, opts=None):  # torch >= 2.13's name
+        return self._allgather_base(output, input, opts)
+
+    def allgather_into_tensor_coalesced(self, outputs, inputs, opts=None):
+        _check("allgather_into_tensor_coalesced_", inputs, outputs)
+        return self._gloo.allgather_into_tensor_coalesced(_host(outputs), _host(inputs),
+                                                          _opts(opts, "AllgatherOptions"))
+
+    def reduce_scatter(self, outputs, input_lists, opts=None):
+        _check("reduce_scatter_", outputs, input_lists)
+        return self._gloo.reduce_scatter(_host(outputs), _host(input_lists),
+                                         _opts(opts, "ReduceScatterOptions"))
+
+    def _reduce_scatter_base(self, output, input, opts=None):
+        _check("_reduce_scatter_base_", output, input)
+        return self._gloo._reduce_scatter_base(_host(output), _host(input),
+                                               _opts(opts, "ReduceScatterOptions"))
+
+    def reduce_scatter_single(self, output, input, opts=None):  # torch >= 2.13's name
+        return self._reduce_scatter_base(output, input, opts)
+
+    def reduce_scatter_tensor_coalesced(self, outputs, inputs, opts=None):
+        _check("reduce_scatter_tensor_coalesced_", outputs, inputs)
+        return self._gloo.reduce_scatter_tensor_coalesced(_host(outputs), _host(inputs),
+                                                          _opts(opts, "ReduceScatterOptions"))
+
+    def reduce(self, tensors, opts=None):
+        _check("reduce_", tensors)
+        return self._gloo.reduce(_host(tensors), _opts(opts, "ReduceOptions"))
+
+    def gather(self, output_lists, inputs, opts=None):
+        _check("gather_", inputs, output_lists)
+        return self._gloo.gather(_host(output_lists), _host(inputs), _opts(opts, "GatherOptions"))
+
+    def scatter(self, outputs, input_lists, opts=None):
+        _check("scatter_", outputs, input_lists)
+        return self._gloo.scatter(_host(outputs), _host(input_lists), _opts(opts, "ScatterOptions"))
+
+    def alltoall(self, outputs, inputs, opts=None):
+        _check("alltoall_", inputs, outputs)
+        return self._gloo.alltoall(_host(outputs), _host(inputs), _opts(opts, "AllToAllOptions"))
+
+    def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
+        _check("alltoall_base_", input, output)
+        return self._gloo.alltoall_base(_host(output), _host(input), output_split_sizes,
+                                        input_split_sizes, _opts(opts, "AllToAllOptions"))
+
+    def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):
+        return self.alltoall_base(output, input, output_split_sizes, input_split_sizes, opts)
+
+    def barrier(self, opts=None):
+        return self._gloo.barrier(_opts(opts, "BarrierOptions"))
+
+    # -- point to point ----------------------------------------------------------------
+    def send(self, tensors, dst: int, tag: int = 0):
+        _check("send", tensors)
+        return self._gloo.send(_host(tensors), dst, tag)
+
+    def recv(self, tensors, src: int, tag: int = 0):
+        _check("recv_", tensors)
+        return self._gloo.recv(_host(tensors), src, tag)
+
+    def recv_anysource(self, tensors, tag: int = 0):
+        _check("recv_any_source_", tensors)
+        return self._gloo.recv_anysource(_host(tensors), tag)
+
+
+def _opts(opts, kind: str):
+    if opts is not None:
+        return opts
+    import torch.distributed as dist
+
+    return getattr(dist, kind)()

@@ -1,0 +1,278 @@
+"""A world of local rank processes for the ``distributed`` source.
+
+:func:`run_world` starts ``WORLD_SIZE`` fresh interpreters (``python -m`` this module),
+each one a rank: it sets the device up as this process has it (``devices.spec_for_device``:
+the emulated device's profile travels with it), joins a process group with the device's
+collective backend (``DeviceAdapter.collective_backend()``: gloo for the CPU, nccl, hccl,
+or gloo over host memory for the emulated device) and runs one body of
+``distributed.BODIES``. The outputs of every rank come back as a list, rank by rank.
+
+Rendezvous: this process hosts a ``TCPStore`` on 127.0.0.1 on a port the kernel picks
+(no race for a free port) and the ranks join it as clients. Bounded: the store and the
+process group time out after ``COLLECTIVE_TIMEOUT_S``; the whole world after
+``WORLD_TIMEOUT_S``, and once one rank fails the others get ``GRACE_S`` to finish. No
+orphans: every rank asks the kernel to kill it when this process dies (Linux), and
+whatever still runs when the world ends is killed and reaped.
+
+A rank that raises reports the exception's type and message; :func:`run_world` raises it
+here (builtin exception types as themselves, others as ``RuntimeError`` naming the type),
+so a device refusal reads as it would in a single process.
+
+Starting a world costs two interpreters (seconds); the scenario's dtypes share one
+(``batch``: the cases run in turn in the same ranks, each seeded alike), and a case that
+may have put the ranks out of step gets a world of its own (see :func:`run_world`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Dict, List, Sequence, Tuple
+
+import torch
+
+WORLD_SIZE = 2
+COLLECTIVE_TIMEOUT_S = 60.0
+WORLD_TIMEOUT_S = 180.0
+GRACE_S = 5.0
+SEED = 0
+_POLL_S = 0.02
+
+
+class WorldError(RuntimeError):
+    """The world did not finish: a rank crashed, hung or could not start."""
+
+
+def _to(tree: Any, device: str) -> Any:
+    if isinstance(tree, torch.Tensor):
+        return tree.to(device)
+    if isinstance(tree, (list, tuple)):
+        return [_to(v, device) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _to(v, device) for k, v in tree.items()}
+    return tree
+
+
+def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORLD_SIZE,
+              timeout_s: float = WORLD_TIMEOUT_S, batch: Sequence[str] = ()) -> List[Any]:
+    """Run ``distributed.BODIES[body]`` in a world of ``world_size`` ranks on ``device``;
+    the per-rank outputs, moved to ``device`` (ints, bools and None as they are).
+
+    With ``batch`` (the dtype names of the scenario, ``dtype`` among them), the first call
+    runs every dtype of the batch in one world, one case after the other, and keeps each
+    case's per-rank outcome for the calls that follow in this process: one world start
+    instead of one per dtype. A case whose ranks disagree (one raised, another returned)
+    may have left the world out of step, so it and the cases after it are not kept; a
+    batch world that does not finish keeps nothing. Those dtypes get a world of their own.
+    """
+    from ...devices import spec_for_device
+
+    name = _dtype_name(dtype)
+    key = (body, device, spec_for_device(device), world_size, tuple(batch))
+    if name in batch:
+        if key not in _BATCHES:
+            _BATCHES[key] = _run_batch(body, device, batch, world_size, timeout_s)
+        if name in _BATCHES[key]:
+            return _finish(_BATCHES[key][name], device)
+    return _finish(_run_cases([(body, name)], device, world_size, timeout_s)[0], device)
+
+
+_BATCHES: Dict[tuple, Dict[str, List[dict]]] = {}  # kept outcomes, per batch and dtype
+
+
+def _run_batch(body: str, device: str, batch: Sequence[str], world_size: int,
+               timeout_s: float) -> Dict[str, List[dict]]:
+    try:
+        outcomes = _run_cases([(body, d) for d in batch], device, world_size, timeout_s)
+    except WorldError:
+        return {}
+    kept = {}
+    for d, per_rank in zip(batch, outcomes):
+        if len({"error" in entry for entry in per_rank}) > 1:
+            break
+        kept[d] = per_rank
+    return kept
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _finish(per_rank: List[dict], device: str) -> List[Any]:
+    """The per-rank values, or the exception of the case (a rank's own exception first)."""
+    errors = [(rank, entry["error"]) for rank, entry in enumerate(per_rank) if "error" in entry]
+    if not errors:
+        return [_to(entry["value"], device) for entry in per_rank]
+    rank, (kind, message) = errors[0]
+    message = f"{message} (rank {rank})"
+    klass = getattr(builtins, kind, None)
+    if isinstance(klass, type) and issubclass(klass, Exception):
+        raise klass(message)
+    raise RuntimeError(f"{kind}: {message}")
+
+
+def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,
+               timeout_s: float) -> List[List[dict]]:
+    """Start a world, run ``cases`` ((body, dtype name) pairs) in turn in every rank;
+    per case, the entry of every rank: ``{"value": ...}`` or ``{"error": (type, message)}``.
+    Raises WorldError when a rank does not finish."""
+    import torch.distributed as dist
+
+    from ...devices import spec_for_device
+
+    store = dist.TCPStore("127.0.0.1", 0, world_size, is_master=True,
+                          timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S), wait_for_workers=False)
+    with tempfile.TemporaryDirectory(prefix="torchparity-world-") as tmp:
+        args = {"cases": cases, "spec": spec_for_device(device), "world_size": world_size,
+                "port": store.port, "dir": tmp}
+        env = dict(os.environ)
+        env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+        env["TORCHPARITY_WORLD_PARENT"] = str(os.getpid())
+        procs = []
+        try:
+            for rank in range(world_size):
+                err = open(Path(tmp) / f"rank{rank}.err", "wb")
+                procs.append(subprocess.Popen(
+                    [sys.executable, "-m", __name__, json.dumps(dict(args, rank=rank))],
+                    stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env))
+                err.close()
+            _wait(procs, timeout_s)
+        finally:
+            _end(procs)
+            del store
+        return _collect(Path(tmp), procs, world_size, len(cases))
+
+
+def _wait(procs, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        codes = [p.poll() for p in procs]
+        if all(c is not None for c in codes):
+            return
+        if any(c not in (None, 0) for c in codes):  # one failed: the others may wait forever
+            deadline = min(deadline, time.monotonic() + GRACE_S)
+        time.sleep(_POLL_S)
+
+
+def _end(procs) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # unkillable (D state): nothing more to do here
+            pass
+
+
+def _collect(tmp: Path, procs, world_size: int, n_cases: int) -> List[List[dict]]:
+    ranks = []
+    for rank in range(world_size):
+        path = tmp / f"rank{rank}.pt"
+        if not path.exists():
+            code = procs[rank].returncode
+            why = "hung (killed at the time limit)" if code in (-9, None) else f"exited with {code}"
+            raise WorldError(f"rank {rank} {why} without a result{_tail(tmp / f'rank{rank}.err')}")
+        got = torch.load(path, map_location="cpu", weights_only=False)
+        if "setup_error" in got:  # the world never formed: every case gets its answer
+            got = {"cases": [{"error": got["setup_error"]}] * n_cases}
+        ranks.append(got["cases"])
+    return [[ranks[r][i] for r in range(world_size)] for i in range(n_cases)]
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return (": " + " | ".join(text[-lines:]))[:400] if text else ""
+
+
+# -- inside a rank -------------------------------------------------------------------------
+
+def _die_with_parent() -> None:
+    """SIGKILL this rank when the process that started it dies (Linux prctl)."""
+    try:
+        import ctypes
+        import ctypes.util
+        import signal
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if str(os.getppid()) != os.environ.get("TORCHPARITY_WORLD_PARENT", str(os.getppid())):
+        os._exit(1)  # the parent died before the signal was armed
+
+
+def rank_device(adapter, rank: int) -> str:
+    """The device a rank uses: one device per rank on a real accelerator (collective
+    libraries refuse two ranks on one device), index 0 on the emulated one (each rank is
+    its own process with its own emulated device)."""
+    if adapter.type == "cpu":
+        return "cpu"
+    if adapter.emulated:
+        return adapter.torch_device
+    module = getattr(torch, adapter.type, None)
+    count = module.device_count() if hasattr(module, "device_count") else None
+    if count is not None and count <= rank:
+        raise RuntimeError(f"a world of ranks on {adapter.type} needs one device per rank; "
+                           f"rank {rank} finds {count} device(s)")
+    if module is not None and hasattr(module, "set_device"):
+        module.set_device(rank)
+    return f"{adapter.type}:{rank}"
+
+
+def _rank_main(args: dict) -> int:
+    _die_with_parent()
+    import torch.distributed as dist
+
+    from ...devices import get_adapter
+    from . import distributed
+
+    rank, world_size = args["rank"], args["world_size"]
+    out = Path(args["dir"]) / f"rank{rank}.pt"
+    try:
+        adapter = get_adapter(args["spec"])
+        adapter.setup()
+        backend = adapter.collective_backend()
+        if backend is None:
+            raise RuntimeError(f"the device {adapter.spec} has no torch.distributed backend")
+        device = rank_device(adapter, rank)
+        store = dist.TCPStore("127.0.0.1", args["port"], world_size, is_master=False,
+                              timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
+                                timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+    except Exception as exc:
+        torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {_first(exc)}")}, out)
+        return 1
+    results = []
+    for body, dtype in args["cases"]:
+        torch.manual_seed(SEED + rank)
+        try:
+            value = distributed.BODIES[body](rank, world_size, device, getattr(torch, dtype))
+            results.append({"value": _to(value, "cpu")})
+        except Exception as exc:  # the API's own answer on this device, reported as data
+            results.append({"error": (type(exc).__name__, _first(exc))})
+    torch.save({"cases": results}, out)
+    try:
+        dist.destroy_process_group()
+    except Exception:
+        pass
+    return 0
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)[:500]
+
+
+if __name__ == "__main__":
+    sys.exit(_rank_main(json.loads(sys.argv[1])))
