@@ -32,6 +32,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 DEVICE_VAR, MODULE_VAR = "_tp_device", "_tp_devmod"
+SEED = 0  # the runner's seed (run.execute seeds each run with it)
 
 _REWRITES: Tuple[Tuple[re.Pattern, str], ...] = (
     (re.compile(r"\.cuda\(\s*(?:\d+|device\s*=\s*\d+)?\s*\)"), f".to({DEVICE_VAR})"),
@@ -135,7 +136,13 @@ def normalise(text: str) -> str:
 def plain(value: Any, depth: int = 0) -> Any:
     """``value`` made comparable across runs (see the module docstring)."""
     if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.nn.parameter.UninitializedTensorMixin):
+            return "uninitialised (lazy) parameter"
+        if value.is_nested:  # its components (a nested tensor has no single shape)
+            return [plain(t, depth + 1) for t in value.unbind()]
         return value
+    if isinstance(value, (torch.SymInt, torch.SymFloat)):  # nested ints: j1, j2, ... per process
+        return "<symbolic size>"
     if value is None or isinstance(value, (bool, int, float, complex, torch.dtype)):
         return value
     if isinstance(value, str):
@@ -184,10 +191,11 @@ class _State:
 
 
 def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], namespace: Dict[str, Any],
-                 device: str, exempt: Any = None) -> Dict[str, Any]:
+                 device: str, exempt: Any = None, filename: str = "<docstring example>") -> Dict[str, Any]:
     """Run ``setup`` sources (values not kept), then ``examples`` (``(source, exc_msg)``:
     ``exc_msg`` set where the docstring shows a traceback), with ``device`` as the default
-    device; the values to compare (see the module docstring)."""
+    device; the values to compare (see the module docstring). ``filename``: the name the
+    code is compiled under (the footprint recorder tells scenario code from the API by it)."""
     ns = dict(namespace)
     ns[DEVICE_VAR], ns[MODULE_VAR] = device, device_module(device)
     before = {k: id(v) for k, v in ns.items()}
@@ -195,19 +203,19 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
     random_mode = CpuRandom(device, exempt) if torch.device(device).type != "cpu" else contextlib.nullcontext()
     with _State(), torch.device(device), random_mode, contextlib.redirect_stdout(io.StringIO()):
         for src in setup:
-            exec(compile(rewrite(src), "<docstring example>", "exec"), ns)
+            exec(compile(rewrite(src), filename, "exec"), ns)
         for n, (src, exc_msg) in enumerate(examples, 1):
             code = rewrite(src)
             key = f"[{n}] {src.strip().splitlines()[0][:80]}"
             try:
                 tree = ast.parse(code)
                 if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
-                    value = eval(compile(ast.Expression(tree.body[0].value), "<docstring example>", "eval"), ns)
+                    value = eval(compile(ast.Expression(tree.body[0].value), filename, "eval"), ns)
                     if value is not None:
                         out[key] = plain(value)
                 else:
-                    exec(compile(tree, "<docstring example>", "exec"), ns)
-            except Exception as exc:
+                    exec(compile(tree, filename, "exec"), ns)
+            except (Exception, SystemExit) as exc:  # an example's sys.exit() must not end the worker
                 if exc_msg is None:
                     raise ExampleError(n, src, exc) from exc
                 out[key] = f"raises {type(exc).__name__}: {normalise(_first_line(exc))}"
@@ -219,6 +227,41 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
             out[f"bound {name}"] = plain(value)
     return out
+
+
+def differs(a: Any, b: Any, path: str = "output") -> str:
+    """Where two results of :func:`run_examples` differ ("" where they are the same):
+    tensors bit for bit (NaN equal to NaN), everything else by ``==``."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        same = (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                and a.dtype == b.dtype and a.layout == b.layout
+                and bool(torch.equal(_dense(a), _dense(b)) or _nan_equal(_dense(a), _dense(b))))
+        return "" if same else path
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return path
+        return next((w for k in a for w in [differs(a[k], b[k], f"{path}[{k!r}]")] if w), "")
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return path
+        return next((w for i, (x, y) in enumerate(zip(a, b)) for w in [differs(x, y, f"{path}[{i}]")] if w), "")
+    try:
+        return "" if bool(a == b) else path
+    except Exception:
+        return "" if repr(a) == repr(b) else path
+
+
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    t = t.detach()
+    return t.to_dense() if t.layout != torch.strided else t
+
+
+def _nan_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    try:
+        return bool(torch.equal(torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0))
+                    and torch.equal(torch.isnan(a), torch.isnan(b)))
+    except Exception:  # integer, quantized or other layouts without these ops
+        return False
 
 
 def bound_and_used(tree: ast.AST) -> Tuple[set, set]:

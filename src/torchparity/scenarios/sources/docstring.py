@@ -15,7 +15,8 @@ A block that cannot run is still a scenario, one that raises
 :class:`~torchparity.scenarios.registry.NotRunnable` with the reason, so the report shows
 it as ``skip`` (``not_comparable``, "not runnable: ...") and never as a pass: it needs
 names it does not define, files, the network, a process group or torch.compile (checked
-in its text), or it fails on the CPU itself (checked when it runs). It runs once, labelled
+in its text), it fails on the CPU itself, or two runs of it on the CPU give different
+values (checked when it runs: the CPU reference run runs the block twice, reseeded). It runs once, labelled
 float32 (the default dtype it runs under; the example picks its own dtypes).
 """
 
@@ -50,6 +51,8 @@ _NEEDS: Tuple[Tuple[str, re.Pattern], ...] = (
         r"\b(?:init_process_group|init_device_mesh|init_rpc|new_group|rpc_sync|rpc_async|DeviceMesh)\b"
         r"|\bdist\.(?!is_available)\w+")),
     ("other processes", re.compile(r"\bmultiprocessing\b|\bmp\.\w+|\bspawn\(|\bsubprocess\b|\bProcess\(")),
+    ("a build (setuptools, cpp_extension)", re.compile(
+        r"\bsetup\(|\bload_inline\(|cpp_extension\.load\(|\bBuildExtension\b")),
     ("torch.compile (minutes of compiling on the CPU; not run by this source)",
      re.compile(r"\btorch\.compile\b|@compile\b|\btorch\._dynamo\b|\bexport\(")),
     ("waiting (sleep, input, an endless loop)", re.compile(r"\btime\.sleep\b|\binput\(|\bwhile True\b")),
@@ -57,17 +60,48 @@ _NEEDS: Tuple[Tuple[str, re.Pattern], ...] = (
 
 
 def blocks(doc: str) -> List[List[doctest.Example]]:
-    """The example blocks of a docstring: runs of examples that no prose interrupts."""
+    """The example blocks of a docstring: runs of examples that no prose interrupts, with
+    a statement spelled over several ``>>>`` lines (a ``def`` whose body lines also start
+    with ``>>>``, as many torch docstrings write them) joined into one example."""
     out: List[List[doctest.Example]] = []
     current: List[doctest.Example] = []
     for part in doctest.DocTestParser().parse(doc):
         if isinstance(part, doctest.Example):
             current.append(part)
         elif part.strip() and current:
-            out.append(current)
+            out.append(_joined(current))
             current = []
     if current:
-        out.append(current)
+        out.append(_joined(current))
+    return out
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(X.rewrite(source))
+        return True
+    except SyntaxError:
+        return False
+
+
+def _joined(examples: List[doctest.Example]) -> List[doctest.Example]:
+    """Examples that do not parse alone, joined with the ones after them until they do
+    (left as they are where no join parses)."""
+    out: List[doctest.Example] = []
+    i = 0
+    while i < len(examples):
+        source, j = examples[i].source, i
+        if not _parses(source):
+            k, joined = i, source
+            while k + 1 < len(examples) and not examples[k].want.strip():
+                k += 1
+                joined += examples[k].source
+                if _parses(joined):
+                    source, j = joined, k
+                    break
+        last = examples[j]
+        out.append(doctest.Example(source, last.want, last.exc_msg, lineno=examples[i].lineno))
+        i = j + 1
     return out
 
 
@@ -157,10 +191,25 @@ def _make_fn(api: str, examples: List[Tuple[str, Optional[str]]], setup: List[st
         if why is not None:
             raise NotRunnable(why)
         obj = resolve_quiet(api)
+
+        def once():
+            # compiled under this file's name: the footprint recorder counts the example's own
+            # code as the scenario's, as for hand suites
+            return X.run_examples(examples, setup, namespace(api, obj), device, exempt=obj, filename=__file__)
+
+        on_cpu = torch.device(device).type == "cpu"
         try:
-            return X.run_examples(examples, setup, namespace(api, obj), device, exempt=obj)
+            value = once()
+            if on_cpu:  # twice, reseeded: values that differ from run to run compare nothing
+                torch.manual_seed(X.SEED)
+                where = X.differs(value, once())
+                if where:
+                    raise NotRunnable(f"not deterministic: two CPU runs differ at {where}")
+            return value
+        except NotRunnable:
+            raise
         except Exception as exc:
-            if torch.device(device).type == "cpu":  # the CPU cannot run it: no question about the device
+            if on_cpu:  # the CPU cannot run it: no question about the device
                 raise NotRunnable(f"fails on the CPU: {exc}"[:400]) from exc
             if isinstance(exc, X.ExampleError) and exc.__cause__ is not None:
                 raise exc.__cause__ from None  # the device's own exception, for the judge to classify
@@ -238,12 +287,25 @@ def why_not(api: str, obj: Any) -> str:
     return why or "no example block"
 
 
+def example_scenarios(api: str) -> List[Scenario]:
+    """Every example block of ``api`` as a scenario, whether or not an earlier source
+    covers it (for ``scaffold``; ``check`` asks :func:`scenarios`)."""
+    return list(_cached(api))
+
+
 def examples_of(api: str) -> List[Tuple[str, Optional[str]]]:
-    """(block source, why it cannot run) per example block of ``api`` (for ``scaffold``)."""
+    """(block text with its ``>>>`` / ``...`` prompts, why it cannot run) per example block
+    of ``api`` (for ``scaffold``)."""
     obj = resolve_quiet(api)
     all_blocks, _ = _doc_blocks(obj)
-    return [("".join(ex.source for ex in blk), why)
+    return [("".join(_prompted(ex.source) for ex in blk), why)
             for blk, (_, why) in zip(all_blocks, _plan(api, obj, all_blocks))]
 
 
-__all__ = ["NAME", "ORDER", "scenarios", "why_not", "blocks", "namespace", "earlier_source", "examples_of"]
+def _prompted(source: str) -> str:
+    lines = source.splitlines()
+    return "".join(f"{'>>> ' if i == 0 else '... '}{ln}\n" for i, ln in enumerate(lines))
+
+
+__all__ = ["NAME", "ORDER", "scenarios", "why_not", "blocks", "namespace", "earlier_source", "examples_of",
+           "example_scenarios"]
