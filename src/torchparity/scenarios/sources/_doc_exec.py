@@ -12,7 +12,10 @@ Not a source itself (the ``docstring`` source uses it). What is run, and how:
   (:class:`CpuRandom`): a device generator has its own stream, and the example's inputs
   must be the same on both sides. The API under test is never rerouted;
 - statement by statement: the value of every expression statement is kept, and after the
-  block every tensor (and every ``nn.Module``'s state) the block bound.
+  block every tensor (and every ``nn.Module``'s state) the block bound. On the device run,
+  a kept tensor that is on the CPU is moved to the device before it is compared: where a
+  tensor lives is the example's business (``get_state`` answers a CPU tensor by design),
+  its values are the question.
 
 Outputs are made comparable by :func:`plain`: tensors stay tensors (the judge compares
 them), containers are walked, other objects become their repr with device names and
@@ -105,7 +108,9 @@ class CpuRandom(TorchFunctionMode):
             target = args[0]
             if target.device.type == "cpu":
                 return func(*args, **kwargs)
-            drawn = func(target.detach().cpu(), *args[1:], **kwargs)
+            # a fill overwrites every element: a CPU tensor of the same shape and dtype draws
+            blank = torch.empty(target.shape, dtype=target.dtype, device="cpu")
+            drawn = func(blank, *_to(args[1:], "cpu"), **_to(kwargs, "cpu"))
             with torch.no_grad():
                 target.copy_(drawn)
             return target
@@ -226,7 +231,26 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
             out[f"bound {name}"] = plain(value)
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
             out[f"bound {name}"] = plain(value)
+    if torch.device(device).type != "cpu":
+        # where a tensor lives is the example's business (get_state, frombuffer, lengths of a
+        # packed sequence are CPU tensors by design): values are compared, on the device
+        out = _onto(out, torch.device(device))
     return out
+
+
+def _onto(tree: Any, device: torch.device) -> Any:
+    if isinstance(tree, torch.Tensor):
+        if tree.device.type == "cpu" and tree.layout == torch.strided and not tree.is_quantized:
+            try:
+                return tree.detach().to(device)
+            except Exception:  # a layout or dtype the device cannot hold: left where it is
+                return tree
+        return tree
+    if isinstance(tree, list):
+        return [_onto(v, device) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _onto(v, device) for k, v in tree.items()}
+    return tree
 
 
 def differs(a: Any, b: Any, path: str = "output") -> str:
