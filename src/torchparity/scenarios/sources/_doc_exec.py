@@ -7,10 +7,11 @@ Not a source itself (the ``docstring`` source uses it). What is run, and how:
   ``.to('cuda')``, ``torch.device('cuda')``) and ``torch.cuda.`` (the device's own module,
   ``torch.cpu`` on the CPU). Nothing else in the text changes;
 - inside ``with torch.device(device)``, so factory calls without a device land on it;
-- on a device other than the CPU, random factories and in-place random fills
-  (``torch.randn``, ``uniform_``, ``dropout``, ...) draw on the CPU and move to the device
-  (:class:`CpuRandom`): a device generator has its own stream, and the example's inputs
-  must be the same on both sides. The API under test is never rerouted;
+- on a device other than the CPU, every random aten op (``randn``, ``uniform_``,
+  ``native_dropout``, ``bernoulli``, ...) draws on the CPU and moves to the device
+  (:class:`CpuRandom`): a device generator has its own stream, and both runs must see the
+  same draws. Where the API under test is itself a random op, its device kernel is
+  therefore not what runs (the test databases cover those ops);
 - statement by statement: the value of every expression statement is kept, and after the
   block every tensor (and every ``nn.Module``'s state) the block bound. On the device run,
   a kept tensor that is on the CPU is moved to the device before it is compared: where a
@@ -32,7 +33,8 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
-from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves, tree_map
 
 DEVICE_VAR, MODULE_VAR = "_tp_device", "_tp_devmod"
 SEED = 0  # the runner's seed (run.execute seeds each run with it)
@@ -60,66 +62,50 @@ def device_module(device: str) -> Any:
         return None
 
 
-# random draws that must give the same inputs on both sides
-_FACTORIES = ("rand", "randn", "randint", "randperm", "normal", "poisson", "bernoulli",
-              "multinomial", "rand_like", "randn_like", "randint_like")
-_INPLACE = ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_",
-            "log_normal_", "geometric_")
-_FUNCTIONAL = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-               "feature_alpha_dropout", "rrelu", "gumbel_softmax")
+# random aten ops: every draw the device run makes, however deep inside the API
+_RANDOM_OPS = ("bernoulli", "bernoulli_", "native_dropout", "normal", "normal_", "uniform_", "random_",
+               "exponential_", "cauchy_", "log_normal_", "geometric_", "rand", "rand_like", "randn",
+               "randn_like", "randint", "randint_like", "randperm", "multinomial", "poisson",
+               "rrelu_with_noise", "_standard_gamma", "_sample_dirichlet", "binomial")
 
 
-def _random_funcs() -> Dict[Any, str]:
-    out: Dict[Any, str] = {}
-    for name in _FACTORIES:
-        if hasattr(torch, name):
-            out[getattr(torch, name)] = "factory"
-    for name in _INPLACE:
-        out[getattr(torch.Tensor, name)] = "inplace"
-    for name in _FUNCTIONAL:
-        if hasattr(torch.nn.functional, name):
-            out[getattr(torch.nn.functional, name)] = "functional"
-    return out
+def _random_packets() -> set:
+    return {getattr(torch.ops.aten, n) for n in _RANDOM_OPS if hasattr(torch.ops.aten, n)}
 
 
 def _to(tree: Any, device: Any) -> Any:
-    if isinstance(tree, torch.Tensor):
-        return tree.to(device)
-    if isinstance(tree, (list, tuple)) and not hasattr(tree, "_fields"):
-        return type(tree)(_to(t, device) for t in tree)
-    if isinstance(tree, dict):
-        return {k: _to(v, device) for k, v in tree.items()}
-    return tree
+    return tree_map(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t, tree)
 
 
-class CpuRandom(TorchFunctionMode):
-    """Random draws on the CPU, moved to ``device`` (see the module docstring)."""
+class CpuRandom(TorchDispatchMode):
+    """Every random aten op of the device run drawn on the CPU and moved to the device
+    (see the module docstring): a dispatch mode, so draws nested in other functions
+    (``nn.Linear``'s initialisation, a module's dropout) are caught too."""
 
-    def __init__(self, device: str, exempt: Any = None):
+    def __init__(self, device: str):
         super().__init__()
-        self.device, self.exempt, self.funcs = torch.device(device), exempt, _random_funcs()
+        self.device, self.ops = torch.device(device), _random_packets()
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
-        kind = self.funcs.get(func)
-        if kind is None or func is self.exempt:
+        if func.overloadpacket not in self.ops or "out" in kwargs:
             return func(*args, **kwargs)
-        if kind == "inplace":
+        gen = kwargs.get("generator")
+        if gen is not None and gen.device.type != "cpu":  # the example's own device generator
+            return func(*args, **kwargs)
+        first = next((t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)), None)
+        where = first.device if first is not None else torch.device(kwargs.get("device") or self.device)
+        if where.type == "cpu":
+            return func(*args, **kwargs)
+        if func.overloadpacket.__name__.endswith("_"):  # a fill: overwrites every element
             target = args[0]
-            if target.device.type == "cpu":
-                return func(*args, **kwargs)
-            # a fill overwrites every element: a CPU tensor of the same shape and dtype draws
             blank = torch.empty(target.shape, dtype=target.dtype, device="cpu")
-            drawn = func(blank, *_to(args[1:], "cpu"), **_to(kwargs, "cpu"))
-            with torch.no_grad():
-                target.copy_(drawn)
+            func(blank, *_to(args[1:], "cpu"), **_to(kwargs, "cpu"))
+            target.copy_(blank)
             return target
-        where = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
-        where = where or torch.device(kwargs.get("device") or self.device)
-        if kind == "factory" and not any(isinstance(a, torch.Tensor) for a in args):
-            kwargs["device"] = "cpu"
-        out = func(*_to(args, "cpu"), **_to(kwargs, "cpu"))
-        return _to(out, where)
+        if "device" in kwargs:
+            kwargs["device"] = torch.device("cpu")
+        return _to(func(*_to(args, "cpu"), **_to(kwargs, "cpu")), where)
 
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
@@ -196,7 +182,7 @@ class _State:
 
 
 def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], namespace: Dict[str, Any],
-                 device: str, exempt: Any = None, filename: str = "<docstring example>") -> Dict[str, Any]:
+                 device: str, filename: str = "<docstring example>") -> Dict[str, Any]:
     """Run ``setup`` sources (values not kept), then ``examples`` (``(source, exc_msg)``:
     ``exc_msg`` set where the docstring shows a traceback), with ``device`` as the default
     device; the values to compare (see the module docstring). ``filename``: the name the
@@ -205,7 +191,7 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
     ns[DEVICE_VAR], ns[MODULE_VAR] = device, device_module(device)
     before = {k: id(v) for k, v in ns.items()}
     out: Dict[str, Any] = {}
-    random_mode = CpuRandom(device, exempt) if torch.device(device).type != "cpu" else contextlib.nullcontext()
+    random_mode = CpuRandom(device) if torch.device(device).type != "cpu" else contextlib.nullcontext()
     with _State(), torch.device(device), random_mode, contextlib.redirect_stdout(io.StringIO()):
         for src in setup:
             exec(compile(rewrite(src), filename, "exec"), ns)
@@ -231,16 +217,15 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
             out[f"bound {name}"] = plain(value)
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
             out[f"bound {name}"] = plain(value)
-    if torch.device(device).type != "cpu":
-        # where a tensor lives is the example's business (get_state, frombuffer, lengths of a
-        # packed sequence are CPU tensors by design): values are compared, on the device
-        out = _onto(out, torch.device(device))
-    return out
+    # where a tensor lives is the example's business (get_state, frombuffer, lengths of a
+    # packed sequence are CPU tensors by design; torch.accelerator.* picks the accelerator
+    # even in the CPU run): values are compared, each run's on its own device
+    return _onto(out, torch.device(device))
 
 
 def _onto(tree: Any, device: torch.device) -> Any:
     if isinstance(tree, torch.Tensor):
-        if tree.device.type == "cpu" and tree.layout == torch.strided and not tree.is_quantized:
+        if tree.device.type != device.type and tree.layout == torch.strided and not tree.is_quantized:
             try:
                 return tree.detach().to(device)
             except Exception:  # a layout or dtype the device cannot hold: left where it is

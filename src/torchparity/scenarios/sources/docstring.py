@@ -227,7 +227,7 @@ def _make_fn(api: str, examples: List[Tuple[str, Optional[str]]], setup: List[st
         def once():
             # compiled under this file's name: the footprint recorder counts the example's own
             # code as the scenario's, as for hand suites
-            return X.run_examples(examples, setup, namespace(api, obj), device, exempt=obj, filename=__file__)
+            return X.run_examples(examples, setup, namespace(api, obj), device, filename=__file__)
 
         on_cpu = torch.device(device).type == "cpu"
         try:
