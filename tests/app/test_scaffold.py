@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 
-from torchparity.app.check import check
 from torchparity.app.scaffold import scaffold
 
 
@@ -26,15 +25,18 @@ def test_scaffold_of_vjp_is_prefilled_and_check_reports_it_as_not_done(tmp_path)
     assert "aten.exp [float32]" in text and "(api)" in text
     assert "TODO (open questions)" in text and "raise NotRunnable(" in text
 
-    report = check([sc.api], "cpu", scenario_modules=[str(sc.path)], out=str(tmp_path / "o"))
-    rows = report.apis[0].scenarios
-    todo = [r for r in rows if r.id == "todo"]
-    assert len(todo) == 1 and todo[0].source == "hand"
-    assert (todo[0].status, todo[0].cause) == ("skip", "not_comparable")
-    assert "not written yet" in todo[0].detail
+    # loaded with --scenarios, as a contributor would: it imports, registers, and is not done
+    out = tmp_path / "o"
+    proc = _cli("check", sc.api, "--device", "cpu", "--scenarios", str(sc.path), "--out", str(out))
+    assert proc.returncode in (0, 1), proc.stderr
+    api = json.loads((out / "report.json").read_text(encoding="utf-8"))["apis"][0]
+    (todo,) = [r for r in api["scenarios"] if r["id"] == "todo"]
+    assert todo["source"] == "hand"
+    assert (todo["status"], todo["cause"]) == ("skip", "not_comparable")
+    assert "not written yet" in todo["detail"]
     # the hand suite now covers it, so the docstring source yields: nothing runs, nothing passes
-    assert all(r.status != "pass" for r in rows)
-    assert report.apis[0].verdict.status not in ("supported", "partial")
+    assert all(r["status"] != "pass" for r in api["scenarios"])
+    assert api["verdict"]["status"] not in ("supported", "partial")
 
 
 def test_scaffold_cli_prints_or_writes_and_a_bad_name_is_one_line(tmp_path):
@@ -45,13 +47,3 @@ def test_scaffold_cli_prints_or_writes_and_a_bad_name_is_one_line(tmp_path):
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "did you mean" in proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-def test_scaffold_module_loads_through_check_cli_as_a_scenarios_file(tmp_path):
-    sc = scaffold("torch.autograd.graph.saved_tensors_hooks", str(tmp_path), run_examples=False)
-    out = tmp_path / "o"
-    proc = _cli("check", sc.api, "--device", "cpu", "--scenarios", str(sc.path), "--out", str(out))
-    assert proc.returncode in (0, 1), proc.stderr
-    saved = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    (row,) = [s for s in saved["apis"][0]["scenarios"] if s["id"] == "todo"]
-    assert row["status"] == "skip" and "not written yet" in row["detail"]
