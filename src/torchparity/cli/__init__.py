@@ -1,7 +1,7 @@
 """The command line: a thin typer shell. Parse, call one function, print.
 
 Commands live in this package by concern (check.py: check, evidence, docs, devices,
-profile; sweep.py: sweep, sweep-matrix, predict; deliver.py: gentest, matrix, review);
+profile; sweep.py: sweep, sweep-matrix, predict; deliver.py: gentest, scaffold, matrix, review);
 each imports ``app`` from here and registers itself.
 """
 

@@ -1,4 +1,4 @@
-"""gentest, matrix, review."""
+"""gentest, scaffold, matrix, review."""
 
 from __future__ import annotations
 
@@ -41,6 +41,26 @@ def gentest(
                         supported_devices=chips)
     for f in files:
         out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
+
+
+@app.command()
+def scaffold(
+    api: str = typer.Argument(..., help="Dotted API name, e.g. torch.autograd.functional.vjp"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="Folder for the suite module (default: print it)."),
+    device: str = typer.Option("cpu", "--device", help="Where the docstring examples run for the footprint."),
+    no_run: bool = typer.Option(False, "--no-run", help="Do not run the docstring examples (no footprint)."),
+) -> None:
+    """Write a suite module to start from: signature, docstring examples, footprint, TODOs."""
+    from ..app.scaffold import scaffold as run_scaffold
+
+    result = run_scaffold(api, str(out) if out else None, device=device, run_examples=not no_run)
+    if result.path is None:
+        sys.stdout.write(result.text)
+        return
+    out_console.print(f"wrote {result.path} ({result.examples} docstring example block(s), "
+                      f"{result.runnable} ran; scenario 'todo' is a placeholder until written)",
+                      markup=False, soft_wrap=True)
 
 
 @app.command()

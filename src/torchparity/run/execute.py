@@ -15,7 +15,7 @@ from ..judge.causes import classify_exception
 from ..judge.compare import Judgement, compare_outputs
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
-from ..scenarios.registry import Raises, Scenario
+from ..scenarios.registry import NotRunnable, Raises, Scenario
 from .paths import record_path
 
 SEED = 0
@@ -72,6 +72,8 @@ def _matches(exc: BaseException, raises: Raises) -> bool:
 
 def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdapter) -> Judgement:
     extra = adapter.error_patterns()
+    if isinstance(cpu.exc, NotRunnable):  # nothing to compare: the scenario cannot run at all
+        return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"not runnable: {cpu.exc}")
     if dev.raised:
         unsupported = classify_exception(type(dev.exc).__name__, str(dev.exc), extra)
     else:

@@ -32,6 +32,13 @@ from ..errors import InputError
 from ..results.models import Text
 
 
+class NotRunnable(Exception):
+    """Raised by a scenario function that cannot run here at all (a docstring example that
+    needs names it does not define, files or the network; a scaffold's unwritten body).
+    Raised on the CPU reference run, the case is recorded as ``skip`` with the reason:
+    never a pass, never the device's fault."""
+
+
 @dataclass(frozen=True)
 class Raises:
     """The exception a scenario expects on every device (CPU included)."""

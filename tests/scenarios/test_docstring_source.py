@@ -1,0 +1,130 @@
+"""The docstring source: >>> example blocks of long-tail APIs, run on the CPU and the device."""
+
+import doctest
+
+import pytest
+import torch
+
+from torchparity.devices import get_adapter
+from torchparity.run.execute import execute
+from torchparity.scenarios.registry import NotRunnable
+from torchparity.scenarios.sources import _doc_exec as X
+from torchparity.scenarios.sources import docstring as D
+from torchparity.scenarios.sources import offer
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    adapter = get_adapter("cpu")
+    adapter.setup()
+    return adapter
+
+
+@pytest.fixture(scope="module")
+def emu():
+    adapter = get_adapter("emu:ascend-a2")
+    adapter.setup()
+    return adapter
+
+
+def test_jacobian_examples_run_on_the_emulated_device_and_match(emu):
+    api = "torch.autograd.functional.jacobian"
+    found = offer(api, torch.autograd.functional.jacobian)
+    scs = [sc for sc in found.scenarios if sc.source == "docstring"]
+    assert found.tried["docstring"] == f"{len(scs)} scenario(s)" and scs
+    result, _ = execute(scs[0], "float32", emu)
+    assert result.status == "pass", result.detail
+    assert result.emulated
+    # every expression statement and bound tensor was compared, on the device
+    assert "jacobian(exp_reducer, inputs)" in result.detail and "device=npu" in result.detail
+    assert "with torch.device(_tp_device):" in scs[0].snippet('"npu"')
+
+
+def test_a_source_before_it_wins():
+    assert D.scenarios("torch.abs", torch.abs) == []
+    assert "opinfo" in D.why_not("torch.abs", torch.abs)
+    assert D.example_scenarios("torch.abs")  # it has examples; they are simply not asked for
+
+
+def test_a_block_needing_undefined_names_is_a_skip_with_the_reason(cpu):
+    api = "torch.autograd.forward_ad.dual_level"
+    (sc,) = D.scenarios(api, torch.autograd.forward_ad.dual_level)
+    result, _ = execute(sc, "float32", cpu)
+    assert (result.status, result.cause) == ("skip", "not_comparable")
+    assert result.detail.startswith("not runnable: needs names it does not define") and "your_fn" in result.detail
+
+
+def test_a_non_deterministic_block_is_not_runnable(cpu):
+    (sc,) = D.scenarios("torch.Generator.seed", torch.Generator.seed)
+    result, _ = execute(sc, "float32", cpu)
+    assert result.status == "skip" and "not deterministic" in result.detail, result.detail
+
+
+def test_def_spelled_over_several_prompts_is_one_statement():
+    doc = (">>> @torch.no_grad()\n>>> def f(x):\n>>>     y = x + 1\n>>>\n>>>     return y\n"
+           ">>> f(torch.ones(2))\ntensor([2., 2.])\n\nProse.\n\n>>> y = [\n>>>   1,\n>>> ]\n>>> )\n")
+    first, second = D.blocks(doc)
+    assert len(first) == 2 and first[0].source.startswith("@torch.no_grad()")
+    assert first[0].source.rstrip().endswith("return y") and first[1].want == "tensor([2., 2.])\n"
+    # a closing bracket after its own prompt joins; a stray ">>> )" stays alone (and fails to parse)
+    assert [ex.source.count("\n") for ex in second] == [3, 1]
+
+
+def test_rewrite_maps_clear_cuda_spellings_only():
+    text = ('x = torch.ones(2).cuda()\ny = torch.zeros(2, device="cuda:0")\n'
+            "z = x.to('cuda')\ntorch.cuda.synchronize()\nprint('cuda is fast')\nw = x.is_cuda\n")
+    out = X.rewrite(text)
+    assert ".cuda()" not in out and '"cuda:0"' not in out and "'cuda'" not in out
+    assert "_tp_devmod.synchronize()" in out
+    assert "'cuda is fast'" in out and "x.is_cuda" in out
+
+
+def test_mapped_cuda_example_lands_on_the_device_with_the_cpu_values(emu):
+    examples = [("x = torch.arange(4.).cuda()\n", None), ("y = torch.rand(3, device='cuda') * x[:3]\n", None),
+                ("torch.cuda.synchronize()\n", None), ("y.sum()\n", None),
+                ("int('x')\n", "ValueError: invalid literal\n")]
+    ns = D.namespace("torch.add", torch.add)
+    torch.manual_seed(0)
+    on_cpu = X.run_examples(examples, [], ns, "cpu")
+    torch.manual_seed(0)
+    on_dev = X.run_examples(examples, [], ns, emu.torch_device)
+    assert on_dev["bound y"].device.type == "npu" and on_cpu["bound y"].device.type == "cpu"
+    assert torch.equal(on_dev["bound y"].cpu(), on_cpu["bound y"])
+    assert on_dev["[5] int('x')"] == on_cpu["[5] int('x')"] == (
+        "raises ValueError: invalid literal for int() with base 10: 'x'")
+
+
+def test_random_draws_are_made_on_the_cpu_and_moved():
+    torch.manual_seed(0)
+    torch.randn(3), torch.randn(3)
+    third = torch.randn(3)
+    torch.manual_seed(0)
+    with torch.device("meta"), X.CpuRandom("meta"):
+        drawn = torch.randn(3)
+        filled = torch.empty(3).normal_()
+    assert drawn.device.type == "meta" and filled.device.type == "meta"
+    # both draws came from the CPU generator: its stream moved on by two
+    assert torch.equal(torch.randn(3), third)
+
+
+def test_device_reprs_are_normalised():
+    assert X.plain(torch.device("cpu")) == X.plain(torch.device("npu", 0))
+    assert X.normalise("npu:0") == X.normalise("cpu") == "<device>"
+    assert X.normalise("Foo(t=tensor([1.], device='npu:0')) at 0x7f00") == "Foo(t=tensor([1.])) at 0x?"
+    assert X.plain(torch.nn.Linear(2, 1))["module"] == "Linear"
+
+
+def test_a_device_failure_is_the_device_s_own_exception():
+    examples = [("torch.ones(2).to('meta').tolist()\n", None)]
+    fn = D._make_fn("torch.add", examples, [], None)
+    with pytest.raises(NotImplementedError):  # the device's exception, not ExampleError
+        fn("meta", torch.float32)
+    with pytest.raises(NotRunnable, match="fails on the CPU"):
+        D._make_fn("torch.add", [("undefined_name\n", None)], [], None)("cpu", torch.float32)
+
+
+def test_blocks_are_split_by_prose():
+    doc = ">>> a = 1\n>>> a\n1\n\nSome prose.\n\n>>> b = a + 1\n"
+    blocks = D.blocks(doc)
+    assert [len(b) for b in blocks] == [2, 1]
+    assert all(isinstance(ex, doctest.Example) for b in blocks for ex in b)
