@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -70,7 +70,23 @@ def _matches(exc: BaseException, raises: Raises) -> bool:
     return raises.type in names and re.search(raises.match, str(exc)) is not None
 
 
-def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdapter) -> Judgement:
+GOLDEN_FOR = (torch.float16, torch.bfloat16, torch.float32)
+
+
+def golden_of(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -> Optional[Callable[[], Any]]:
+    """The float64 golden of a scenario that declares one, computed lazily on the CPU
+    (None where the scenario has none or ``dtype`` has nothing more precise)."""
+    if sc.golden is None or dtype not in GOLDEN_FOR:
+        return None
+
+    def compute() -> Any:
+        out = run_reference(lambda _device, dt: sc.golden(dt), dtype, adapter)
+        return None if out.raised else out.value  # no golden: judged against the CPU
+    return compute
+
+
+def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdapter,
+                   golden: Optional[Callable[[], Any]] = None) -> Judgement:
     extra = adapter.error_patterns()
     if dev.raised:
         unsupported = classify_exception(type(dev.exc).__name__, str(dev.exc), extra)
@@ -104,7 +120,7 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
                          f"the CPU reference failed: {cpu.describe()}")
     if sc.compare == "none":
         return Judgement(Status.PASS, None, f"returned {_short(dev.value)} (not compared)")
-    judgement = compare_outputs(cpu.value, dev.value, adapter.type)
+    judgement = compare_outputs(cpu.value, dev.value, adapter.type, golden=golden)
     if judgement.passed and not judgement.detail:
         judgement.detail = f"matches the CPU: {_short(dev.value)}"
     return judgement
@@ -172,7 +188,7 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
     dtype = getattr(torch, dtype_name)
     cpu = run_reference(sc.fn, dtype, adapter)
     dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
-    judgement = judge_outcomes(sc, cpu, dev, adapter)
+    judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
     explain_by_path(sc, dtype, adapter, judgement)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
