@@ -35,7 +35,7 @@ def storage_view(st):
 def plain_type(text):
     """torch.npu.FloatTensor / torch_npu.npu.FloatStorage -> torch.FloatTensor / torch.FloatStorage"""
     import re
-    return re.sub(r"^\w+\." + torch.device(device).type + r"\.", "torch.", text)
+    return re.sub(r"^\\w+\\." + torch.device(device).type + r"\\.", "torch.", text)
 
 x = torch.randn(4, 3, dtype=dtype).to(device)[1:, 1:]
 '''
