@@ -38,3 +38,38 @@ def test_member_source_normalises_the_device_module_in_type_strings(dev):
     assert plain(f"torch_{dev}.{dev}.FloatStorage") == "torch.FloatStorage"  # torch_npu's module
     assert plain(f"torch.{dev}.sparse.FloatTensor") == "torch.sparse.FloatTensor"
     assert plain("torch.storage.TypedStorage") == "torch.storage.TypedStorage"
+
+
+def test_new_makes_an_empty_storage_on_the_device(dev):
+    # C++ new() allocates with the storage's allocator, which a device storage of the
+    # emulator lacks (it killed the worker with SIGSEGV)
+    n = torch.arange(6.0).to(dev).untyped_storage().new()
+    assert (n.device.type, n.nbytes()) == (dev, 0)
+    assert torch.empty(0, device=dev).set_(n).cpu().numel() == 0
+    assert torch.arange(3.0).untyped_storage().new().device.type == "cpu"  # CPU storages unchanged
+
+
+def test_resize_is_a_feature_limit_and_cpu_storages_still_resize(dev):
+    from torchparity.judge.causes import classify_exception
+
+    for st in (torch.arange(6.0).to(dev).untyped_storage(), torch.arange(6.0).to(dev).storage()):
+        with pytest.raises(RuntimeError, match="not supported by the emulated device") as info:
+            st.resize_(48)
+        status, cause = classify_exception(type(info.value).__name__, str(info.value))
+        assert (status.value, cause.value) == ("unsupported", "feature_limit")
+    host = torch.arange(3.0).untyped_storage()
+    host.resize_(24)
+    assert host.nbytes() == 24
+
+
+def test_torchs_own_hook_message_for_resize_is_a_feature_limit():
+    # what torch raises where a C++ path reaches resizePrivateUse1Bytes of a Python backend
+    from torchparity.devices.emulated import EmulatedAdapter
+    from torchparity.judge.causes import classify_exception
+
+    msg = ("You should register `PrivateUse1HooksInterface`by `RegisterPrivateUse1HooksInterface` "
+           "and implement `resizePrivateUse1Bytes` at the same time for PrivateUse1.")
+    rows = EmulatedAdapter("emu:allow-all", "allow-all").error_patterns()
+    status, cause = classify_exception("NotImplementedError", msg, rows)
+    assert (status.value, cause.value) == ("unsupported", "feature_limit")
+    assert classify_exception("NotImplementedError", msg) is None  # an emulator limit only
