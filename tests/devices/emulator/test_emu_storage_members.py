@@ -73,3 +73,22 @@ def test_torchs_own_hook_message_for_resize_is_a_feature_limit():
     status, cause = classify_exception("NotImplementedError", msg, rows)
     assert (status.value, cause.value) == ("unsupported", "feature_limit")
     assert classify_exception("NotImplementedError", msg) is None  # an emulator limit only
+
+
+def test_module_to_device_keeps_parameter_objects_as_cuda_does(dev):
+    # param.data = moved: the lazy module's UninitializedParameter survives .to(device)
+    # and is materialised by the first forward (it stayed a plain Parameter of shape [0])
+    assert torch._has_compatible_shallow_copy_type(torch.empty(2), torch.empty(2, device=dev))
+    lin = torch.nn.Linear(3, 2)
+    w = lin.weight
+    assert lin.to(dev).weight is w and w.device.type == dev
+    lazy = torch.nn.LazyConv1d(4, 2).to(dev)
+    assert isinstance(lazy.weight, torch.nn.UninitializedParameter)
+    x = torch.randn(2, 3, 5)
+    torch.manual_seed(0)
+    ref = torch.nn.LazyConv1d(4, 2)
+    out_cpu = ref(x)
+    torch.manual_seed(0)
+    out = lazy(x.to(dev))
+    assert lazy.weight.shape == (4, 3, 2) and lazy.weight.device.type == dev
+    torch.testing.assert_close(out.cpu(), out_cpu)
