@@ -54,6 +54,7 @@ def test_device_transfers_and_views_are_not_a_path_but_casts_are():
     same_device = record_path(lambda: x.to(torch.float64))
     assert same_device == Counter({("aten._to_copy", ("float32", "dtype=float64")): 1})
     assert record_path(lambda: x.clone()) == Counter({("aten.clone", ("float32",)): 1})
+    assert record_path(lambda: torch._has_compatible_shallow_copy_type(x, x)) == Counter()
     cross = record_path(lambda: torch.empty(2, 3, device="meta").copy_(x))
     assert ("aten.copy_", ("float32", "float32")) not in cross, cross
     # the CPU run's ops against a device run that only adds transfers: the same path

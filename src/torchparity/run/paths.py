@@ -36,6 +36,8 @@ def _describe(leaf: Any) -> Optional[str]:
 
 _TO_COPY = torch.ops.aten._to_copy.default
 _COPY_ = torch.ops.aten.copy_.default
+# queries that compute nothing (the emulated device answers this one itself, as torch_npu does)
+_QUERIES = (torch.ops.aten._has_compatible_shallow_copy_type.default,)
 
 
 def _device_type(d: Any) -> Optional[str]:
@@ -43,11 +45,11 @@ def _device_type(d: Any) -> Optional[str]:
 
 
 def not_a_path(func, args, kwargs) -> bool:
-    """Ops that cannot make two paths compute differently: views (metadata only) and
+    """Ops that cannot make two paths compute differently: views (metadata only), queries and
     pure transfers between devices (``.to(device)`` / ``.cpu()`` / a cross-device
     ``copy_`` that keeps the dtype). A scenario moves its inputs to the device and its
     outputs back, so the device run always has these and the CPU run never does."""
-    if getattr(func, "is_view", False):
+    if getattr(func, "is_view", False) or func in _QUERIES:
         return True
     if func is _TO_COPY and args and isinstance(args[0], torch.Tensor):
         src = args[0]

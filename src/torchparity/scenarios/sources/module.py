@@ -100,6 +100,13 @@ def _leaf(t: Any, device: str, compute: Optional[torch.dtype] = None) -> Any:
     return t
 
 
+def _is_lazy(m: torch.nn.Module) -> bool:
+    from torch.nn.modules.lazy import LazyModuleMixin
+
+    return any(isinstance(sub, LazyModuleMixin) and sub.has_uninitialized_params()
+               for sub in m.modules())
+
+
 def _tensors(tree: Any) -> List[torch.Tensor]:
     if isinstance(tree, torch.Tensor):
         return [tree]
@@ -123,6 +130,12 @@ def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.
     cpu_module = cls(*ci.args, **ci.kwargs)
     cpu_module.to(dtype)
     cpu_module.train(training)
+    if _is_lazy(cpu_module):
+        # a lazy module draws its weights at its first forward, from the generator of the
+        # device it runs on (the device has its own): materialise it on the CPU first, so
+        # both runs (and the golden) compute with the same weights
+        with torch.no_grad():
+            cpu_module(*_leaf(list(fi.args), "cpu"), **_leaf(dict(fi.kwargs), "cpu"))
     m = copy.deepcopy(cpu_module).to(device)
     if compute is not None:
         m.to(compute)
@@ -144,6 +157,17 @@ def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.
     return summary(result) if random_ else result
 
 
+_LAZY_LINE = ("with torch.no_grad():  # materialise the lazy weights on the CPU\n"
+              "    m(*[a.detach() if isinstance(a, torch.Tensor) else a for a in mi.forward_input.args], "
+              "**mi.forward_input.kwargs)\n")
+
+
+def _lazy_mixin() -> type:
+    from torch.nn.modules.lazy import LazyModuleMixin
+
+    return LazyModuleMixin
+
+
 def _code(cls: type, index: int, training: bool) -> str:
     path = f"{cls.__module__}.{cls.__qualname__}"
     return ("import copy\nimport torch\nfrom torch.testing._internal.common_modules import module_db\n"
@@ -153,7 +177,8 @@ def _code(cls: type, index: int, training: bool) -> str:
             f"training={training})[{index}]\n"
             f"m = {path}(*mi.constructor_input.args, **mi.constructor_input.kwargs).to(dtype)"
             f".train({training})\n"
-            "m = copy.deepcopy(m).to(device)\n"
+            + (_LAZY_LINE if issubclass(cls, _lazy_mixin()) else "")
+            + "m = copy.deepcopy(m).to(device)\n"
             "args = [a.detach().to(device).requires_grad_(a.requires_grad) if isinstance(a, torch.Tensor) "
             "else a for a in mi.forward_input.args]\n"
             "out = m(*args, **mi.forward_input.kwargs)\nprint(out)\n")
