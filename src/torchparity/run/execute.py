@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import torch
+from torch.utils._pytree import tree_map
 
 from ..api.footprint import FootprintRecorder
 from ..devices.base import DeviceAdapter
@@ -81,7 +82,9 @@ def golden_of(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -> Optio
 
     def compute() -> Any:
         out = run_reference(lambda _device, dt: sc.golden(dt), dtype, adapter)
-        return None if out.raised else out.value  # no golden: judged against the CPU
+        if out.raised:
+            return None  # no golden: judged against the CPU
+        return tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, out.value)
     return compute
 
 
