@@ -113,3 +113,27 @@ def test_a_declared_golden_judges_the_device_against_the_cpus_own_error():
     assert (j.status.value, j.cause.value) == ("fail", "mismatch")
     assert golden_of(sc, torch.float64, host) is None  # nothing more precise than float64
     assert golden_of(_sc(), torch.float32, host) is None  # no golden declared
+
+
+def test_an_exception_from_backward_is_told_apart():
+    import pytest
+    import torch
+
+    from torchparity.run.execute import raised_in_backward
+
+    class Refuses(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError("\"foo_npu\" not implemented for 'Double'")
+
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        Refuses.apply(x).sum().backward()
+    assert raised_in_backward(info.value)
+    with pytest.raises(RuntimeError) as info:
+        torch.ones(2) @ torch.ones(3)
+    assert not raised_in_backward(info.value)
