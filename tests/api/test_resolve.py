@@ -38,3 +38,33 @@ def test_unknown_name_without_close_match_still_suggests():
 def test_malformed_or_unimportable(bad):
     with pytest.raises(UnknownApiError):
         resolve(bad)
+
+
+class _NeedsBackend:
+    """Like torch.backends.cuda.cufft_plan_cache: any attribute asks for a missing backend."""
+
+    def __getattr__(self, name):
+        raise AssertionError("Torch not compiled with FOO enabled")
+
+
+def test_attribute_access_that_asserts_never_escapes(monkeypatch):
+    import sys
+    import types
+
+    from torchparity.api.resolve import maybe_resolve
+
+    mod = types.ModuleType("tp_fake_backend_mod")
+    mod.cache = _NeedsBackend()
+    monkeypatch.setitem(sys.modules, "tp_fake_backend_mod", mod)
+    r = maybe_resolve("tp_fake_backend_mod.cache")  # reading its __module__ etc. asserts
+    assert r is not None and r.obj is mod.cache and r.qualified_name == "tp_fake_backend_mod.cache"
+    with pytest.raises(UnknownApiError) as info:
+        resolve("tp_fake_backend_mod.cache.size")
+    msg = str(info.value)
+    assert "AssertionError: Torch not compiled with FOO enabled" in msg and "\n" not in msg
+
+
+def test_cuda_backend_names_resolve_on_any_build():
+    from torchparity.api.resolve import maybe_resolve
+
+    assert maybe_resolve("torch.backends.cuda.cufft_plan_cache") is not None

@@ -41,3 +41,23 @@ def test_difference_names_both_sides_most_frequent_first():
                    "and 1 more; only on the CPU aten.mm(float32, float32) x2")
     # a count alone differing is another path too
     assert "only on the CPU nothing" in path_difference(cpu, cpu + cpu, "cuda")
+
+
+def test_device_transfers_and_views_are_not_a_path_but_casts_are():
+    # "meta" stands for another device: the CPU-only build has no other
+    x = torch.ones(2, 3)
+    moved = record_path(lambda: x.to("meta"))
+    assert moved == Counter(), moved  # a pure transfer (what every scenario does to its inputs)
+    assert record_path(lambda: (x.t(), x.view(6), x[1:])) == Counter()  # views: metadata only
+    cast = record_path(lambda: x.to("meta", torch.float64))  # a transfer that also casts is a path
+    assert cast == Counter({("aten._to_copy", ("float32", "dtype=float64")): 1}), cast
+    same_device = record_path(lambda: x.to(torch.float64))
+    assert same_device == Counter({("aten._to_copy", ("float32", "dtype=float64")): 1})
+    assert record_path(lambda: x.clone()) == Counter({("aten.clone", ("float32",)): 1})
+    assert record_path(lambda: torch._has_compatible_shallow_copy_type(x, x)) == Counter()
+    cross = record_path(lambda: torch.empty(2, 3, device="meta").copy_(x))
+    assert ("aten.copy_", ("float32", "float32")) not in cross, cross
+    # the CPU run's ops against a device run that only adds transfers: the same path
+    cpu = record_path(lambda: (x * 2).sum())
+    dev = record_path(lambda: (x.to("meta") * 2).sum())
+    assert path_difference(cpu, dev, "meta") is None

@@ -78,3 +78,62 @@ def test_a_mismatch_from_another_code_path_is_named():
     j = Judgement(Status.FAIL, Cause.MISMATCH, "values differ")
     explain_by_path(same, torch.float16, ADAPTER, j)
     assert (j.cause, j.detail) == (Cause.MISMATCH, "values differ")
+
+
+def _noisy(g, scale, seed):
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    return (g * (1 + scale * torch.randn(g.shape, generator=gen, dtype=torch.float64))).float()
+
+
+def test_a_declared_golden_judges_the_device_against_the_cpus_own_error():
+    import torch
+
+    from torchparity.run.execute import golden_of
+
+    class OnHost(DeviceAdapter):  # the outputs here are CPU tensors
+        type = "cpu"
+    host = OnHost("cpu")
+
+    g = torch.linspace(1, 2, 64, dtype=torch.float64)
+    t = Text(en="x", zh="x")
+    sc = Scenario(id="s", api="x.f", fn=lambda d, dt: None, description=t, expected=t,
+                  golden=lambda dt: {"out": g})
+    cpu = Outcome(value={"out": _noisy(g, 1e-4, 1)})
+    like_cpu = Outcome(value={"out": _noisy(g, 1e-4, 2)})  # as far from the golden as the CPU
+    worse = Outcome(value={"out": _noisy(g, 1e-2, 3)})
+    # without a golden the two float32 results are judged against each other: a mismatch
+    j = judge_outcomes(_sc(), cpu, like_cpu, host)
+    assert (j.status.value, j.cause.value) == ("fail", "mismatch")
+    golden = golden_of(sc, torch.float32, host)
+    j = judge_outcomes(sc, cpu, like_cpu, host, golden)
+    assert j.status.value == "pass" and j.metric.standard == "golden float32", j
+    j = judge_outcomes(sc, cpu, worse, host, golden_of(sc, torch.float32, host))
+    assert (j.status.value, j.cause.value) == ("fail", "mismatch")
+    assert golden_of(sc, torch.float64, host) is None  # nothing more precise than float64
+    assert golden_of(_sc(), torch.float32, host) is None  # no golden declared
+
+
+def test_an_exception_from_backward_is_told_apart():
+    import pytest
+    import torch
+
+    from torchparity.run.execute import raised_in_backward
+
+    class Refuses(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError("\"foo_npu\" not implemented for 'Double'")
+
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        Refuses.apply(x).sum().backward()
+    assert raised_in_backward(info.value)
+    with pytest.raises(RuntimeError) as info:
+        torch.ones(2) @ torch.ones(3)
+    assert not raised_in_backward(info.value)

@@ -74,6 +74,21 @@ def test_module_compares_outputs_and_gradients(cpu):
     assert set(out["param_grads"]) == {"weight", "bias"}
 
 
+@pytest.mark.parametrize("api", ["torch.nn.Linear", "torch.nn.LazyConv1d"])
+def test_module_golden_is_the_same_case_computed_in_float64(cpu, api):
+    # the golden draws the same inputs and weights as the float32 run, then computes in
+    # float64: its values are the float32 run's to float32 rounding, and more precise (a
+    # lazy module is materialised on the CPU in float32 first, not drawn again in float64)
+    sc = module.scenarios(api, None)[0]
+    torch.manual_seed(0)
+    out = sc.fn("cpu", torch.float32)
+    torch.manual_seed(0)
+    gold = sc.golden(torch.float32)
+    assert gold["output"].dtype == torch.float64 and gold["param_grads"]["weight"].dtype == torch.float64
+    torch.testing.assert_close(gold["output"].float(), out["output"])
+    torch.testing.assert_close(gold["param_grads"]["weight"].float(), out["param_grads"]["weight"])
+
+
 def test_random_outputs_are_compared_by_summary(cpu):
     # a module that draws from the generator in this mode is compared by shapes only
     assert module.is_random(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.5)))

@@ -42,17 +42,26 @@ def _suggest(prefix: str, parent: Any, wrong: str, limit: int = 5) -> List[str]:
     return [f"{prefix}.{n}" for n in close]
 
 
+def _attr(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` that also survives a ``__getattr__`` raising something
+    other than AttributeError (``torch.backends.cuda.cufft_plan_cache`` asserts CUDA)."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
 def qualified_name_of(obj: Any, fallback: str) -> str:
     """The defining location of obj: ``torch.autograd.gradcheck.gradcheck`` for gradcheck."""
     if isinstance(obj, types.ModuleType):
         return obj.__name__
     # torch.ops.aten.<op> packets and overloads
-    op_name = getattr(obj, "_qualified_op_name", None) or getattr(obj, "_name", None)
+    op_name = _attr(obj, "_qualified_op_name") or _attr(obj, "_name")
     if type(obj).__name__ in ("OpOverloadPacket", "OpOverload") and op_name:
         return "torch.ops." + str(op_name).replace("::", ".")
-    module = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None)
-    if module and qualname and "<" not in qualname:
+    module = _attr(obj, "__module__")
+    qualname = _attr(obj, "__qualname__")
+    if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
         # torch builtins report __module__ 'torch._C._VariableFunctions'; the public
         # spelling the user gave is more useful than that implementation detail.
         if module.startswith("torch._C") or "_VariableFunctions" in qualname or (
@@ -82,12 +91,15 @@ def resolve(name: str) -> ResolvedApi:
     parent: Any = None
     for i in range(1, len(parts)):
         parent = obj
+        failure: Optional[BaseException] = None
         # attributes first: torch.autograd.gradcheck is the function, not the module
         try:
             obj = getattr(obj, parts[i])
             continue
-        except Exception:
+        except AttributeError:
             pass
+        except Exception as exc:  # a __getattr__ that needs a backend (CUDA) this torch lacks
+            failure = exc
         # a submodule not yet imported, or one shadowed by a same-named attribute
         # (torch.autograd.gradcheck.gradcheck: the module behind the function)
         try:
@@ -103,6 +115,10 @@ def resolve(name: str) -> ResolvedApi:
         except Exception:
             pass
         prefix = ".".join(parts[:i])
+        if failure is not None:
+            first = next((ln.strip() for ln in str(failure).splitlines() if ln.strip()), "")
+            raise UnknownApiError(f"API '{name}' cannot be reached here: reading '{parts[i]}' of "
+                                  f"'{prefix}' raised {type(failure).__name__}: {first}"[:300]) from None
         hints = _suggest(prefix, parent, parts[i])
         hint = f"; did you mean: {', '.join(hints)}?" if hints else ""
         raise UnknownApiError(f"unknown API '{name}': '{prefix}' has no attribute '{parts[i]}'{hint}")

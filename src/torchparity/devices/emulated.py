@@ -83,4 +83,5 @@ class EmulatedAdapter(DeviceAdapter):
         # torch.empty(..., pin_memory=True) asking the PrivateUse1 hooks for a pinned
         # allocator: a missing device feature, like the emulator's own refusals.
         return [(r"PrivateUse1HooksInterface.*implement `(getPinnedMemoryAllocator|"
-                 r"getNewGenerator|getDefaultGenerator)`", "unsupported", "feature_limit")]
+                 r"getNewGenerator|getDefaultGenerator|resizePrivateUse1Bytes)`",
+                 "unsupported", "feature_limit")]

@@ -34,8 +34,38 @@ def _describe(leaf: Any) -> Optional[str]:
     return None
 
 
+_TO_COPY = torch.ops.aten._to_copy.default
+_COPY_ = torch.ops.aten.copy_.default
+# queries that compute nothing (the emulated device answers this one itself, as torch_npu does)
+_QUERIES = (torch.ops.aten._has_compatible_shallow_copy_type.default,)
+
+
+def _device_type(d: Any) -> Optional[str]:
+    return None if d is None else torch.device(d).type
+
+
+def not_a_path(func, args, kwargs) -> bool:
+    """Ops that cannot make two paths compute differently: views (metadata only), queries and
+    pure transfers between devices (``.to(device)`` / ``.cpu()`` / a cross-device
+    ``copy_`` that keeps the dtype). A scenario moves its inputs to the device and its
+    outputs back, so the device run always has these and the CPU run never does."""
+    if getattr(func, "is_view", False) or func in _QUERIES:
+        return True
+    if func is _TO_COPY and args and isinstance(args[0], torch.Tensor):
+        src = args[0]
+        dtype, layout = kwargs.get("dtype"), kwargs.get("layout")
+        target = _device_type(kwargs.get("device"))
+        return (dtype in (None, src.dtype) and layout in (None, src.layout)
+                and target is not None and target != src.device.type)
+    if func is _COPY_ and len(args) >= 2 and all(isinstance(a, torch.Tensor) for a in args[:2]):
+        dst, src = args[0], args[1]
+        return dst.dtype == src.dtype and dst.device.type != src.device.type
+    return False
+
+
 class PathRecorder(TorchDispatchMode):
-    """Counts ``(op overload, argument descriptions)`` of every op dispatched while open."""
+    """Counts ``(op overload, argument descriptions)`` of every op dispatched while open,
+    leaving out views and pure device transfers (:func:`not_a_path`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -43,6 +73,8 @@ class PathRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if not_a_path(func, args, kwargs):
+            return func(*args, **kwargs)
         dtypes = tuple(d for d in map(_describe, tree_leaves((args, kwargs))) if d is not None)
         name = str(func)
         self.calls[(name[: -len(".default")] if name.endswith(".default") else name, dtypes)] += 1

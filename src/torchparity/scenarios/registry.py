@@ -68,6 +68,10 @@ class Scenario:
     # the runnable snippet shown in reports, for generated scenarios whose function source
     # is not a readable example on its own (hand suites leave it empty: fn's source is used)
     code: str = ""
+    # ``golden(dtype)``: the same case run on the CPU with its inputs made in ``dtype`` and
+    # then computed in float64 (complex128). Given, a float16/bfloat16/float32 device result
+    # is judged against the CPU's own error vs that golden, as OpInfo samples are.
+    golden: Optional[Callable[[Any], Any]] = None
 
     @property
     def source_file(self) -> str:

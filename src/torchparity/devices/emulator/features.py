@@ -124,6 +124,37 @@ def install_storage() -> None:
         return c_new(klass, *args, **kwargs)
 
     cls.__new__ = __new__
+    _install_storage_methods(cls)
+
+
+def _install_storage_methods(cls) -> None:
+    """Storage methods whose C++ needs what a Python backend lacks, for device storages.
+
+    A device storage is a non-owning storage over host memory (storage.py): it has no
+    allocator, so C++ ``new()`` (which allocates an empty storage with the allocator of
+    ``self``) dereferences a null allocator and kills the process; here it makes an empty
+    device storage the emulator's way. ``resize_`` asks the PrivateUse1 hooks for
+    ``resizePrivateUse1Bytes``, which torch's Python hooks cannot provide, and a storage
+    cannot be re-pointed at new host memory from Python: refused as a feature limit.
+    """
+    c_new_storage = cls.new
+    c_resize = cls.resize_
+
+    def new(self):
+        if self.device.type == STATE.device_type:
+            return st.device_storage(torch.UntypedStorage(0), self.device)
+        return c_new_storage(self)
+
+    def resize_(self, size):
+        if self.device.type == STATE.device_type:
+            raise st.feature_error(f"resizing a {self.device.type} storage (UntypedStorage.resize_)")
+        return c_resize(self, size)
+
+    for fn, original in ((new, c_new_storage), (resize_, c_resize)):
+        fn.__doc__ = original.__doc__
+        fn.__wrapped__ = original
+    cls.new = new
+    cls.resize_ = resize_
 
 
 def install_accelerator() -> None:

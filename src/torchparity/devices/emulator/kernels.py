@@ -127,6 +127,23 @@ def resize_(self, size, memory_format=None):
     return self
 
 
+def has_compatible_shallow_copy_type(self, from_):
+    """Whether ``param.data = other`` may swap one tensor's data for the other's in place.
+
+    torch answers it for the dense backends it knows (CPU, CUDA, ...) and leaves a
+    PrivateUse1 backend to register its own (torch_npu does): without it, CPU and device
+    tensors are incompatible, so ``Module.to(device)`` wraps each moved parameter in a new
+    ``Parameter`` and loses its class (an ``UninitializedParameter`` of a lazy module left
+    at shape [0]). Dense strided tensors of the CPU and the device are compatible, as CPU
+    and CUDA ones are."""
+    def dense(t):
+        return t.layout == torch.strided and not t.is_quantized and t.device.type in (
+            "cpu", STATE.device_type)
+    if dense(self) and dense(from_):
+        return True
+    return self.device.type == from_.device.type and self.layout == from_.layout
+
+
 def _convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed,
                           output_padding, groups, output_mask):
     bias_sizes = [weight.size(1) * groups] if transposed else [weight.size(0)]
@@ -144,6 +161,7 @@ EXPLICIT = {
     "set_.source_Tensor": set_tensor,
     "set_": set_empty,
     "resize_": resize_,
+    "_has_compatible_shallow_copy_type": has_compatible_shallow_copy_type,
 }
 
 

@@ -13,6 +13,8 @@ from typing import List, Optional
 
 import torch
 
+from .legacy_storage import make_classes
+
 
 class _DeviceContext:
     """``with torch.<device>.device(0):`` — index 0 is the only device."""
@@ -117,6 +119,8 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
     for key, fn in funcs.items():
         fn.__module__ = mod.__name__
         setattr(mod, key, fn)
+    for cls_name, cls in make_classes(mod.__name__).items():
+        setattr(mod, cls_name, cls)
     mod.device = _DeviceContext
     mod.emulated = True
     mod.profile_name = profile.name

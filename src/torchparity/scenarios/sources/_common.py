@@ -46,12 +46,14 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
            dtypes: Sequence[str], *, en: str, zh: str, expect_en: str, expect_zh: str,
            code: str = "", compare: str = "values", tags: Sequence[str] = (),
            skipped: Optional[Dict[str, str]] = None,
-           expected: Tuple[type, ...] = (NotImplementedError,)) -> List[Scenario]:
+           expected: Tuple[type, ...] = (NotImplementedError,),
+           golden: Optional[Callable[[Any], Any]] = None) -> List[Scenario]:
     """The scenarios of one generated case, split by what the CPU answered per dtype.
 
     ``expected``: the exception types that, raised on the CPU, are the API's own answer
     (the device must raise the same); ``skipped`` (optional) collects
-    ``"id[dtype]" -> why`` for dtypes left out.
+    ``"id[dtype]" -> why`` for dtypes left out; ``golden`` (optional): see
+    :attr:`Scenario.golden`.
     """
     outcomes = probe(fn, dtypes)
     groups: Dict[Tuple[str, str], List[str]] = {}
@@ -80,7 +82,8 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
         out.append(Scenario(
             id=sid, api=api, fn=fn, description=Text(en=en, zh=zh),
             expected=Text(en=e_en, zh=e_zh), dtypes=tuple(ds), tags=tuple(tags), raises=raises,
-            compare=compare, module=fn.__module__, source=source, code=code))
+            compare=compare, module=fn.__module__, source=source, code=code,
+            golden=golden if raises is None else None))
     return out
 
 

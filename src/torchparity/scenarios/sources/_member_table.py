@@ -7,7 +7,8 @@ so its strides and storage offset are the device's own.
 
 Device-dependent answers are normalised so that the same behaviour gives the same
 answer: ``device`` / ``get_device`` / ``is_cuda`` / ``is_hpu`` / ``data_ptr`` are compared
-with what the run's own device should give; ``type()`` strings lose the device part.
+with what the run's own device should give; ``type()`` strings lose the device module (``torch.npu.`` or torch_npu's ``torch_npu.npu.``
+becomes ``torch.``).
 Members that are device-specific by definition are left out, with the reason, in
 ``EXCLUDED``.
 """
@@ -32,7 +33,9 @@ def storage_view(st):
             "values": st.cpu().tolist()}
 
 def plain_type(text):
-    return text.replace("." + torch.device(device).type + ".", ".")
+    """torch.npu.FloatTensor / torch_npu.npu.FloatStorage -> torch.FloatTensor / torch.FloatStorage"""
+    import re
+    return re.sub(r"^\\w+\\." + torch.device(device).type + r"\\.", "torch.", text)
 
 x = torch.randn(4, 3, dtype=dtype).to(device)[1:, 1:]
 '''

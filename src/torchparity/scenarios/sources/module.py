@@ -87,15 +87,24 @@ def is_random(m: torch.nn.Module) -> bool:
     return False
 
 
-def _leaf(t: Any, device: str) -> Any:
+def _leaf(t: Any, device: str, compute: Optional[torch.dtype] = None) -> Any:
     if isinstance(t, torch.Tensor):
         moved = t.detach().to(device)
+        if compute is not None and moved.is_floating_point():
+            moved = moved.to(compute)
         return moved.requires_grad_() if t.requires_grad and moved.is_floating_point() else moved
     if isinstance(t, (list, tuple)) and not hasattr(t, "_fields"):
-        return type(t)(_leaf(v, device) for v in t)
+        return type(t)(_leaf(v, device, compute) for v in t)
     if isinstance(t, dict):
-        return {k: _leaf(v, device) for k, v in t.items()}
+        return {k: _leaf(v, device, compute) for k, v in t.items()}
     return t
+
+
+def _is_lazy(m: torch.nn.Module) -> bool:
+    from torch.nn.modules.lazy import LazyModuleMixin
+
+    return any(isinstance(sub, LazyModuleMixin) and sub.has_uninitialized_params()
+               for sub in m.modules())
 
 
 def _tensors(tree: Any) -> List[torch.Tensor]:
@@ -108,7 +117,11 @@ def _tensors(tree: Any) -> List[torch.Tensor]:
     return []
 
 
-def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.dtype) -> Any:
+def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.dtype,
+               compute: Optional[torch.dtype] = None) -> Any:
+    """One case: the module and its inputs made on the CPU in ``dtype`` (the same random
+    draws whatever ``compute`` is), then run on ``device``; with ``compute`` (the float64
+    golden) every floating tensor is cast to it first, the output gradient included."""
     info = _infos()[cls]
     inputs = info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=True,
                                      training=training)
@@ -117,14 +130,23 @@ def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.
     cpu_module = cls(*ci.args, **ci.kwargs)
     cpu_module.to(dtype)
     cpu_module.train(training)
+    if _is_lazy(cpu_module):
+        # a lazy module draws its weights at its first forward, from the generator of the
+        # device it runs on (the device has its own): materialise it on the CPU first, so
+        # both runs (and the golden) compute with the same weights
+        with torch.no_grad():
+            cpu_module(*_leaf(list(fi.args), "cpu"), **_leaf(dict(fi.kwargs), "cpu"))
     m = copy.deepcopy(cpu_module).to(device)
-    args, kwargs = _leaf(list(fi.args), device), _leaf(dict(fi.kwargs), device)
+    if compute is not None:
+        m.to(compute)
+    args, kwargs = _leaf(list(fi.args), device, compute), _leaf(dict(fi.kwargs), device, compute)
     out = m(*args, **kwargs)
     random_ = is_random(m)
     leaves = [t for t in _tensors([args, kwargs]) if t.requires_grad]
     outs = [t for t in _tensors(out) if t.requires_grad and t.is_floating_point()]
     if outs:
-        grads = [torch.randn(o.shape, dtype=o.dtype).to(device) for o in outs]
+        grads = [torch.randn(o.shape, dtype=o.dtype if compute is None else dtype).to(device, o.dtype)
+                 for o in outs]
         torch.autograd.backward(outs, grads)
     result = {
         "output": out,
@@ -133,6 +155,17 @@ def run_module(cls: type, index: int, training: bool, device: str, dtype: torch.
         "buffers": dict(m.named_buffers()),
     }
     return summary(result) if random_ else result
+
+
+_LAZY_LINE = ("with torch.no_grad():  # materialise the lazy weights on the CPU\n"
+              "    m(*[a.detach() if isinstance(a, torch.Tensor) else a for a in mi.forward_input.args], "
+              "**mi.forward_input.kwargs)\n")
+
+
+def _lazy_mixin() -> type:
+    from torch.nn.modules.lazy import LazyModuleMixin
+
+    return LazyModuleMixin
 
 
 def _code(cls: type, index: int, training: bool) -> str:
@@ -144,7 +177,8 @@ def _code(cls: type, index: int, training: bool) -> str:
             f"training={training})[{index}]\n"
             f"m = {path}(*mi.constructor_input.args, **mi.constructor_input.kwargs).to(dtype)"
             f".train({training})\n"
-            "m = copy.deepcopy(m).to(device)\n"
+            + (_LAZY_LINE if issubclass(cls, _lazy_mixin()) else "")
+            + "m = copy.deepcopy(m).to(device)\n"
             "args = [a.detach().to(device).requires_grad_(a.requires_grad) if isinstance(a, torch.Tensor) "
             "else a for a in mi.forward_input.args]\n"
             "out = m(*args, **mi.forward_input.kwargs)\nprint(out)\n")
@@ -175,13 +209,16 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
 
             def fn(device, dtype, _c=cls, _i=index, _t=training):
                 return run_module(_c, _i, _t, device, dtype)
+
+            def golden(dtype, _c=cls, _i=index, _t=training):
+                return run_module(_c, _i, _t, "cpu", dtype, torch.float64)
             out.extend(probed(
                 f"input{index}.{mode}", api, NAME, fn, dtypes,
                 en=f"{cls.__name__} ({mode}), ModuleInfo input {index}: forward output, input and "
                    "parameter gradients and buffers as on the CPU",
                 zh=f"{cls.__name__}（{mode}）ModuleInfo 输入 {index}：前向输出、输入与参数梯度、buffer 与 CPU 一致",
                 expect_en="the same outputs and gradients as the CPU", expect_zh="输出与梯度与 CPU 一致",
-                code=_code(cls, index, training)))
+                code=_code(cls, index, training), golden=golden))
     return tuple(out)
 
 
