@@ -11,6 +11,8 @@ from . import (
     CONFIG_HELP,
     DEVICE_HELP,
     DOCS_HELP,
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
     TESTS_HELP,
     VENDOR_HELP,
     _say,
@@ -52,11 +54,13 @@ def check(
              "installed torch's) instead of named APIs: needs --out; results.sqlite there resumes; "
              "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --apis-from-vendor-docs: only the first N listed APIs."),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     if from_vendor_docs is not None:
         _check_listed(from_vendor_docs, apis, device, out, timeout, jobs, scenarios, torch_version,
-                      dtypes, max_samples, limit, config, quiet)
+                      dtypes, max_samples, limit, config, quiet, executor, ray_address)
         return
     if not apis:
         from ..errors import InputError
@@ -74,7 +78,8 @@ def check(
                                   scenario_modules=scenarios) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
-                       jobs=opts["jobs"], scenario_modules=scenarios,
+                       jobs=opts["jobs"] if executor == "local" else jobs,
+                       executor=executor, ray_address=ray_address, scenario_modules=scenarios,
                        category_rules=str(category_rules) if category_rules else None,
                        progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
                        vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
@@ -102,7 +107,8 @@ def _dtypes(text: Optional[str]) -> Optional[List[str]]:
 
 
 def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, torch_version,
-                  dtypes, max_samples, limit, config, quiet) -> None:
+                  dtypes, max_samples, limit, config, quiet, executor="local",
+                  ray_address=None) -> None:
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
@@ -133,6 +139,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         str(docs_dir), out=str(out), device=opts["device"], torch_version=opts["torch_version"],
         jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
         limit=limit, scenario_modules=scenarios, on_planned=on_planned,
+        executor=executor, ray_address=ray_address,
         progress=None if quiet else SweepProgress(err_console))
     verdicts = Counter(summary.verdicts.values())
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
