@@ -26,10 +26,17 @@ def check_executor(name: str, ray_address: Optional[str] = None) -> None:
     ``ray`` -- before anything is planned or run."""
     if name not in EXECUTORS:
         raise InputError(f"--executor {name}: unknown; use one of: {', '.join(EXECUTORS)}")
-    if name == "ray" and importlib.util.find_spec("ray") is None:
+    if name == "ray" and not _have_ray():
         raise InputError(RAY_MISSING)
     if ray_address and name != "ray":
         raise InputError("--ray-address needs --executor ray")
+
+
+def _have_ray() -> bool:
+    try:
+        return importlib.util.find_spec("ray") is not None
+    except (ImportError, ValueError):  # a broken or hidden installation
+        return False
 
 
 def make_executor(name: str, init: Dict[str, Any], *, jobs: Optional[int],

@@ -276,6 +276,7 @@ def _connect(ray: Any, address: Optional[str]) -> None:
                                   logging_level="ERROR")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address:
+        _reachable(address)
         kwargs["address"] = address
     else:  # a private instance for this run, on the loopback only
         kwargs["_node_ip_address"] = "127.0.0.1"
@@ -284,6 +285,23 @@ def _connect(ray: Any, address: Optional[str]) -> None:
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise InputError(f"--ray-address {address or '(local)'}: cannot join the Ray cluster: "
                          f"{_first_line(exc)}") from None
+
+
+def _reachable(address: str, wait_s: float = 10.0) -> None:
+    """A HOST:PORT that nothing answers on is refused at once (Ray itself retries for
+    minutes); ``auto`` and ``ray://`` addresses are left to Ray."""
+    import socket
+
+    if address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"--ray-address {address}: expected HOST:PORT, auto or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=wait_s).close()
+    except OSError as exc:
+        raise InputError(f"--ray-address {address}: no Ray cluster answers there "
+                         f"({exc.strerror or exc})") from None
 
 
 def _first_line(exc: BaseException) -> str:
