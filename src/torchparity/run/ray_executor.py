@@ -113,6 +113,7 @@ class RayExecutor:
         self.resources = dict(resources)
         self.warmups: List[float] = []
         self.started: List[Dict[str, Any]] = []  # pid and node of every actor that got ready
+        self.spawned = 0  # actors asked for, replacements included
         self.on_ready: Optional[Callable[[Dict[str, Any]], None]] = None  # tests watch this
 
     def _actor_options(self) -> Dict[str, Any]:
@@ -174,6 +175,7 @@ class RayExecutor:
 
         def spawn() -> None:
             handle = actor_cls.remote(self.init, self.extra_env, self.startup_timeout)
+            self.spawned += 1
             members.append(_Member(handle, handle.start.remote(), time.monotonic()))
 
         def drop(m: _Member) -> None:
