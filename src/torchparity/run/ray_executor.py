@@ -211,7 +211,7 @@ class RayExecutor:
                 refs = [m.ref for m in members if m.ref is not None]
                 done, _ = ray.wait(refs, num_returns=1, timeout=1.0) if refs else ([], [])
                 for ref in done:
-                    m = next((x for x in members if x.ref is ref), None)
+                    m = next((x for x in members if x.ref == ref), None)
                     if m is None:
                         continue
                     try:
