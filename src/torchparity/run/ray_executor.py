@@ -29,7 +29,8 @@ from .pool import (
 )
 
 # a stuck actor (not its worker: the slot ends those itself) is killed this long after
-# its case's own timeout, and the case is recorded as a timeout
+# its case's own timeout plus the start-up allowance (a case after a crash or a timeout
+# first starts a fresh worker, off the case's clock), and the case is recorded as a timeout
 ACTOR_GRACE_S = 60.0
 
 
@@ -248,7 +249,9 @@ class RayExecutor:
                     dispatch(m)
                 now = time.monotonic()
                 for m in list(members):
-                    if m.index is not None and now > m.since + timeouts[m.index] + ACTOR_GRACE_S:
+                    allowance = timeouts[m.index] + self.startup_timeout + ACTOR_GRACE_S \
+                        if m.index is not None else 0.0
+                    if m.index is not None and now > m.since + allowance:
                         idx = m.index
                         drop(m)
                         on_event(CaseEvent(idx, "timeout",
