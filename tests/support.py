@@ -27,3 +27,14 @@ def require_chromium():
                         "(apt-get install -y chromium)")
         pytest.skip("no Chromium here (set TORCHPARITY_REQUIRE_CHROMIUM=1 to make this a failure)")
     return exe
+
+
+def require_ray():
+    """The ray module; skips without it, unless CI is set: then fails (CI installs it)."""
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but Ray is not installed (pip install 'torchparity[ray]')")
+        pytest.skip("Ray is not installed here (pip install 'torchparity[ray]')")
+    return ray

@@ -28,7 +28,8 @@ from ..results.models import (
     Text,
 )
 from ..results.store import prepare_out
-from ..run.pool import CaseEvent, WorkerPool
+from ..run.executors import check_executor, make_executor
+from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..scenarios.sources import upstream
@@ -130,13 +131,14 @@ def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> 
 
 
 def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = None,
-          timeout: float = DEFAULT_TIMEOUT, jobs: int = 1, scenario_modules: Sequence[str] = (),
+          timeout: float = DEFAULT_TIMEOUT, jobs: Optional[int] = 1, scenario_modules: Sequence[str] = (),
           category_rules: Optional[str] = None, progress: Optional[Progress] = None,
           tests_dir: Optional[str] = None, docs_dir: Optional[str] = None,
           vendor_docs_dir: Optional[str] = None, torch_version: Optional[str] = None,
           chips: Sequence[str] = (), dtypes: Optional[Sequence[str]] = None,
           max_samples: Optional[int] = None,
-          writers: Sequence[Callable[[Report, Path], None]] = ()) -> Report:
+          writers: Sequence[Callable[[Report, Path], None]] = (),
+          executor: str = "local", ray_address: Optional[str] = None) -> Report:
     """Check ``apis`` on ``device`` against the CPU.
 
     Resolves every name first (an unknown one raises UnknownApiError before anything
@@ -150,7 +152,10 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     Scenarios come from every scenario source (``scenarios.sources``): hand suites, OpInfo
     (run per dtype through the same case kind as ``sweep``), and the others. ``dtypes``
     keeps only those dtypes; ``max_samples`` caps the samples of an OpInfo case.
+    ``executor``: ``local`` (the worker pool) or ``ray`` (actors on the cluster at
+    ``ray_address``, see ``run.ray_executor``).
     """
+    check_executor(executor, ray_address)
     if not apis:
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck")
     if timeout <= 0:
@@ -212,7 +217,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules)}
     if any(c.get("kind") == upstream.CASE_KIND for c in cases):  # replays fork from there
         init["warm"] = list(upstream.WARM)
-    pool = WorkerPool(init, jobs=jobs, env=_worker_env(adapter))
+    pool = make_executor(executor, init, jobs=jobs, extra_env=adapter.worker_env(),
+                         adapter=adapter, ray_address=ray_address)
     try:
         pool.run(cases, timeouts, on_event)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
@@ -266,14 +272,6 @@ def _check_dtypes(dtypes: Sequence[str]) -> None:
 def _is_harness(resolved: ResolvedApi) -> bool:
     """Wraps user code: takes a callable (gradcheck) or is a context manager (emit_itt)."""
     return takes_callable(resolved.obj) or is_context_manager(resolved.obj)
-
-
-def _worker_env(adapter: DeviceAdapter) -> Dict[str, str]:
-    import os
-
-    env = dict(os.environ)
-    env.update(adapter.worker_env())
-    return env
 
 
 def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],

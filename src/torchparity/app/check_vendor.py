@@ -13,7 +13,6 @@ applies to, is one row with status ``unknown`` and the reason.
 
 from __future__ import annotations
 
-import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -26,7 +25,8 @@ from ..errors import DeviceUnavailableError, InputError
 from ..judge.verdict import decide, load_rules
 from ..results.models import Analysis, ScenarioResult
 from ..results.sweep_store import open_store
-from ..run.pool import CaseEvent, WorkerPool
+from ..run.executors import check_executor, make_executor
+from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..scenarios.sources import upstream
@@ -107,7 +107,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       scenario_modules: Sequence[str] = (), progress: Optional[Progress] = None,
                       spread: bool = False, store: Optional[str] = None,
                       on_planned: Optional[Callable[[int, int], None]] = None,
-                      tests_dir: Optional[str] = None) -> ListedSummary:
+                      tests_dir: Optional[str] = None,
+                      executor: str = "local", ray_address: Optional[str] = None) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
 
     ``limit``: only the first N listed APIs (``spread``: N spread evenly over the list, for
@@ -116,6 +117,7 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     candidate). ``tests_dir``: a test tree whose tests of each API are replayed too
     (source ``upstream``, one census for the whole list).
     """
+    check_executor(executor, ray_address)
     if timeout <= 0:
         raise InputError("--timeout must be positive")
     if dtypes is not None:
@@ -156,8 +158,9 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                                                max_samples, timeout, on_planned)
     plan_seconds = time.monotonic() - plan_start
 
-    jobs = jobs or default_jobs()
-    threads = max(1, default_jobs() // jobs)
+    if executor == "local":
+        jobs = jobs or default_jobs()
+    threads = max(1, default_jobs() // (jobs or 1))
     counts: Dict[str, int] = {}
     start = time.monotonic()
     interrupted = False
@@ -172,13 +175,14 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
 
     if progress:
         progress.start(len(cases), f"{len(names)} listed API(s) on {adapter.spec}")
-    env = dict(os.environ)
-    env.update(adapter.worker_env())
     init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules),
                             "options": {"threads": threads}}
     if any(c.get("kind") == upstream.CASE_KIND for c in cases):
         init["warm"] = list(upstream.WARM)
-    pool = WorkerPool(init, jobs=min(jobs, max(1, len(cases))), env=env)
+    pool = make_executor(executor, init,
+                         jobs=min(jobs, max(1, len(cases))) if jobs else None,
+                         extra_env=adapter.worker_env(), adapter=adapter,
+                         ray_address=ray_address)
     try:
         if cases:
             pool.run(cases, timeouts, on_event)

@@ -30,7 +30,8 @@ from ..errors import DeviceUnavailableError, InputError, OutputError, UnknownApi
 from ..results.models import Cause, Status
 from ..results.store import prepare_out
 from ..results.sweep_store import FILENAME, SweepLock, SweepStore, open_store
-from ..run.pool import CaseEvent, WorkerPool
+from ..run.executors import check_executor, make_executor
+from ..run.pool import CaseEvent
 from ..scenarios import opinfo as oi
 from ..scenarios.sources import opinfo as opinfo_source
 
@@ -271,11 +272,16 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
           timeout: float = DEFAULT_TIMEOUT, reference: bool = False, grads: bool = True,
           max_samples: Optional[int] = None, progress: Optional[Progress] = None,
           only: Optional[Sequence[str]] = None, write_matrix: bool = True,
-          store: Optional[str] = None) -> SweepSummary:
+          store: Optional[str] = None,
+          executor: str = "local", ray_address: Optional[str] = None) -> SweepSummary:
     """Run (or resume) a sweep into ``out``; returns what happened. ``store``: a database
-    URL for the results (default: ``OUT/results.sqlite``); the matrix goes to ``out``."""
+    URL for the results (default: ``OUT/results.sqlite``); the matrix goes to ``out``.
+
+    ``executor``: ``local`` (a worker pool here) or ``ray`` (actors on the Ray cluster at
+    ``ray_address``; ``jobs`` then caps the actors, default one per device slot)."""
     if not (all_opinfo or namespace or apis):
         raise InputError("nothing to sweep: give --opinfo, --namespace NS or --apis FILE")
+    check_executor(executor, ray_address)
     if timeout <= 0:
         raise InputError("--timeout must be positive")
     out_dir = Path(out)
@@ -287,19 +293,22 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
         raise DeviceUnavailableError(reason)
     the_plan = plan(all_opinfo=all_opinfo, namespace=namespace, apis=apis, dtypes=dtypes,
                     reference=reference, only=only)
-    jobs = jobs or default_jobs()
+    if executor == "local":
+        jobs = jobs or default_jobs()
     prepare_out(out_dir)
     with SweepLock(out_dir):  # a second sweep on this folder is refused, not interleaved
         return _sweep(out_dir, adapter, the_plan, dtypes=dtypes, jobs=jobs, timeout=timeout,
                       reference=reference, grads=grads, max_samples=max_samples,
-                      progress=progress, write_matrix=write_matrix, store_url=store)
+                      progress=progress, write_matrix=write_matrix, store_url=store,
+                      executor=executor, ray_address=ray_address)
 
 
 def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Sequence[str],
-           jobs: int, timeout: float, reference: bool, grads: bool, max_samples: Optional[int],
-           progress: Optional[Progress], write_matrix: bool,
-           store_url: Optional[str] = None) -> SweepSummary:
-    threads = max(1, default_jobs() // jobs)
+           jobs: Optional[int], timeout: float, reference: bool, grads: bool,
+           max_samples: Optional[int], progress: Optional[Progress], write_matrix: bool,
+           store_url: Optional[str] = None,
+           executor: str = "local", ray_address: Optional[str] = None) -> SweepSummary:
+    threads = max(1, default_jobs() // (jobs or 1))
     store = open_store(out_dir, url=store_url)
     _check_device(store, adapter)
     options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
@@ -326,11 +335,10 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
 
     if progress:
         progress.start(len(todo), f"sweep {the_plan.selection} on {adapter.spec}")
-    env = dict(os.environ)
-    env.update(adapter.worker_env())
-    pool = WorkerPool({"device": adapter.spec, "modules": [], "options": {"threads": threads},
-                       "warm": [WARM_OPINFO]},
-                      jobs=min(jobs, max(1, len(todo))), env=env)
+    pool = make_executor(executor, {"device": adapter.spec, "modules": [],
+                                    "options": {"threads": threads}, "warm": [WARM_OPINFO]},
+                         jobs=min(jobs, max(1, len(todo))) if jobs else None,
+                         extra_env=adapter.worker_env(), adapter=adapter, ray_address=ray_address)
     try:
         if todo:
             pool.run(payloads, [timeout] * len(payloads), on_event)

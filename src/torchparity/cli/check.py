@@ -11,6 +11,8 @@ from . import (
     CONFIG_HELP,
     DEVICE_HELP,
     DOCS_HELP,
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
     TESTS_HELP,
     VENDOR_HELP,
     _say,
@@ -55,11 +57,14 @@ def check(
              "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --apis-from-vendor-docs: only the first N listed APIs."),
     store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     if from_vendor_docs is not None:
         _check_listed(from_vendor_docs, apis, device, out, timeout, jobs, scenarios, torch_version,
-                      dtypes, max_samples, limit, config, quiet, store, tests=tests)
+                      dtypes, max_samples, limit, config, quiet, store, tests=tests,
+                      executor=executor, ray_address=ray_address)
         return
     if store is not None:
         from ..errors import InputError
@@ -86,7 +91,8 @@ def check(
                                   scenario_modules=scenarios) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
-                       jobs=opts["jobs"], scenario_modules=scenarios,
+                       jobs=opts["jobs"] if executor == "local" else jobs,
+                       executor=executor, ray_address=ray_address, scenario_modules=scenarios,
                        category_rules=str(category_rules) if category_rules else None,
                        progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
                        vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
@@ -114,7 +120,8 @@ def _dtypes(text: Optional[str]) -> Optional[List[str]]:
 
 
 def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, torch_version,
-                  dtypes, max_samples, limit, config, quiet, store=None, tests=None) -> None:
+                  dtypes, max_samples, limit, config, quiet, store=None, tests=None,
+                  executor="local", ray_address=None) -> None:
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
@@ -147,6 +154,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
         limit=limit, scenario_modules=scenarios, on_planned=on_planned, store=store,
         tests_dir=str(opts["tests"]) if opts.get("tests") else None,
+        executor=executor, ray_address=ray_address,
         progress=None if quiet else SweepProgress(err_console))
     verdicts = Counter(summary.verdicts.values())
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"

@@ -10,6 +10,8 @@ import typer
 from ..errors import TorchparityError
 from . import (
     DEVICE_HELP,
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
     _say,
     app,
     err_console,
@@ -58,6 +60,8 @@ def sweep(
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N samples per case."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
+    executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Run every OpInfo sample of many APIs x dtypes on a device against the CPU.
 
@@ -71,7 +75,8 @@ def sweep(
     summary = run_sweep(out=str(out), device=device, all_opinfo=opinfo, namespace=namespace,
                         apis=names, dtypes=_dtype_list(dtypes), jobs=jobs, timeout=timeout,
                         reference=reference_inputs, grads=grads, max_samples=max_samples,
-                        progress=progress, store=store)
+                        progress=progress, store=store, executor=executor,
+                        ray_address=ray_address)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
     _say(f"{summary.ran} case(s) run in {summary.seconds:.1f} s "
                       f"({summary.already_done} already done): {counts}")

@@ -57,6 +57,15 @@ def _signal_name(returncode: Optional[int]) -> str:
     return f"exit code {returncode}"
 
 
+def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    """The environment of a worker process started by this process (``env`` or ours)."""
+    out = dict(os.environ if env is None else env)
+    out.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+    out.setdefault("PYTHONUNBUFFERED", "1")
+    out[PARENT_ENV] = str(os.getpid())
+    return out
+
+
 class _Worker:
     def __init__(self, init: Dict[str, Any], env: Dict[str, str]):
         self.stderr = tempfile.TemporaryFile()
@@ -142,10 +151,7 @@ class WorkerPool:
                  startup_timeout: float = DEFAULT_STARTUP_TIMEOUT):
         self.init = init
         self.jobs = max(1, jobs)
-        self.env = dict(os.environ if env is None else env)
-        self.env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
-        self.env.setdefault("PYTHONUNBUFFERED", "1")
-        self.env[PARENT_ENV] = str(os.getpid())
+        self.env = worker_process_env(env)
         self.startup_timeout = startup_timeout
         self.warmups: List[float] = []  # seconds each worker spent warming up, off the clocks
 
