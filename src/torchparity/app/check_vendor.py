@@ -31,19 +31,9 @@ from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..scenarios.sources import upstream
 from .check import DEFAULT_TIMEOUT, _check_dtypes, plan_scenarios, scenario_row, why_none
-from .sweep import _check_device, _meta, default_jobs
+from .sweep import Progress, _check_device, _meta, default_jobs
 
 NONE = "-"  # variant / sample_set / dtype of an API's single "unknown" row
-
-
-class Progress:
-    """What the run reports while it works (the CLI draws a bar on stderr)."""
-
-    def start(self, total: int, description: str) -> None: ...
-
-    def advance(self, row: Dict[str, Any]) -> None: ...
-
-    def stop(self) -> None: ...
 
 
 @dataclass
