@@ -95,3 +95,32 @@ def test_a_sweep_on_the_cluster_gives_the_local_pools_matrix_row_for_row(cluster
     assert ray_rows == local_rows and len(ray_rows) == local_summary.planned == 8
     assert ray_summary.counts == local_summary.counts
     assert all(r[-1] for r in ray_rows)  # labelled emulated
+
+
+def test_a_ray_sweep_into_postgres_gives_the_local_sqlite_matrix_row_for_row(cluster, tmp_path,
+                                                                           pg_url):
+    """Issue 12's whole path: actors on both nodes write one PostgreSQL store; the rows and
+    the matrix equal a local-pool sweep into the default SQLite store."""
+    import json
+
+    from torchparity.app.sweep import sweep
+    from torchparity.results.sweep_store import open_store
+
+    def rows(out, executor, store=None):
+        summary = sweep(out=str(out), device="emu:ascend-a2", apis=["torch.abs", "torch.mul"],
+                        dtypes=["float32", "float64"], max_samples=2, jobs=2,
+                        executor=executor, store=store)
+        db = open_store(out, url=store)
+        try:
+            got = sorted((r["api"], r["variant"], r["sample_set"], r["dtype"], r["status"],
+                          r["cause"]) for r in db.rows())
+        finally:
+            db.close()
+        matrix = json.loads((out / "matrix.json").read_text(encoding="utf-8"))["rows"]
+        keys = ("device", "api", "variant", "dtype", "status", "cause", "claimed", "source")
+        return summary, got, [{k: r[k] for k in keys} for r in matrix]  # not its timings
+
+    _, local_rows, local_matrix = rows(tmp_path / "local", "local")
+    ray_summary, ray_rows, ray_matrix = rows(tmp_path / "ray", "ray", store=pg_url)
+    assert ray_rows == local_rows and len(ray_rows) == ray_summary.planned == 4
+    assert ray_matrix == local_matrix
