@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-import torch
 
 from torchparity.app.check import check
 from torchparity.app.sweep import SourceCase, plan
@@ -87,7 +86,7 @@ def _cli(*args):
 
 @pytest.fixture
 def tiny_docs(tmp_path):
-    # cufft_plan_cache: resolving it raises here (a CPU build has no CUDA to ask)
+    # cufft_plan_cache: reading it on a CPU build raises inside torch; resolution must not
     return _docs(tmp_path / "docs", ["torch.mm", "torch.autograd.grad", "torch.no_such_api_here",
                                      "torch.backends.cuda.cufft_plan_cache"])
 
@@ -110,8 +109,7 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
     assert "does not resolve" in rows[("torch.no_such_api_here", "-")]["detail"]
     cufft = rows[("torch.backends.cuda.cufft_plan_cache", "-")]
     assert cufft["status"] == "unknown"
-    if not torch.backends.cuda.is_built():
-        assert "cannot be resolved" in cufft["detail"]
+    assert "Sources tried" in cufft["detail"]  # resolved (no crash), no source applies
     assert doc["api_verdicts"] == {"torch.mm": "partial", "torch.autograd.grad": "unknown",
                                    "torch.no_such_api_here": "unknown",
                                    "torch.backends.cuda.cufft_plan_cache": "unknown"}
