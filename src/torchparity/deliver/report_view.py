@@ -43,11 +43,17 @@ class ReportView:
 
     @property
     def hardware(self) -> str:
-        from .matrix import chips_of
+        """The report's device, then each other device of the run (``Report.runs``)."""
+        sep = "；" if self.lang == "zh" else "; "
+        return sep.join(self._hardware(env, dev) for env, dev in
+                        [(self.report.environment, self.report.device)]
+                        + [(r.environment, r.device) for r in self.report.runs])
 
-        chips = [c.term for c in chips_of(self.report)]
-        dev = self.report.device
-        name = "、".join(chips) if chips else (self.report.environment.device_name or dev.type)
+    def _hardware(self, env, dev) -> str:
+        from .matrix import chips_for
+
+        chips = [c.term for c in chips_for(env, dev)]
+        name = "、".join(chips) if chips else (env.device_name or dev.type)
         if dev.emulated:
             if self.lang == "zh":
                 return f"{name}（模拟设备，能力描述 `{dev.profile}`；非硬件）"
