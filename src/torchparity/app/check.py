@@ -1,4 +1,4 @@
-"""`torchparity check`: analyse, run, judge and report a list of APIs on one device."""
+"""`torchparity check`: analyse, run, judge and report a list of APIs on one device (or several, one after the other)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .. import __version__
 from ..api import footprint as fp
 from ..api.classify import analyse, is_context_manager, takes_callable
 from ..api.resolve import ResolvedApi, resolve
-from ..devices import get_adapter
+from ..devices import device_specs, get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
 from ..errors import DeviceUnavailableError, InputError
@@ -21,8 +21,10 @@ from ..results.models import (
     EMULATED_BANNER,
     ApiReport,
     Cause,
+    DeviceRun,
     FootprintEntry,
     Report,
+    RunApi,
     ScenarioResult,
     Status,
     Text,
@@ -154,6 +156,11 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     keeps only those dtypes; ``max_samples`` caps the samples of an OpInfo case.
     ``executor``: ``local`` (the worker pool) or ``ray`` (actors on the cluster at
     ``ray_address``, see ``run.ray_executor``).
+
+    ``device`` may list several specs, comma-separated (``emu:ascend-a2,emu:ascend-a3``):
+    every one is checked before anything runs, then each runs in turn in its own workers.
+    The first is the report's device (its scenarios and verdicts); the others' per-API
+    outcomes are ``Report.runs``, one row per chip in the reports' test results.
     """
     check_executor(executor, ray_address)
     if not apis:
@@ -162,10 +169,11 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         raise InputError("--timeout must be positive")
     if out and Path(out).exists() and not Path(out).is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
-    adapter = get_adapter(device)
-    reason = adapter.unavailable_reason()
-    if reason:
-        raise DeviceUnavailableError(reason)
+    adapters = [get_adapter(spec) for spec in device_specs(device)]  # all, before anything runs
+    for adapter in adapters:
+        reason = adapter.unavailable_reason()
+        if reason:
+            raise DeviceUnavailableError(reason)
     rules = load_rules(category_rules)
     resolved = [resolve(name) for name in apis]
     for folder, what in ((tests_dir, "--tests"), (docs_dir, "--docs"), (vendor_docs_dir, "--vendor-docs")):
@@ -174,7 +182,53 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     if dtypes is not None:
         _check_dtypes(dtypes)
     registry.load_suites(scenario_modules)
+    if out:  # a folder that cannot be written is refused now, not after every case ran
+        prepare_out(Path(out))
 
+    run = dict(resolved=resolved, rules=rules, timeout=timeout, jobs=jobs, dtypes=dtypes,
+               max_samples=max_samples, tests_dir=tests_dir, scenario_modules=scenario_modules,
+               progress=progress, executor=executor, ray_address=ray_address)
+    report, plans, census_found, stopped = _run_on(adapters[0], **run)
+    for other in adapters[1:]:  # one device after the other, each in its own workers
+        if stopped is not None:
+            break
+        extra, _, _, stopped = _run_on(other, **run)
+        report.runs.append(device_run(extra))
+    adapter = adapters[0]
+    found = gather_evidence(
+        [a.name for a in report.apis], tests_dir=tests_dir, docs_dir=docs_dir,
+        vendor_docs_dir=vendor_docs_dir, torch_version=torch_version, chips=list(chips) or None,
+        device_involvement={a.name: a.analysis.device_involvement for a in report.apis},
+        harness={p.resolved.name: _is_harness(p.resolved) for p in plans},
+        backend=adapter.type, tests_evidence=census_found)
+    for api_report in report.apis:
+        api_report.evidence = found.get(api_report.name)
+        _add_replay(api_report)
+    if out:
+        from ..deliver.bundle import write_bundle
+
+        write_bundle(report, Path(out), writers)
+    if stopped is not None:
+        raise stopped
+    return report
+
+
+def device_run(report: Report) -> DeviceRun:
+    """A whole report as one of the other devices of a several-device run."""
+    apis = []
+    for a in report.apis:
+        counted = [s for s in a.scenarios if s.status != "skip"]
+        apis.append(RunApi(name=a.name, status=a.verdict.status, category=a.verdict.category,
+                           passed=sum(1 for s in counted if s.status == "pass"), total=len(counted)))
+    return DeviceRun(device=report.device, environment=report.environment, apis=apis,
+                     interrupted=bool(report.options.get("interrupted")))
+
+
+def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeout: float,
+            jobs: Optional[int], dtypes, max_samples, tests_dir, scenario_modules, progress,
+            executor: str, ray_address) -> Tuple[Report, List[_Plan], Any, Optional[BaseException]]:
+    """Plan, run (one worker pool for this device) and judge every API on one device;
+    returns the report, the plans, the upstream census and the interruption if one came."""
     plans: List[_Plan] = []
     cases: List[Dict[str, Any]] = []
     timeouts: List[float] = []
@@ -210,8 +264,6 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         if progress:
             progress.advance(result, sc.api)
 
-    if out:  # a folder that cannot be written is refused now, not after every case ran
-        prepare_out(Path(out))
     if progress:
         progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
     init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules)}
@@ -231,22 +283,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
     if pool.warmups:  # worker start-up imports, once, not on any case's clock
         report.options["worker_warmup_s"] = round(max(pool.warmups), 2)
-    found = gather_evidence(
-        [a.name for a in report.apis], tests_dir=tests_dir, docs_dir=docs_dir,
-        vendor_docs_dir=vendor_docs_dir, torch_version=torch_version, chips=list(chips) or None,
-        device_involvement={a.name: a.analysis.device_involvement for a in report.apis},
-        harness={p.resolved.name: _is_harness(p.resolved) for p in plans},
-        backend=adapter.type, tests_evidence=census_found)
-    for api_report in report.apis:
-        api_report.evidence = found.get(api_report.name)
-        _add_replay(api_report)
-    if out:
-        from ..deliver.bundle import write_bundle
-
-        write_bundle(report, Path(out), writers)
-    if interrupted:
-        raise stopped
-    return report
+    return report, plans, census_found, (stopped if interrupted else None)
 
 
 def _add_replay(api_report: ApiReport) -> None:

@@ -79,11 +79,12 @@ def check(
     from ..app.config import merge_options
     from ..app.deliverables import deliverable_writers, expand_styles
     from ..deliver.console import print_summary
-    from ..devices import validate_spec
+    from ..devices import device_specs, validate_spec
 
     opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
                          torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
-    validate_spec(opts["device"])  # a typo fails here, before torch loads
+    for spec in device_specs(opts["device"]):  # a typo fails here, before torch loads
+        validate_spec(spec)
     from ..app.check import check as run_check
 
     writers = deliverable_writers(html=html, screenshot=screenshot,

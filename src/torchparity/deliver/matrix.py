@@ -26,7 +26,7 @@ from ..evidence.vendor_docs import DTYPE_NAMES
 from ..evidence.vendor_docs import _version_folder as version_folder
 from ..evidence.writer import write_vendor_entry
 from ..judge.causes import CAUSE_TEXT
-from ..results.models import EMULATED_BANNER, ApiReport, Cause, Report
+from ..results.models import EMULATED_BANNER, ApiReport, Cause, DeviceInfo, Environment, Report
 from .gentest import check_api_name
 from .report import HERE, cell
 from .templating import make_environment
@@ -66,7 +66,11 @@ def _version_key(version: str) -> Tuple:
 
 def chips_of(report: Report) -> List[Chip]:
     """The chip families a bundle stands for (none for a non-Ascend device)."""
-    env, dev = report.environment, report.device
+    return chips_for(report.environment, report.device)
+
+
+def chips_for(env: Environment, dev: DeviceInfo) -> List[Chip]:
+    """The chip families one device of a run stands for (also a ``Report.runs`` entry)."""
     hay = " | ".join(str(x) for x in (env.device_name, dev.name, dev.profile,
                                         env.extra.get("chips"), env.extra.get("profile")) if x).lower()
     return [c for c in chips() if any(m.lower() in hay for m in c.match)]

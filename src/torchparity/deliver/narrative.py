@@ -14,7 +14,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..judge.causes import CAUSE_TEXT, LIMIT_CAUSES
-from ..results.models import Cause, Report
+from ..results.models import Cause, DeviceInfo, Environment, Report
 from .vocab import term
 
 LIMITS = {c.value for c in LIMIT_CAUSES}
@@ -110,11 +110,16 @@ def short_name(api: str) -> str:
 
 def device_where(report: Report, lang: str) -> str:
     """Where the results come from: the chip (emulated or not) or the device type."""
-    from .matrix import chips_of
+    return where_of(report.environment, report.device, lang)
 
-    chips = [c.term for c in chips_of(report)]
-    name = "、".join(chips) if chips else (report.environment.device_name or report.device.type)
-    if report.device.emulated:
+
+def where_of(env: Environment, device: DeviceInfo, lang: str) -> str:
+    """As device_where, for one device of a run (the report's own or a ``Report.runs`` one)."""
+    from .matrix import chips_for
+
+    chips = [c.term for c in chips_for(env, device)]
+    name = "、".join(chips) if chips else (env.device_name or device.type)
+    if device.emulated:
         return f"{t('emulated', lang)} {name}" if lang == "zh" else f"{name}, {t('emulated', lang)}"
     return name
 

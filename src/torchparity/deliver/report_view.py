@@ -43,11 +43,17 @@ class ReportView:
 
     @property
     def hardware(self) -> str:
-        from .matrix import chips_of
+        """The report's device, then each other device of the run (``Report.runs``)."""
+        sep = "；" if self.lang == "zh" else "; "
+        return sep.join(self._hardware(env, dev) for env, dev in
+                        [(self.report.environment, self.report.device)]
+                        + [(r.environment, r.device) for r in self.report.runs])
 
-        chips = [c.term for c in chips_of(self.report)]
-        dev = self.report.device
-        name = "、".join(chips) if chips else (self.report.environment.device_name or dev.type)
+    def _hardware(self, env, dev) -> str:
+        from .matrix import chips_for
+
+        chips = [c.term for c in chips_for(env, dev)]
+        name = "、".join(chips) if chips else (env.device_name or dev.type)
         if dev.emulated:
             if self.lang == "zh":
                 return f"{name}（模拟设备，能力描述 `{dev.profile}`；非硬件）"
@@ -140,34 +146,39 @@ class ReportView:
 
     @property
     def results(self) -> List[Dict[str, Any]]:
-        """Seed 001's 测试结果: per chip group, this run's row and a placeholder for every
-        required torch version this run is not (what only hardware can give)."""
-        from .matrix import chips, chips_of, short_torch
+        """Seed 001's 测试结果: per chip group, one row for each device this run checked (the
+        report's own, then each of ``Report.runs``) and a placeholder for every required
+        torch version no row is (what only hardware can give)."""
+        from .matrix import chips, chips_for, short_torch
         from .review import load_rules
 
         versions = load_rules()["coverage"]["versions"]
-        mine = {c.group for c in chips_of(self.report)}
-        torch_v = short_torch(self.report.environment.torch)
         sep = nv.t("sep", self.lang)
-        run = sep.join(f"`{nv.short_name(a['name'])}` {self.passed(a)} {self.status_word(a['verdict']['status'])}"
-                       for a in self.apis)
-        env_torch = self.report.environment.torch
-        if self.lang == "zh":
-            this = f"v{torch_v}（{self.L['this_run']}，torch {env_torch}，{self.where}）：{run}"
-        else:
-            this = f"v{torch_v} ({self.L['this_run']}, torch {env_torch}, {self.where}): {run}"
-        groups = []
-        if not mine:
-            groups.append({"name": self.where, "rows": [this]})
+        own = [(a["name"], self.passed(a), a["verdict"]["status"]) for a in self.apis]
+        devices = [(self.report.environment, self.report.device, own)]
+        devices += [(r.environment, r.device, [(a.name, f"{a.passed}/{a.total}", a.status) for a in r.apis])
+                    for r in self.report.runs]
+        rows = []  # (chip groups, where, torch version, row)
+        for env, dev, apis in devices:
+            run = sep.join(f"`{nv.short_name(name)}` {passed} {nv.status_word(status, dev.emulated, self.lang)}"
+                           for name, passed, status in apis)
+            where, torch_v = nv.where_of(env, dev, self.lang), short_torch(env.torch)
+            if self.lang == "zh":
+                row = f"v{torch_v}（{self.L['this_run']}，torch {env.torch}，{where}）：{run}"
+            else:
+                row = f"v{torch_v} ({self.L['this_run']}, torch {env.torch}, {where}): {run}"
+            rows.append(({c.group for c in chips_for(env, dev)}, where, torch_v, row))
+        done = {(g, v) for groups, _, v, _ in rows for g in groups}
+        out = [{"name": where, "rows": [row]} for groups, where, _, row in rows if not groups]
         for group in dict.fromkeys(c.group for c in chips()):
-            rows = [this] if group in mine else []
+            mine = [row for groups, _, _, row in rows if group in groups]
             for v in versions:
-                if group in mine and v == torch_v:
+                if (group, v) in done:
                     continue
                 what = self.L["ph_result"].replace("{group}", group).replace("{version}", v)
-                rows.append(f"v{v}{'：' if self.lang == 'zh' else ': '}{self.ph(what)}")
-            groups.append({"name": group, "rows": rows})
-        return groups
+                mine.append(f"v{v}{'：' if self.lang == 'zh' else ': '}{self.ph(what)}")
+            out.append({"name": group, "rows": mine})
+        return out
 
     # ------------------------------------------------------------------ section 5
     def status(self, api: Dict[str, Any]) -> str:

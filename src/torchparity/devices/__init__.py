@@ -7,7 +7,7 @@ accelerator, e.g. ``emu:ascend-a2`` or ``emu:path/to/profile.yaml``).
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Type
+from typing import Dict, List, Optional, Type
 
 from ..errors import InputError
 from .backends import CpuAdapter, CudaAdapter, MpsAdapter, NpuAdapter, XpuAdapter
@@ -29,6 +29,16 @@ def _index(spec: str, text: Optional[str]) -> Optional[int]:
     if not text.isdigit():
         raise InputError(f"bad device '{spec}': the index after ':' must be a number")
     return int(text)
+
+
+def device_specs(device: Optional[str]) -> List[str]:
+    """``--device a,b,c``: the specs in order (the first is the report's own device)."""
+    specs = [s.strip() for s in (device or "auto").split(",") if s.strip()]
+    if not specs:
+        raise InputError("--device: no device given")
+    if len(set(specs)) != len(specs):
+        raise InputError(f"--device {device}: a device is named twice")
+    return specs
 
 
 def validate_spec(spec: Optional[str]) -> None:

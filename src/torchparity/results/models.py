@@ -260,6 +260,23 @@ class Environment(Strict):
     extra: Dict[str, Any] = Field(default_factory=dict)
 
 
+class RunApi(Strict):
+    """One API's outcome on another device of the same check run (no scenarios kept)."""
+    name: str
+    status: str  # the verdict status
+    category: Optional[str] = None
+    passed: int = 0
+    total: int = 0  # scenarios counted (skips left out)
+
+
+class DeviceRun(Strict):
+    """Another device checked in the same run (``--device a,b``): its own worker pool."""
+    device: DeviceInfo
+    environment: Environment
+    apis: List[RunApi] = Field(default_factory=list)
+    interrupted: bool = False
+
+
 class Report(Strict):
     tool_version: str
     created: str
@@ -268,6 +285,8 @@ class Report(Strict):
     apis: List[ApiReport] = Field(default_factory=list)
     banner: Optional[str] = None  # "emulated: a prediction, not a hardware result"
     options: Dict[str, Any] = Field(default_factory=dict)
+    # the other devices of a several-device run; ``device`` and ``apis`` are the first one's
+    runs: List[DeviceRun] = Field(default_factory=list)
 
 
 EMULATED_BANNER = "emulated: a prediction, not a hardware result"
