@@ -172,3 +172,23 @@ def test_a_matrix_that_cannot_be_written_names_where_the_results_are(tmp_path, m
     assert (tmp_path / FILENAME).is_file()
     with SweepLock(tmp_path):  # the failed sweep let go of its lock
         pass
+
+
+def test_deliverables_get_normal_permissions_under_the_umask(tmp_path):
+    """Issue 10 point 10: files written atomically respect the umask (0644 under 0022),
+    not the 0600 of a temporary file."""
+    import os
+    import stat
+
+    from torchparity.results.store import write_text_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_bundle(_report(), tmp_path / "bundle")
+        write_text_atomic(tmp_path / "one.txt", "x")
+    finally:
+        os.umask(old)
+    files = [p for p in (tmp_path / "bundle").rglob("*") if p.is_file()] + [tmp_path / "one.txt"]
+    assert len(files) >= 3
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
+    assert set(modes.values()) == {0o644}, modes
