@@ -192,3 +192,22 @@ def test_deliverables_get_normal_permissions_under_the_umask(tmp_path):
     assert len(files) >= 3
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
     assert set(modes.values()) == {0o644}, modes
+
+
+def test_an_interrupted_sweep_marks_its_matrix_incomplete(tmp_path, monkeypatch):
+    """Issue 10 point 10: Ctrl-C mid-sweep keeps what ran, and the matrix says it is not whole
+    (a field in matrix.json, a line in matrix.md)."""
+    from torchparity.app import sweep as sweep_mod
+    from torchparity.run.pool import CaseEvent
+
+    class StoppedPool:
+        def run(self, payloads, timeouts, on_event):
+            on_event(CaseEvent(index=0, kind="crash", detail="worker died"))
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_mod, "make_executor", lambda *a, **k: StoppedPool())
+    with pytest.raises(KeyboardInterrupt):
+        sweep_mod.sweep(out=str(tmp_path), device="cpu", apis=["torch.abs"], jobs=1)
+    doc = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))
+    assert doc["incomplete"]["recorded"] == 1 and doc["incomplete"]["planned"] > 1
+    assert "Incomplete" in (tmp_path / "matrix.md").read_text(encoding="utf-8")
