@@ -29,7 +29,7 @@ def test_out_under_a_file_is_refused_before_any_case_runs(tmp_path, monkeypatch)
     def must_not_run(*_a, **_k):
         raise AssertionError("cases ran although the output folder cannot be made")
 
-    monkeypatch.setattr(check_mod.WorkerPool, "run", must_not_run)
+    monkeypatch.setattr(check_mod, "make_executor", must_not_run)
     with pytest.raises(InputError, match="cannot create folder"):
         check_mod.check(["torch.abs"], "cpu", out=str(tmp_path / "a-file" / "sub"))
 
