@@ -29,7 +29,7 @@ def test_out_under_a_file_is_refused_before_any_case_runs(tmp_path, monkeypatch)
     def must_not_run(*_a, **_k):
         raise AssertionError("cases ran although the output folder cannot be made")
 
-    monkeypatch.setattr(check_mod.WorkerPool, "run", must_not_run)
+    monkeypatch.setattr(check_mod, "make_executor", must_not_run)
     with pytest.raises(InputError, match="cannot create folder"):
         check_mod.check(["torch.abs"], "cpu", out=str(tmp_path / "a-file" / "sub"))
 
@@ -172,3 +172,42 @@ def test_a_matrix_that_cannot_be_written_names_where_the_results_are(tmp_path, m
     assert (tmp_path / FILENAME).is_file()
     with SweepLock(tmp_path):  # the failed sweep let go of its lock
         pass
+
+
+def test_deliverables_get_normal_permissions_under_the_umask(tmp_path):
+    """Issue 10 point 10: files written atomically respect the umask (0644 under 0022),
+    not the 0600 of a temporary file."""
+    import os
+    import stat
+
+    from torchparity.results.store import write_text_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_bundle(_report(), tmp_path / "bundle")
+        write_text_atomic(tmp_path / "one.txt", "x")
+    finally:
+        os.umask(old)
+    files = [p for p in (tmp_path / "bundle").rglob("*") if p.is_file()] + [tmp_path / "one.txt"]
+    assert len(files) >= 3
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
+    assert set(modes.values()) == {0o644}, modes
+
+
+def test_an_interrupted_sweep_marks_its_matrix_incomplete(tmp_path, monkeypatch):
+    """Issue 10 point 10: Ctrl-C mid-sweep keeps what ran, and the matrix says it is not whole
+    (a field in matrix.json, a line in matrix.md)."""
+    from torchparity.app import sweep as sweep_mod
+    from torchparity.run.pool import CaseEvent
+
+    class StoppedPool:
+        def run(self, payloads, timeouts, on_event):
+            on_event(CaseEvent(index=0, kind="crash", detail="worker died"))
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_mod, "make_executor", lambda *a, **k: StoppedPool())
+    with pytest.raises(KeyboardInterrupt):
+        sweep_mod.sweep(out=str(tmp_path), device="cpu", apis=["torch.abs"], jobs=1)
+    doc = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))
+    assert doc["incomplete"]["recorded"] == 1 and doc["incomplete"]["planned"] > 1
+    assert "Incomplete" in (tmp_path / "matrix.md").read_text(encoding="utf-8")

@@ -76,3 +76,16 @@ def test_bad_rules_file_is_one_line(tmp_path: Path):
     assert "colour" in str(info.value) and "\n" not in str(info.value)
     with pytest.raises(InputError):
         load_rules(tmp_path / "missing.yaml")
+
+
+def test_scenarios_of_a_source_that_all_failed_themselves_leave_the_api_unknown():
+    """Issue 10 point 10: `check --scenarios mine.py` whose every scenario ends in
+    harness_error was `partial` (exit 0) because OpInfo cases passed; what the user asked
+    about was never judged, so the API is `unknown` (exit 1)."""
+    mine = [_r(f"mine{i}", "error", "harness_error", "fails on the CPU too: ValueError") for i in range(2)]
+    opinfo = [ScenarioResult(id="abs", dtype=d, status="pass", source="opinfo") for d in ("float32", "int64")]
+    v = decide(ANALYSIS, mine + opinfo, HARNESS, "npu")
+    assert v.status == "unknown" and v.category == "undetermined"
+    # one of them judged: the rest failing in the harness is no longer the whole source
+    assert decide(ANALYSIS, mine[:1] + [_r("mine_ok", "pass")] + opinfo, HARNESS, "npu").status == "partial"
+    assert decide(ANALYSIS, mine, HARNESS, "npu").status == "unknown"

@@ -361,7 +361,9 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
         from ..deliver.sweep_matrix import write_matrix as write
 
         try:
-            files = write(build_matrix(all_rows, store.meta()), out_dir)
+            incomplete = ({"planned": len(the_plan.cases), "recorded": sum(totals.values())}
+                          if interrupted else None)
+            files = write(build_matrix(all_rows, store.meta(), incomplete), out_dir)
         except OSError as exc:
             store.close()
             raise OutputError(

@@ -96,12 +96,25 @@ def t(key: str, lang: str, **kw: Any) -> str:
     return T[key][lang].format(**kw)
 
 
+def _longest_backtick_run(text: str) -> int:
+    return max((len(m) for m in re.findall(r"`+", text)), default=0)
+
+
 def code(text: Any) -> str:
-    """``text`` as one Markdown code span (backticks inside are fenced by longer ones)."""
+    """``text`` as one Markdown code span, fenced by more backticks than any run inside it
+    (so ids and messages never end the span early and stay text, not HTML or links)."""
     text = re.sub(r"\s+", " ", str(text)).strip()
     if "`" not in text:
         return f"`{text}`"
-    return f"`` {text} ``"
+    ticks = "`" * (_longest_backtick_run(text) + 1)
+    return f"{ticks} {text} {ticks}"
+
+
+def fence(text: Any, info: str = "") -> str:
+    """``text`` as a fenced code block whose fence is longer than any backtick run in it."""
+    body = str(text).rstrip("\n")
+    ticks = "`" * max(3, _longest_backtick_run(body) + 1)
+    return f"{ticks}{info}\n{body}\n{ticks}"
 
 
 def short_name(api: str) -> str:

@@ -37,7 +37,8 @@ def cell(value: Any) -> str:
     text = str(value if value is not None else "")
     text = re.sub(r"\s+", " ", text).strip()
     text = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    return text
+    # no links or images: brackets and backticks (code spans) are shown as they are
+    return text.replace("[", "\\[").replace("]", "\\]").replace("`", "\\`")
 
 
 def relpath(path: str) -> str:
@@ -70,11 +71,13 @@ def test_file_for(files: Dict[str, Any], api: str) -> List[str]:
 
 @lru_cache(maxsize=None)
 def environment() -> jinja2.Environment:
-    # Markdown: table cells go through the `cell` filter
+    # Markdown: table cells go through the `cell` filter, ids and names through `code`,
+    # snippets through `fence` (deliver/narrative.py)
+    from .narrative import code, fence
     from .vocab import term
 
     return make_environment(autoescape=False, filters=dict(
-        test_file_for=test_file_for, cell=cell, relpath=relpath, footprint_rows=footprint_rows,
+        test_file_for=test_file_for, cell=cell, code=code, fence=fence, relpath=relpath, footprint_rows=footprint_rows,
         short=lambda name: name.rsplit(".", 1)[-1],
         vocab=lambda value, group, lang="en": term(group, value, lang)))
 

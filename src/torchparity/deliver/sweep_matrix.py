@@ -96,7 +96,9 @@ def dtype_discovery(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return sorted(out, key=lambda e: (e["api"], e["variant"]))
 
 
-def build_matrix(rows: Iterable[Dict[str, Any]], meta: Dict[str, Any]) -> Dict[str, Any]:
+def build_matrix(rows: Iterable[Dict[str, Any]], meta: Dict[str, Any],
+                 incomplete: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
+    """``incomplete`` ({"planned": n, "recorded": m}) marks the matrix of an interrupted sweep."""
     device = meta.get("device") or {}
     label = device_label(device)
     out_rows = []
@@ -126,6 +128,7 @@ def build_matrix(rows: Iterable[Dict[str, Any]], meta: Dict[str, Any]) -> Dict[s
         "rows": out_rows,
         "no_scenarios": sorted(meta.get("no_scenarios", [])),
         "dtype_discovery": dtype_discovery(out_rows),
+        "incomplete": incomplete,
     }
 
 
@@ -160,6 +163,7 @@ def merge_matrices(docs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
         "rows": rows,
         "no_scenarios": sorted({n for d in docs for n in d.get("no_scenarios", [])}),
         "dtype_discovery": [],
+        "incomplete": next((d["incomplete"] for d in docs if d.get("incomplete")), None),
     }
 
 
@@ -175,6 +179,11 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
         lines += [EMULATED_BANNER, ""]
     lines.append("# Support matrix")
     lines.append("")
+    if doc.get("incomplete"):
+        inc = doc["incomplete"]
+        lines += [f"> **Incomplete**: the sweep was interrupted; {inc.get('recorded')} of "
+                  f"{inc.get('planned')} planned results are recorded. Run the same command "
+                  "again to finish it.", ""]
     for dev in doc.get("devices") or []:
         extra = f", profile `{dev.get('profile')}`" if dev.get("emulated") else ""
         lines.append(f"- device: `{dev.get('spec')}` ({dev.get('type')}{extra})"

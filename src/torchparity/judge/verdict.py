@@ -105,12 +105,18 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
     harness = [r for r in counted if r.cause == Cause.HARNESS_ERROR.value]
     broken = [r for r in counted if r not in passed and r not in limits and r not in harness]
     causes = sorted({r.cause for r in counted if r.cause})
+    # a source (the user's --scenarios, OpInfo, ...) none of whose cases could be judged:
+    # what it was asked to show is unknown, whatever other sources say
+    by_source: Dict[str, List[ScenarioResult]] = {}
+    for r in counted:
+        by_source.setdefault(r.source or "hand", []).append(r)
+    unjudged = [src for src, rs in by_source.items() if all(r in harness for r in rs)]
 
     if not counted:
         status = "unknown"
     elif broken:
         status = "broken"
-    elif harness and not passed and not partial:
+    elif harness and (unjudged or (not passed and not partial)):
         status = "unknown"
     elif limits and (passed or partial):
         status = "partial"

@@ -13,11 +13,19 @@ from ..errors import InputError, first_problem
 from .models import Report
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a crash never leaves half a file."""
+    """Write via a temporary file and rename, so a crash never leaves half a file. The file
+    gets the permissions a plain ``open`` would give (0666 less the umask), not mkstemp's 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=str(path.parent))
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
