@@ -76,7 +76,7 @@ def test_chromium_renders_banner_names_and_sorted_scenarios(tmp_path):
     page.write_text(render_html(_report()), encoding="utf-8")
     dom = dump_dom(page)
     # the script ran: the scenario table of the first API is sorted worst-first
-    assert 'data-sorted-by="3:descending"' in dom
+    assert 'data-sorted-by="4:descending"' in dom  # the result column (after item, source, covers, dtype)
     table = dom.split('class="sortable scenarios"', 1)[1].split("</table>", 1)[0]
     order = re.findall(r"<td><code>(\w+)</code></td>", table)
     assert order == ["c_wrong", "b_refused", "a_pass", "d_pass"], order
