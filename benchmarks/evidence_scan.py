@@ -26,15 +26,18 @@ DEFAULT_APIS = [
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tests_dir", nargs="?",
-                        default=os.environ.get("TORCHPARITY_ASCEND_TESTS",
-                                               "/work/data/ascend-pytorch/test"))
+    parser.add_argument("tests_dir", nargs="?", default=os.environ.get("TORCHPARITY_ASCEND_TESTS"),
+                        help="an Ascend/pytorch test/ tree (default: $TORCHPARITY_ASCEND_TESTS)")
     parser.add_argument("--api", action="append", help="API to count (repeatable)")
     parser.add_argument("--processes", type=int, default=None)
     parser.add_argument("--depth", type=int, default=2)
     parser.add_argument("--backend", default="npu")
     args = parser.parse_args(argv)
 
+    if not args.tests_dir:
+        print("error: give an Ascend/pytorch test/ tree or set TORCHPARITY_ASCEND_TESTS",
+              file=sys.stderr)
+        return 2
     wall = time.perf_counter()
     import torch  # noqa: F401  (timed: the census needs it loaded anyway)
 

@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # A copy of Ascend's published support docs ships with the tests (tests/data/README.md).
 ASCEND_DOCS = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
 # A checkout of Ascend/pytorch's test/ tree (not in this repository: fetched separately).
-ASCEND_TESTS = Path(os.environ.get("TORCHPARITY_ASCEND_TESTS", "/work/data/ascend-pytorch/test"))
+ASCEND_TESTS_ENV = "TORCHPARITY_ASCEND_TESTS"
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +39,10 @@ def ascend_docs() -> Path:
 
 @pytest.fixture(scope="session")
 def ascend_tests() -> Path:
-    if not (ASCEND_TESTS / "test_autograd.py").is_file():
-        pytest.skip(f"Ascend/pytorch test tree not found at {ASCEND_TESTS} "
-                    "(set TORCHPARITY_ASCEND_TESTS)")
-    return ASCEND_TESTS
+    given = os.environ.get(ASCEND_TESTS_ENV)
+    if not given:
+        pytest.skip(f"{ASCEND_TESTS_ENV} is unset: it names an Ascend/pytorch test/ tree")
+    tree = Path(given)
+    if not (tree / "test_autograd.py").is_file():
+        pytest.skip(f"{ASCEND_TESTS_ENV}={tree}: no Ascend/pytorch test tree there")
+    return tree
