@@ -36,9 +36,9 @@ VENDOR_HELP = "Vendor support docs: Ascend's native_api folder (pytorch_X-Y-Z/ i
 CONFIG_HELP = ("YAML file with defaults for device, tests, docs, vendor_docs, torch_version, chips, "
                "timeout, jobs; flags override it.")
 EXECUTOR_HELP = ("Where cases run: local (worker processes here) or ray (one actor per device slot "
-                 "of a Ray cluster; pip install 'torchparity[ray]').")
+                 "of a Ray cluster; needs torchparity's 'ray' extra).")
 RAY_ADDRESS_HELP = ("With --executor ray: the cluster to join (auto, HOST:PORT, ray://HOST:PORT) "
-                    "[default: a private local Ray].")
+                    "(default: a private local Ray).")
 DEVICE_HELP = ("cpu, cuda[:N], npu[:N], xpu, mps, auto (first available accelerator), or "
                "emu:<profile> for the emulated accelerator (e.g. emu:ascend-a2)")
 
