@@ -1,10 +1,11 @@
-"""Choosing the executor, and the single-worker slot a Ray actor hosts (no Ray needed)."""
+"""Choosing the executor, and the single-worker slot a Ray actor hosts (Ray needed only where a test says so)."""
 
 import subprocess
 import sys
 from types import SimpleNamespace
 
 import pytest
+from support import require_ray
 
 from torchparity.errors import InputError
 from torchparity.run import executors
@@ -42,6 +43,7 @@ def test_each_device_asks_ray_for_its_own_resource():
 
 
 def test_ray_slots_see_one_device_and_one_cpu_thread_where_they_have_one_cpu():
+    require_ray()  # make_executor("ray") checks that Ray is importable
     npu = SimpleNamespace(type="npu", emulated=False, spec="npu:3")
     emu = SimpleNamespace(type="npu", emulated=True, spec="emu:ascend-a2")
     init = {"device": "x", "modules": [], "options": {"threads": 8}}
