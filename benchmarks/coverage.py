@@ -21,6 +21,7 @@ Targets (issue 9): >= 1,800 of 3,249 APIs with a verdict; <= 30 min for the whol
 
     python benchmarks/coverage.py [--device emu:ascend-a2 --device cpu] [--limit N]
                                   [--out DIR] [--jobs 2] [--max-samples 2] [--tests DIR]
+                                  [--namespace torch.fx ...]
 
 With ``--tests DIR`` the upstream tests of each API in that tree are replayed as well
 (source ``upstream``, counted like the others).
@@ -82,7 +83,8 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
                                 torch_version=args.torch_version, jobs=args.jobs,
                                 tests_dir=str(args.tests) if args.tests else None,
                                 max_samples=args.max_samples, limit=args.limit,
-                                timeout=args.timeout, progress=_Ticker(device), spread=True)
+                                timeout=args.timeout, progress=_Ticker(device), spread=True,
+                                namespaces=args.namespace or ())
     wall = time.monotonic() - start
     store = open_store(folder, must_exist=True)
     rows = store.rows()
@@ -149,6 +151,8 @@ def main() -> None:
                         "[default: emu:ascend-a2 and cpu]")
     parser.add_argument("--docs", type=Path, default=DOCS, help="vendor docs folder")
     parser.add_argument("--torch-version", default="2.13.0")
+    parser.add_argument("--namespace", action="append", default=[],
+                        help="only listed APIs under this dotted name (repeatable), e.g. torch.fx")
     parser.add_argument("--limit", type=int, default=None, help="only N listed APIs, spread evenly over the list (a trial)")
     parser.add_argument("--out", type=Path, default=None, help="folder (a rerun resumes) [default: temp]")
     parser.add_argument("--jobs", type=int, default=2)

@@ -129,3 +129,18 @@ def test_bad_vendor_docs_folder_is_one_line_and_exit_2(tmp_path):
     empty.mkdir()
     proc = _cli("check", "--apis-from-vendor-docs", str(empty), "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
+
+
+def test_vendor_docs_mode_keeps_only_the_named_namespace(tiny_docs, tmp_path):
+    out = tmp_path / "ns"
+    proc = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",
+                "--device", "cpu", "--out", str(out), "--namespace", "torch.backends",
+                "--jobs", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
+    assert sorted(doc["api_verdicts"]) == ["torch.backends.cuda.cufft_plan_cache"]
+    # a prefix is a dotted name, not a string prefix; no listed API there is one line, exit 2
+    bad = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",
+               "--device", "cpu", "--out", str(tmp_path / "none"), "--namespace", "torch.m")
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
+    assert "no API there" in bad.stderr

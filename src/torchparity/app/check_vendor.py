@@ -98,13 +98,16 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       spread: bool = False, store: Optional[str] = None,
                       on_planned: Optional[Callable[[int, int], None]] = None,
                       tests_dir: Optional[str] = None,
-                      executor: str = "local", ray_address: Optional[str] = None) -> ListedSummary:
+                      executor: str = "local", ray_address: Optional[str] = None,
+                      namespaces: Sequence[str] = ()) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
 
     ``limit``: only the first N listed APIs (``spread``: N spread evenly over the list, for
     a benchmark's trial). ``on_planned(i, n)``: called as APIs are asked
     of the sources (planning resolves each name and may run one CPU call per footprint
-    candidate). ``tests_dir``: a test tree whose tests of each API are replayed too
+    candidate). ``namespaces``: only the listed APIs equal to one of these dotted names or
+    under it (``torch.fx`` keeps ``torch.fx.Graph.lint``, not ``torch.fxfoo``), applied
+    before ``limit``. ``tests_dir``: a test tree whose tests of each API are replayed too
     (source ``upstream``, one census for the whole list).
     """
     check_executor(executor, ray_address)
@@ -118,6 +121,11 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
     names, version = listed_apis(docs_dir, torch_version)
+    if namespaces:
+        prefixes = [n.strip().rstrip(".") for n in namespaces if n.strip().rstrip(".")]
+        names = [n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes)]
+        if not names:
+            raise InputError(f"--namespace {', '.join(namespaces)}: the vendor docs list no API there")
     if limit is not None and spread and 0 < limit < len(names):
         step = len(names) / limit
         names = [names[int(i * step)] for i in range(limit)]

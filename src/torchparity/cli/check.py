@@ -56,6 +56,7 @@ def check(
              "installed torch's) instead of named APIs: needs --out; results.sqlite there resumes; "
              "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --apis-from-vendor-docs: only the first N listed APIs."),
+    namespaces: List[str] = typer.Option([], "--namespace", help="With --apis-from-vendor-docs: only the listed APIs under this dotted name, e.g. torch.fx (repeatable)."),
     store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
@@ -64,8 +65,12 @@ def check(
     if from_vendor_docs is not None:
         _check_listed(from_vendor_docs, apis, device, out, timeout, jobs, scenarios, torch_version,
                       dtypes, max_samples, limit, config, quiet, store, tests=tests,
-                      executor=executor, ray_address=ray_address)
+                      executor=executor, ray_address=ray_address, namespaces=namespaces)
         return
+    if namespaces:
+        from ..errors import InputError
+
+        raise InputError("--namespace goes with --apis-from-vendor-docs")
     if store is not None:
         from ..errors import InputError
 
@@ -122,7 +127,7 @@ def _dtypes(text: Optional[str]) -> Optional[List[str]]:
 
 def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, torch_version,
                   dtypes, max_samples, limit, config, quiet, store=None, tests=None,
-                  executor="local", ray_address=None) -> None:
+                  executor="local", ray_address=None, namespaces=()) -> None:
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
@@ -155,7 +160,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
         limit=limit, scenario_modules=scenarios, on_planned=on_planned, store=store,
         tests_dir=str(opts["tests"]) if opts.get("tests") else None,
-        executor=executor, ray_address=ray_address,
+        executor=executor, ray_address=ray_address, namespaces=namespaces,
         progress=None if quiet else SweepProgress(err_console))
     verdicts = Counter(summary.verdicts.values())
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
