@@ -41,3 +41,12 @@ def test_verdict_statuses_are_those_decide_gives():
     source = inspect.getsource(decide)
     given = set(__import__("re").findall(r'status = "(\w+)"', source))
     assert given == set(VERDICT_STATUSES)
+
+
+def test_every_scenario_source_has_both_languages():
+    from torchparity.scenarios.sources import all_sources
+
+    table = vocabulary()["scenario_source"]
+    for mod in all_sources():
+        assert set(table.get(mod.NAME, {})) == {"en", "zh"}, mod.NAME
+        assert table[mod.NAME]["zh"] != mod.NAME, mod.NAME
