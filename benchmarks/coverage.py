@@ -109,6 +109,15 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
     for mod in all_sources():
         by_source.setdefault(mod.NAME, 0)
     problems = [r for r in rows if r["status"] in TOOL_PROBLEMS]
+    ran_by_source: Dict[str, Counter] = defaultdict(Counter)  # source -> rows ran / passed
+    for r in rows:
+        if r["status"] not in ("skip", "unknown"):
+            ran_by_source[r["sample_set"]]["ran"] += 1
+            ran_by_source[r["sample_set"]]["pass"] += r["status"] == "pass"
+    left: Counter = Counter()  # named reason -> APIs left without a verdict
+    reasons = _left_reasons(rows)
+    for api in set(summary.verdicts) - covered:
+        left[reasons.get(api, "no row recorded")] += 1
     return {
         "device": device, "apis": summary.apis, "covered": len(covered),
         "verdicts": dict(Counter(summary.verdicts.values())),
@@ -118,10 +127,37 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
         "ran_now": summary.ran, "already_done": summary.already_done,
         "plan_seconds": round(summary.plan_seconds, 1), "run_seconds": round(summary.seconds, 1),
         "wall_seconds": round(wall, 1),
+        "rows_ran_by_source": {k: dict(v) for k, v in sorted(ran_by_source.items())},
+        "left_by_reason": dict(left.most_common()),
         "problem_rows": len(problems),
         "problems": [{k: r[k] for k in ("api", "variant", "sample_set", "dtype", "status", "cause", "detail")}
                      for r in problems[:50]],
     }
+
+
+def _left_reasons(rows: List[Dict[str, Any]]) -> Dict[str, str]:
+    """api -> the named reason it has no executed verdict: a skipped row's own reason
+    (``not runnable: needs the network``), else the "No scenario ran: <reason>." head of its
+    unknown row (the owning sources' words), cut to its first clause."""
+    out: Dict[str, str] = {}
+    for r in rows:
+        detail = (r.get("detail") or "").strip()
+        if r["status"] == "skip":
+            out.setdefault(r["api"], _clause(detail))
+        elif r["status"] == "unknown" and r["api"] not in out:
+            if detail.startswith("No scenario ran:"):
+                detail = detail[len("No scenario ran:"):].split(" Sources tried —")[0]
+            elif detail.startswith("No scenario ran."):
+                detail = "no scenario source covers this API"
+            out[r["api"]] = _clause(detail)
+    return out
+
+
+def _clause(text: str, limit: int = 90) -> str:
+    text = text.strip().rstrip(".")
+    for sep in (" (", "; ", ": [", " — "):
+        text = text.split(sep)[0]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def report(results: List[Dict[str, Any]]) -> str:
@@ -134,6 +170,14 @@ def report(results: List[Dict[str, Any]]) -> str:
         lines += ["", f"### {r['device']}: by source (APIs with an executed verdict)", "",
                   "| source | APIs |", "|---|---:|"]
         lines += [f"| {k} | {v} |" for k, v in r["by_source"].items()]
+        lines += ["", f"### {r['device']}: rows that ran, by source (docstring examples included)", "",
+                  "| source | rows ran | pass | pass rate |", "|---|---:|---:|---:|"]
+        lines += [f"| {k} | {v.get('ran', 0)} | {v.get('pass', 0)} | "
+                  f"{100.0 * v.get('pass', 0) / max(1, v.get('ran', 0)):.1f} % |"
+                  for k, v in r["rows_ran_by_source"].items()]
+        lines += ["", f"### {r['device']}: APIs left without an executed verdict, by named reason", "",
+                  "| reason | APIs |", "|---|---:|"]
+        lines += [f"| {k.replace('|', '/')} | {v} |" for k, v in r["left_by_reason"].items()]
         lines += ["", f"### {r['device']}: by namespace", "", "| namespace | listed | with a verdict |",
                   "|---|---:|---:|"]
         lines += [f"| {k} | {v.get('listed', 0)} | {v.get('covered', 0)} |"

@@ -217,3 +217,20 @@ def test_pass_detail_never_prints_a_tensor_inside_a_dict():
 
     text = _short({"y": torch.zeros(2, dtype=torch.float64), "n": 3})
     assert text == "{'y': tensor(shape=(2,), dtype=float64, device=cpu), 'n': 3}"
+
+
+def test_an_api_no_source_runs_carries_its_owners_named_reason():
+    from torchparity.app.check import why_none
+    from torchparity.scenarios.sources import Offer, all_sources
+
+    tried = {"hand": "no hand-written suite registers it", "fx": "needs a C++ toolchain"}
+    owned = Offer(api="torch.x.y", tried=dict(tried), owners=["fx"])
+    assert owned.reason == "fx: needs a C++ toolchain"
+    assert why_none(owned.tried, owned.reason).en.startswith("No scenario ran: fx: needs a C++ toolchain.")
+    assert Offer(api="torch.x.y", tried=dict(tried)).reason == "no scenario source covers this API"
+    # every source that declares a domain answers owns() for names in and out of it
+    for mod in all_sources():
+        if hasattr(mod, "owns"):
+            assert mod.owns("torch.no_such_namespace_here.f") is False, mod.NAME
+    from torchparity.scenarios.sources import distributed
+    assert distributed.owns("torch.distributed.GradBucket.index")

@@ -56,6 +56,7 @@ class _Plan:
     scenarios: List[Scenario]
     case_ids: List[int] = field(default_factory=list)
     tried: Dict[str, str] = field(default_factory=dict)  # source -> what it said
+    reason: str = ""  # the named reason when no source gives a scenario (Offer.reason)
 
 
 def plan_scenarios(api: str, obj: Any, dtypes: Optional[Sequence[str]] = None) -> "sources.Offer":
@@ -76,10 +77,14 @@ def plan_scenarios(api: str, obj: Any, dtypes: Optional[Sequence[str]] = None) -
     return offer
 
 
-def why_none(tried: Dict[str, str]) -> Text:
+def why_none(tried: Dict[str, str], reason: str = "") -> Text:
+    """Why no scenario ran: the named reason (the owning sources' words) first, then every
+    source tried."""
     listed = "; ".join(f"{k}: {v}" for k, v in tried.items()) or "none"
-    return Text(en=f"No scenario ran. Sources tried — {listed}.",
-                zh=f"没有可运行的场景。已尝试的场景来源——{listed}。")
+    head_en = f"No scenario ran: {reason}." if reason else "No scenario ran."
+    head_zh = f"没有可运行的场景：{reason}。" if reason else "没有可运行的场景。"
+    return Text(en=f"{head_en} Sources tried — {listed}.",
+                zh=f"{head_zh}已尝试的场景来源——{listed}。")
 
 
 def case_result(event: CaseEvent, sc: Scenario, dtype: str,
@@ -238,7 +243,7 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
         census_found = upstream.prepare([r.name for r in resolved]) if tests_dir else None
         for r in resolved:
             offer = plan_scenarios(r.name, r.obj, dtypes)
-            plan = _Plan(r, offer.scenarios, tried=offer.tried)
+            plan = _Plan(r, offer.scenarios, tried=offer.tried, reason=offer.reason)
             for sc in plan.scenarios:
                 for dtype in sc.dtypes:
                     plan.case_ids.append(len(cases))
@@ -330,7 +335,7 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         }
         analysis.harness = facts["harness"]
         verdict = decide(analysis, scenario_results, facts, label, rules,
-                         why_none=why_none(plan.tried))
+                         why_none=why_none(plan.tried, plan.reason))
         api_reports.append(ApiReport(
             name=plan.resolved.name, qualified_name=plan.resolved.qualified_name,
             analysis=analysis, scenarios=scenario_results, verdict=verdict,

@@ -230,7 +230,7 @@ def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples
             continue
         offer = plan_scenarios(name, resolved.obj, dtypes)
         if not offer.scenarios:
-            store.add(_unknown_row(name, why_none(offer.tried).en, emulated))
+            store.add(_unknown_row(name, why_none(offer.tried, offer.reason).en, emulated))
             continue
         store.delete((name, NONE, NONE, NONE))  # a source applies now
         for sc in offer.scenarios:

@@ -20,6 +20,11 @@ package that defines:
 ``why_not(api: str, obj) -> str`` (optional)
     one line saying why the source does not apply, for the report's "sources tried".
 
+``owns(api: str) -> bool`` (optional)
+    whether ``api`` lies in the source's domain (a torch.distributed API, a torch.fx API,
+    ...). An API no source gives a scenario is reported with the ``why_not`` of the
+    sources that own it first: that is its named reason (``Offer.reason``).
+
 ``case(scenario, dtype, *, max_samples=None, grads=True, footprint=False) -> dict`` (optional)
     the worker case of one scenario and dtype, for a source whose cases run through a
     dedicated worker case kind (OpInfo: ``run/opinfo_handler.py``, every sample). Without
@@ -55,6 +60,16 @@ class Offer:
     api: str
     scenarios: List[Scenario] = field(default_factory=list)
     tried: Dict[str, str] = field(default_factory=dict)  # source name -> "n scenarios" | why not
+    owners: List[str] = field(default_factory=list)  # sources whose domain the API lies in
+
+    @property
+    def reason(self) -> str:
+        """Why no scenario: the owning sources' own words, or that no source owns the API
+        ("" when some source gave scenarios)."""
+        if self.scenarios:
+            return ""
+        said = [f"{name}: {self.tried[name]}" for name in self.owners if name in self.tried]
+        return "; ".join(said) if said else "no scenario source covers this API"
 
 
 @functools.lru_cache(maxsize=1)
@@ -90,6 +105,8 @@ def offer(api: str, obj: Any) -> Offer:
     out = Offer(api=api)
     for mod in all_sources():
         try:
+            if getattr(mod, "owns", None) is not None and mod.owns(api):
+                out.owners.append(mod.NAME)
             found = mod.scenarios(api, obj)
         except Exception as exc:  # one broken source must not hide the others
             out.tried[mod.NAME] = f"failed: {type(exc).__name__}: {exc}"[:300]

@@ -348,6 +348,10 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
     return out
 
 
+def owns(api: str) -> bool:
+    return api.startswith(PREFIX)
+
+
 def why_not(api: str, obj: Any) -> str:
     if not api.startswith(PREFIX):
         return "not a torch.distributed API"

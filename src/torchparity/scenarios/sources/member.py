@@ -156,6 +156,10 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
     return list(_cached(api))
 
 
+def owns(api: str) -> bool:
+    return classify(api)[0] != "none"
+
+
 def why_not(api: str, obj: Any) -> str:
     kind, owner, member = classify(api)
     if kind == "none":
@@ -181,4 +185,4 @@ def members() -> List[str]:
     return out
 
 
-__all__ = ["NAME", "ORDER", "scenarios", "why_not", "members", "classify"]
+__all__ = ["NAME", "ORDER", "scenarios", "why_not", "owns", "members", "classify"]

@@ -228,6 +228,11 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
     return list(_cached(api))
 
 
+def owns(api: str) -> bool:
+    cls = resolve_quiet(api) if api.startswith("torch.nn.") else None
+    return inspect.isclass(cls) and issubclass(cls, torch.nn.Module)
+
+
 def why_not(api: str, obj: Any) -> str:
     cls = resolve_quiet(api) if api.startswith("torch.nn") else None
     if not (inspect.isclass(cls) and issubclass(cls, torch.nn.Module)):

@@ -350,6 +350,10 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
     return list(_cached(api))
 
 
+def owns(api: str) -> bool:
+    return api.startswith("torch.optim.") and classify(api)[0] != "none"
+
+
 def why_not(api: str, obj: Any) -> str:
     kind, name, member = classify(api)
     if kind == "none":
