@@ -11,8 +11,10 @@ from torchparity.results.models import (
     Analysis,
     ApiReport,
     DeviceInfo,
+    DeviceRun,
     Environment,
     Report,
+    RunApi,
     ScenarioResult,
     Text,
     Verdict,
@@ -45,6 +47,24 @@ def _report(emulated=True):
                   device=DeviceInfo(type="npu", emulated=emulated, profile="ascend-a2" if emulated else None,
                                     spec="emu:ascend-a2" if emulated else "npu"),
                   apis=apis, banner=EMULATED_BANNER if emulated else None)
+
+
+def test_other_devices_of_the_run_get_a_row_each_labelled_emulated():
+    one = _report()
+    assert 'id="other-devices"' not in render_html(one)  # a one-device run has no such table
+    env = Environment(os="Linux", arch="x86_64", python="3.11", torch="2.13.0",
+                      device_name="Atlas A3 (emulated)")
+    one.runs = [DeviceRun(device=DeviceInfo(type="npu", emulated=True, profile="ascend-a3",
+                                            spec="emu:ascend-a3"), environment=env,
+                          apis=[RunApi(name="torch.autograd.gradcheck", status="unsupported",
+                                       category="2.1", passed=0, total=3)])]
+    html = render_html(one)
+    table = html.split('id="other-devices"', 1)[1].split("</table>", 1)[0]
+    rows = table.split("<tr>")[2:]  # after the header row
+    assert len(rows) == 3  # two APIs on the first device, one on the second
+    a3 = next(r for r in rows if "emu:ascend-a3" in r)
+    assert "torch.autograd.gradcheck" in a3 and "0/3" in a3 and "(emulated)" in a3
+    assert 's-unsupported' in a3
 
 
 def test_page_is_self_contained():
