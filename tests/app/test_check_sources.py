@@ -144,3 +144,22 @@ def test_vendor_docs_mode_keeps_only_the_named_namespace(tiny_docs, tmp_path):
                "--device", "cpu", "--out", str(tmp_path / "none"), "--namespace", "torch.m")
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
     assert "no API there" in bad.stderr
+
+
+def test_vendor_docs_mode_runs_several_devices_each_into_its_own_folder(tiny_docs, tmp_path):
+    out = tmp_path / "two"
+    proc = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",
+                "--device", "cpu,emu:ascend-a2", "--out", str(out), "--dtypes", "float64",
+                "--max-samples", "1", "--jobs", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "[cpu] 4 listed API(s)" in proc.stdout and "[emu:ascend-a2] 4 listed API(s)" in proc.stdout
+    cpu = json.loads((out / "cpu" / "matrix.json").read_text(encoding="utf-8"))
+    emu = json.loads((out / "emu_ascend-a2" / "matrix.json").read_text(encoding="utf-8"))
+    mm = {r["device"]: r["status"] for d in (cpu, emu) for r in d["rows"]
+          if r["api"] == "torch.mm" and r["dtype"] == "float64"}
+    assert sorted(mm.values()) == ["pass", "unsupported"]  # the A2 profile refuses float64 mm
+    assert emu["emulated"] and not cpu["emulated"]
+    # a store keeps one device: several devices into one --store is one line, exit 2
+    bad = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--device", "cpu,emu:ascend-a2",
+               "--out", str(tmp_path / "s"), "--store", "sqlite:///" + str(tmp_path / "s.db"))
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "one device" in bad.stderr

@@ -208,6 +208,25 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     return summary
 
 
+def device_folders(device: Optional[str], out: str, store: Optional[str]) -> List[Tuple[str, str]]:
+    """``--device a,b`` in the vendor-list mode: (spec, folder) per device, every device
+    checked available before anything runs. One device writes into ``out`` itself; several
+    write into ``out/<spec>/`` each (``emu:ascend-a2`` -> ``emu_ascend-a2``), one store each."""
+    from ..devices import device_specs
+
+    specs = device_specs(device)
+    if len(specs) == 1:
+        return [(specs[0], out)]
+    if store is not None:
+        raise InputError("--store takes one device: give each device its own run (a store "
+                         "keeps the device it was made on)")
+    for spec in specs:
+        reason = get_adapter(spec).unavailable_reason()
+        if reason:
+            raise DeviceUnavailableError(reason)
+    return [(spec, str(Path(out) / spec.replace(":", "_"))) for spec in specs]
+
+
 def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples, timeout,
           on_planned) -> Tuple[List[Dict[str, Any]], List[Tuple[str, Scenario, str]], List[float], int]:
     """Ask the sources for every name: the cases still to run (and their scenarios and

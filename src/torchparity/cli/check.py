@@ -54,7 +54,8 @@ def check(
         None, "--apis-from-vendor-docs",
         help="Check every API this vendor docs folder lists for --torch-version (default: the "
              "installed torch's) instead of named APIs: needs --out; results.sqlite there resumes; "
-             "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports."),
+             "writes matrix.{json,md,csv} (one row per API x dtype), no per-API reports; several "
+             "devices (--device a,b) write OUT/<device>/ each."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="With --apis-from-vendor-docs: only the first N listed APIs."),
     namespaces: List[str] = typer.Option([], "--namespace", help="With --apis-from-vendor-docs: only the listed APIs under this dotted name, e.g. torch.fx (repeatable)."),
     store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
@@ -131,7 +132,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
-    from ..app.check_vendor import check_vendor_docs
+    from ..app.check_vendor import check_vendor_docs, device_folders
     from ..app.config import merge_options
     from ..errors import InputError
     from .progress import StepProgress, SweepProgress
@@ -155,20 +156,26 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         if i == n:
             planning.stop()
 
-    summary = check_vendor_docs(
-        str(docs_dir), out=str(out), device=opts["device"], torch_version=opts["torch_version"],
-        jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
-        limit=limit, scenario_modules=scenarios, on_planned=on_planned, store=store,
-        tests_dir=str(opts["tests"]) if opts.get("tests") else None,
-        executor=executor, ray_address=ray_address, namespaces=namespaces,
-        progress=None if quiet else SweepProgress(err_console))
-    verdicts = Counter(summary.verdicts.values())
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
-    _say(f"{summary.apis} listed API(s): {summary.ran} case(s) run in {summary.seconds:.1f} s "
-         f"({summary.already_done} already done): {counts}")
-    _say("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
-    _say(wrote_line(out, store))
-    raise typer.Exit(1 if summary.problems else 0)
+    problems = 0
+    runs = device_folders(opts["device"], str(out), store)
+    for spec, folder in runs:
+        summary = check_vendor_docs(
+            str(docs_dir), out=folder, device=spec, torch_version=opts["torch_version"],
+            jobs=jobs, timeout=opts["timeout"], dtypes=_dtypes(dtypes), max_samples=max_samples,
+            limit=limit, scenario_modules=scenarios, on_planned=on_planned, store=store,
+            tests_dir=str(opts["tests"]) if opts.get("tests") else None,
+            executor=executor, ray_address=ray_address, namespaces=namespaces,
+            progress=None if quiet else SweepProgress(err_console))
+        head = f"[{spec}] " if len(runs) > 1 else ""
+        verdicts = Counter(summary.verdicts.values())
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.counts.items())) or "nothing new"
+        _say(f"{head}{summary.apis} listed API(s): {summary.ran} case(s) run in {summary.seconds:.1f} s "
+             f"({summary.already_done} already done): {counts}")
+        _say(head + "verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+        _say(head + wrote_line(Path(folder), store))
+        problems += summary.problems
+        planning = None if quiet else StepProgress(err_console)
+    raise typer.Exit(1 if problems else 0)
 
 
 @app.command()
