@@ -6,6 +6,11 @@ its own cluster when PostgreSQL's ``initdb`` is found (on PATH or in Debian's
 /usr/lib/postgresql/N/bin) — as the ``postgres`` user through ``runuser`` when the tests
 run as root — and stops it when the session ends. Without either, Postgres tests skip
 naming the variable.
+
+A cluster stops by itself when the process that started it dies, even by SIGKILL: a
+reaper (``python pgcluster.py reap PID FOLDER``, in its own session) polls that process
+and then stops the server and removes its folder. .ci/run starts the same reaper for its
+cluster.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import List, Optional
@@ -75,6 +82,7 @@ class Cluster:
                                   capture_output=True, text=True, timeout=90)
             if proc.returncode == 0:
                 self.url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+                start_reaper(os.getpid(), self.folder)
                 return self.url
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else proc.stderr
         self.stop()
@@ -94,6 +102,35 @@ class Cluster:
                             "-m", "immediate", "-w", "stop"], capture_output=True, timeout=60)
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder = None
+
+
+def start_reaper(pid: int, folder: Path) -> None:
+    """Stop the cluster in ``folder`` once process ``pid`` is gone (see the module doc)."""
+    subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "reap", str(pid), str(folder)],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+
+
+def reap(pid: int, folder: Path, poll_s: float = 1.0) -> None:
+    """Wait for ``pid`` to end (or the folder to go: a normal stop), then stop the server
+    left in ``folder`` and remove it."""
+    while folder.exists():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        except PermissionError:
+            pass  # alive, owned by another user
+        time.sleep(poll_s)
+    if not folder.exists():
+        return
+    data = folder / "data"
+    pg_ctl = find_bin("pg_ctl")
+    if pg_ctl and (data / "postmaster.pid").exists():
+        owner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        subprocess.run([*owner, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
+                       capture_output=True, timeout=60)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _has_user(name: str) -> bool:
@@ -129,3 +166,9 @@ def drop_database(server_url: str, db_url: str) -> None:
     name = db_url.rsplit("/", 1)[1]
     with psycopg.connect(libpq(server_url), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+if __name__ == "__main__":  # python pgcluster.py reap PID FOLDER
+    if len(sys.argv) != 4 or sys.argv[1] != "reap":
+        sys.exit("usage: pgcluster.py reap PID FOLDER")
+    reap(int(sys.argv[2]), Path(sys.argv[3]))
