@@ -279,9 +279,20 @@ CASES: Dict[str, str] = {
         "out = [[norm(n.target) for n in t.graph.nodes if n.op == 'call_function'], t(x)]"),
 }
 
+# needs the optional package tabulate (the ``fx`` extra): without it, EXCLUDED_WITHOUT_TABULATE
+TABULAR: Dict[str, str] = {
+    F + "Graph.print_tabular": (
+        "import contextlib, io\nbuf = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buf):\n    gm.graph.print_tabular()\n"
+        "out = [' '.join(norm(line).split()) for line in buf.getvalue().splitlines()]"),
+}
+EXCLUDED_WITHOUT_TABULATE = {
+    F + "Graph.print_tabular": ("needs the optional package tabulate (pip install 'torchparity[fx]'), not installed "
+                                "here: the CPU cannot run it either"),
+}
+
 # APIs of these namespaces left out here, and why (the source's why_not says it)
 EXCLUDED: Dict[str, str] = {
-    F + "Graph.print_tabular": "needs the optional package tabulate, not installed with torch (the CPU cannot run it either)",
     F + "passes.regional_inductor.regional_inductor": (
         "compiles graph regions with torch.compile's inductor backend: a C++ toolchain and a compiler "
         "backend for the device, which the emulated device does not provide"),

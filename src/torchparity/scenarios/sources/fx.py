@@ -13,12 +13,14 @@ compared with the same block on the CPU. The block is also the snippet a report 
 The block runs once on the CPU when the scenarios are made (``_common.probed``): a CPU
 ``NotImplementedError`` becomes an expected raise; anything else the CPU raises leaves the
 API without a scenario. APIs of ``torch.fx`` that cannot run here are named, with the
-reason, in ``_fx_table.EXCLUDED``.
+reason, in ``_fx_table.EXCLUDED`` (``Graph.print_tabular`` needs the optional package
+``tabulate``, the ``fx`` extra: without it, it is named there too).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 from typing import Any, Dict, List, Tuple
 
 import torch
@@ -47,7 +49,12 @@ def _tables() -> Tuple[Dict[str, Tuple[str, str]], Dict[str, str]]:
         cases[api] = (T.PRELUDE, block)
     for api, block in S.CASES.items():
         cases[api] = (T.PRELUDE + S.SHAPES_PRELUDE, block)
-    return cases, dict(T.EXCLUDED)
+    excluded = dict(T.EXCLUDED)
+    if importlib.util.find_spec("tabulate") is not None:
+        cases.update({api: (T.PRELUDE, block) for api, block in T.TABULAR.items()})
+    else:
+        excluded.update(T.EXCLUDED_WITHOUT_TABULATE)
+    return cases, excluded
 
 
 def _make_fn(code):
