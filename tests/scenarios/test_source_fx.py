@@ -105,7 +105,7 @@ def test_ids_are_stable_and_named_reasons_for_the_rest():
 
 def test_print_tabular_needs_tabulate(cpu):
     scs = fx.scenarios("torch.fx.Graph.print_tabular", None)
-    if importlib.util.find_spec("tabulate") is None:  # the fx extra is not installed
+    if importlib.util.find_spec("tabulate") is None:  # tabulate (a dependency) is missing
         assert scs == [] and "tabulate" in fx.why_not("torch.fx.Graph.print_tabular", None)
         return
     torch.manual_seed(0)

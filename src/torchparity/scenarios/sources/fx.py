@@ -14,7 +14,7 @@ The block runs once on the CPU when the scenarios are made (``_common.probed``):
 ``NotImplementedError`` becomes an expected raise; anything else the CPU raises leaves the
 API without a scenario. APIs of ``torch.fx`` that cannot run here are named, with the
 reason, in ``_fx_table.EXCLUDED`` (``Graph.print_tabular`` needs the optional package
-``tabulate``, the ``fx`` extra: without it, it is named there too).
+``tabulate``, a dependency of torchparity: where it is missing, it is named there too).
 """
 
 from __future__ import annotations
@@ -88,6 +88,10 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
     if not api.startswith(PREFIX):
         return []
     return list(_cached(api))
+
+
+def owns(api: str) -> bool:
+    return api.startswith(PREFIX)
 
 
 def why_not(api: str, obj: Any) -> str:
