@@ -102,3 +102,11 @@ def test_every_case_names_a_real_api():
 
     missing = [api for api in tooling.members() if maybe_resolve(api) is None]
     assert missing == []
+
+
+def test_the_snippet_runs_on_its_own(capsys):
+    sc = tooling.scenarios("torch.package.PackageImporter.load_text", None)[0]
+    code = sc.snippet('"cpu"')
+    assert "PackageExporter" in code and "{device}" not in code
+    exec(compile(code, "<snippet>", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out.strip() == "rows=4"
