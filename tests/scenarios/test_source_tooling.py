@@ -1,0 +1,112 @@
+"""The ``tooling`` source: package, profiler, monitor, export, hub, library ... applied to
+the device under test and compared with the CPU."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from tests.devices.emulator.helpers import run_python
+from torchparity.devices import get_adapter
+from torchparity.run.execute import execute
+from torchparity.scenarios.sources import tooling
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    adapter = get_adapter("cpu")
+    adapter.setup()
+    return adapter
+
+
+def _rows(api, adapter):
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for sc in tooling.scenarios(api, None):
+            for dt in sc.dtypes:
+                result, _ = execute(sc, dt, adapter)
+                out.append((dt, str(result.status), result.detail))
+    return out
+
+
+@pytest.mark.parametrize("api", [
+    "torch.package.PackageImporter.load_pickle",
+    "torch.package.PackageExporter.mocked_modules",
+    "torch.profiler._KinetoProfile.key_averages",
+    "torch.monitor.Stat.get",
+    "torch.export.save",
+    "torch.hub.load",
+    "torch.library.Library",
+    "torch.utils.benchmark.Timer.timeit",
+])
+def test_real_api_passes_cpu_against_cpu(api, cpu):
+    rows = _rows(api, cpu)
+    assert rows and [r for r in rows if r[1] != "pass"] == [], rows
+
+
+def test_the_block_returns_what_the_api_produced(cpu):
+    import torch
+
+    sc = tooling.scenarios("torch.package.PackageExporter.mocked_modules", None)[0]
+    names, (values, on_device) = sc.fn("cpu", torch.float32)
+    assert names == ["yaml"] and on_device is True
+    assert len(values) == 4 and len(values[0]) == 2
+    sc = tooling.scenarios("torch.monitor.Stat.count", None)[0]
+    assert sc.fn("cpu", torch.float32) == [1, 2, 0, 0]  # max_samples=3 closes the window
+
+
+def test_on_the_emulated_device(tmp_path):
+    out = run_python("""
+        from torchparity.devices import get_adapter
+        from torchparity.run.execute import execute
+        from torchparity.scenarios.sources import tooling
+        adapter = get_adapter("emu:ascend-a2")
+        adapter.setup()
+        for api in ("torch.package.PackageImporter.load_pickle", "torch.export.ExportedProgram.module",
+                    "torch.profiler._KinetoProfile.events", "torch.profiler.itt.is_available",
+                    "torch.utils.dlpack.to_dlpack"):
+            for sc in tooling.scenarios(api, None):
+                for dt in sc.dtypes:
+                    result, _ = execute(sc, dt, adapter)
+                    print(api, dt, result.status, result.emulated, result.detail[:160])
+        """, tmp_path, timeout=300)
+    assert "torch.package.PackageImporter.load_pickle float32 pass True" in out
+    assert "torch.export.ExportedProgram.module float32 pass True" in out
+    assert "torch.profiler._KinetoProfile.events float32 pass True" in out
+    assert "torch.utils.dlpack.to_dlpack float64 pass True" in out
+    # the A2 profile's build has no ITT: the device says False where the CPU says True
+    assert "torch.profiler.itt.is_available float32 fail True" in out
+
+
+def test_scenarios_are_deterministic_and_only_for_tooling_namespaces():
+    a = tooling.scenarios("torch.profiler.schedule", None)
+    b = tooling.scenarios("torch.profiler.schedule", None)
+    assert [s.id for s in a] == [s.id for s in b] == ["schedule"]
+    assert all(s.source == "tooling" for s in a)
+    assert tooling.scenarios("torch.add", None) == []
+    assert tooling.scenarios("torch.utils.checkpoint.checkpoint", None) == []
+
+
+def test_why_not_names_the_reason():
+    assert "tensorboard" in tooling.why_not("torch.utils.tensorboard.writer.SummaryWriter.add_scalar", None)
+    assert "onnx" in tooling.why_not("torch.onnx.export", None)
+    assert "C++ toolchain" in tooling.why_not("torch.utils.cpp_extension.load_inline", None)
+    assert "not a tooling API" in tooling.why_not("torch.add", None)
+    assert not set(tooling.members()) & set(tooling.M.WHY_NOT)  # a case or a reason, never both
+
+
+def test_every_case_names_a_real_api():
+    from torchparity.api.resolve import maybe_resolve
+
+    missing = [api for api in tooling.members() if maybe_resolve(api) is None]
+    assert missing == []
+
+
+def test_the_snippet_runs_on_its_own(capsys):
+    sc = tooling.scenarios("torch.package.PackageImporter.load_text", None)[0]
+    code = sc.snippet('"cpu"')
+    assert "PackageExporter" in code and "{device}" not in code
+    exec(compile(code, "<snippet>", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out.strip() == "rows=4"
