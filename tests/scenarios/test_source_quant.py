@@ -87,3 +87,15 @@ def test_on_the_emulated_ascend_a2(tmp_path):
     assert "unsupported feature_limit True" in lines["convert float32"]
     assert "quantized tensor is not supported by the emulated device" in lines["convert float32"]
     assert "error device_error True" in lines["reset_min_max_vals float32"]
+
+
+def test_every_case_is_a_listed_api_of_the_shipped_docs():
+    # a key mistyped in a table would be a case no listed API ever asks for
+    from pathlib import Path
+
+    from torchparity.evidence.vendor_docs import load_vendor_docs
+
+    docs = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
+    listed = {e.name for e in load_vendor_docs(str(docs), "2.13.0").entries if e.name.startswith("torch.ao.")}
+    assert set(quant.members()) <= listed
+    assert len(quant.members()) >= 118
