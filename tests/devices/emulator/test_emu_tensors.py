@@ -94,6 +94,25 @@ def test_out_variants_resize_like_the_cpu(dev):
     assert same(values, ref.values) and same(indices, ref.indices)
 
 
+def test_a_mutated_argument_the_cpu_kernel_resizes_is_resized_on_the_device(dev):
+    # per-channel fused observer + fake-quant: the CPU kernel grows scale / zero_point
+    # (given with one element) to one per channel; the device tensors must follow
+    x = torch.randn(4, 3)
+
+    def run(device):
+        t = [x.to(device), torch.tensor([1], dtype=torch.long).to(device),
+             torch.tensor([1], dtype=torch.long).to(device)]
+        t += [torch.empty(0).to(device), torch.empty(0).to(device)]  # running min / max
+        scale, zp = torch.tensor([1.0]).to(device), torch.tensor([0], dtype=torch.int32).to(device)
+        y = torch.fused_moving_avg_obs_fake_quant(*t, scale, zp, 0.01, 0, 255, 0, True, False)
+        return y, scale, zp
+
+    y, scale, zp = run(dev)
+    ref_y, ref_scale, ref_zp = run("cpu")
+    assert scale.device.type == dev and scale.shape == ref_scale.shape == (4,)
+    assert same(scale, ref_scale) and same(zp, ref_zp) and same(y, ref_y)
+
+
 def test_resize_and_set(dev):
     t = torch.arange(4.0).to(dev)
     t.resize_(2, 3)

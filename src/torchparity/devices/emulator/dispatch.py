@@ -304,6 +304,8 @@ def run(plan: Plan, args: tuple, kwargs: dict):
             _trace(plan, None)
         raise
 
+    if plan.write_pos:
+        _follow_resized(plan, args, cargs)
     if call.dtype is None:
         if tracing:
             _trace(plan, _result_dtype(out))
@@ -408,6 +410,25 @@ def _call_with_outs(plan: Plan, cargs, ckwargs, outs, kwargs):
             st.set_metadata(dev, dev.untyped_storage(), view.storage_offset(), view.size(),
                             view.stride())
     return out
+
+
+def _follow_resized(plan: Plan, args, cargs) -> None:
+    """A CPU kernel that resized a mutated positional argument (``scale`` and
+    ``zero_point`` of ``_fused_moving_avg_obs_fq_helper`` grow to one per channel) resized
+    its CPU view: give the device tensor the view's geometry, re-pointed at the view's
+    memory when the kernel had to reallocate it."""
+    n = len(args)
+    for i in plan.write_pos.values():
+        if i >= n:
+            continue
+        dev, view = args[i], cargs[i]
+        if not isinstance(dev, _Tensor) or not isinstance(view, _Tensor) or view is dev or dev.is_cpu:
+            continue
+        if view.untyped_storage().data_ptr() != dev.untyped_storage().data_ptr():
+            _rebind(dev, view)
+        elif (view.size() != dev.size() or view.stride() != dev.stride()
+                or view.storage_offset() != dev.storage_offset()):
+            st.set_metadata(dev, dev.untyped_storage(), view.storage_offset(), view.size(), view.stride())
 
 
 def _rebind(dev: torch.Tensor, view: torch.Tensor) -> None:
