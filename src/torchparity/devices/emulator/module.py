@@ -127,6 +127,7 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
     funcs.update(make_classes(mod.__name__))
     funcs["device"] = _DeviceContext
     funcs["amp"] = _amp_module(device_type)
+    funcs["default_generators"] = (generator,)
     for key, fn in funcs.items():
         if not key.startswith("_") and key not in MEMBERS:
             continue  # torch_npu's device module has no such member: neither has the emulator

@@ -23,14 +23,20 @@ from .storage import feature_error
 def build(device_type: str, index_of) -> Dict[str, Any]:
     """The runtime members of ``torch.<device_type>`` (``index_of(device)`` validates a
     device argument and returns its index)."""
-    state = {"stream": None, "sync_debug": 0, "fraction": 1.0}
+    state = {"stream": None, "sync_debug": 0, "fraction": 1.0, "next_id": 1}
 
     class Stream(torch.Stream):
         """An emulated stream: work submitted on it completes before the call returns."""
 
         def __new__(cls, device=None, priority=0, **kwargs):
             index_of(device)
-            return super().__new__(cls, device=torch.device(device_type, 0), priority=priority)
+            # every stream its own id (0: the default stream), as distinct device streams are
+            kind = torch.Stream(torch.device(device_type, 0)).device_type
+            sid = kwargs.get("_default_id")
+            if sid is None:
+                sid = state["next_id"]
+                state["next_id"] += 1
+            return super().__new__(cls, stream_id=sid, device_index=0, device_type=kind)
 
         def wait_event(self, event) -> None:
             event.wait(self)
@@ -103,7 +109,7 @@ def build(device_type: str, index_of) -> Dict[str, Any]:
     def default_stream(device=None):
         index_of(device)
         if state.get("default") is None:  # made at first use: the device name exists by then
-            state["default"] = Stream()
+            state["default"] = Stream(_default_id=0)
         return state["default"]
 
     def current_stream(device=None):
