@@ -25,6 +25,10 @@ undone within a process either):
   "... not supported by the emulated device".
 - ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
   the Python device guard cannot implement stream synchronisation).
+- ``torch.accelerator.memory.*`` (and the same names on ``torch.accelerator``): routed to
+  the emulated module's counters when the emulated device is the accelerator (torch_npu
+  registers its caching allocator with c10, so they work on a real NPU; a Python backend
+  has no c10 allocator to register).
 """
 
 from __future__ import annotations
