@@ -70,6 +70,10 @@ def _table(api: str) -> Tuple[str, str]:
     return M.RANDOM.get(api, ("", ""))
 
 
+_REF_ZH = {C.CPU: "torch.cpu 运行同一段代码", C.RNG: "CPU 生成器（torch.random）运行同一段代码",
+           M.FLAG: "CPU 上在同一计算外设置同一开关",
+           "the same computation on the CPU": "CPU 上的同一计算", M.SAME: "CPU 上运行的同一段代码"}
+
 PRELUDE = "c = Ctx(device)\nx = c.tensor(dtype=dtype)\nacc_here = _acc_here(c)\n"
 
 
@@ -100,12 +104,14 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
         return ()
     code = compile(PRELUDE + block, __file__, "exec")
     short = api.rsplit(".", 1)[-1]
-    via = ("the device module's counterpart (torch.<device>." + api.split(".", 2)[2] + ")"
-           if api.startswith(("torch.cuda.", "torch.cpu.")) else api)
+    member = api.split(".", 2)[2] if api.startswith(("torch.cuda.", "torch.cpu.")) else ""
+    via = f"the device module's counterpart (torch.<device>.{member})" if member else api
+    via_zh = f"设备模块中的对应成员（torch.<device>.{member}）" if member else api
+    ref_zh = _REF_ZH.get(ref, "API 承诺的性质（" + ref + "）")
     return (Scenario(
         id=f"devmod_{short}", api=api, fn=_make_fn(code),
         description=Text(en=f"{via} with device tensors; reference: {ref}",
-                         zh=f"{via}，使用设备张量；参照：{ref}"),
+                         zh=f"{via_zh}，使用设备张量；参照：{ref_zh}"),
         expected=Text(en="the same values and facts as the reference",
                       zh="与参照相同的数值与性质"),
         dtypes=("float32",), tags=("random",) if api in RANDOM_APIS else (),
