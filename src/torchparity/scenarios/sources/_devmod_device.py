@@ -1,9 +1,58 @@
-"""Blocks of the ``devmod`` source for the device, RNG, amp and comm members of
+"""Blocks of the ``devmod`` source for the graph, device, RNG, amp and comm members of
 ``torch.cuda.*`` (format: see ``_devmod_cuda``)."""
 
 from __future__ import annotations
 
 from ._devmod_cuda import CPU, RNG
+
+GRAPHS = {
+    "CUDAGraph": ("out = capture(c)", "the replay's promise: the captured formula on the new input"),
+    "CUDAGraph.capture_begin": ("out = capture(c, 'begin_end')", "the replay's promise"),
+    "CUDAGraph.capture_end": ("out = capture(c, 'begin_end')", "the replay's promise"),
+    "CUDAGraph.replay": ("out = capture(c)", "the replay's promise"),
+    "CUDAGraph.reset": ("out = capture(c, 'reset')", "the replay's promise"),
+    "CUDAGraph.pool": ("""
+G = c.m("CUDAGraph")
+if G is None:
+    out = {"pool_is_tuple": True, "replay": capture(c)}
+else:
+    out = {"replay": capture(c)}
+    g = G()
+    with c.m("graph")(g):
+        b = torch.ones(4, device=c.device) * 3
+    out["pool_is_tuple"] = isinstance(g.pool(), tuple)
+""", "the promise: pool() is a handle tuple; the replay gives the captured formula"),
+    "CUDAGraph.debug_dump": ("""
+import os, tempfile
+G = c.m("CUDAGraph")
+if G is None:
+    out = {"dumped": True}
+else:
+    g = G()
+    g.enable_debug_mode()
+    with c.m("graph")(g):
+        b = torch.ones(4, device=c.device) * 3
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "graph.dot")
+        g.debug_dump(path)
+        out = {"dumped": os.path.getsize(path) > 0}
+""", "the promise: debug_dump writes a non-empty file"),
+    "graph": ("out = capture(c)", "the replay's promise"),
+    "graph_pool_handle": ("out = capture(c, 'pool')", "the replay's promise"),
+    "make_graphed_callables": ("""
+torch.manual_seed(0)
+lin = torch.nn.Linear(4, 3)
+inp = torch.arange(8.0).reshape(2, 4)
+f = c.m("make_graphed_callables")
+if f is None:
+    out = lin(inp).detach()
+else:
+    lin = lin.to(c.device)
+    sample = torch.zeros(2, 4, device=c.device, requires_grad=True)
+    graphed = f(lin, (sample,))
+    out = graphed(inp.to(c.device).requires_grad_()).detach()
+""", "the promise: the graphed module computes what the module computes"),
+}
 
 DEVICE = {
     "is_available": ("out = {'available': c.m('is_available')(), 'y': (x * 2)}", CPU),
@@ -253,4 +302,4 @@ else:
 """, "the promise: the tensors concatenated along dim 0"),
 }
 
-ALL = {**DEVICE, **RANDOM, **AMP, **COMM}
+ALL = {**GRAPHS, **DEVICE, **RANDOM, **AMP, **COMM}

@@ -36,7 +36,7 @@ ORDER = 66
 PREFIXES = ("torch.cuda.", "torch.cpu.", "torch.accelerator.", "torch.backends.", "torch.random.",
             "torch.Generator", "torch.default_generator")
 
-CUDA: Dict[str, Tuple[str, str]] = {**C.STREAMS, **C.GRAPHS, **C.MEMORY, **D.ALL}
+CUDA: Dict[str, Tuple[str, str]] = {**C.STREAMS, **C.MEMORY, **D.ALL}
 # torch.cpu.X: the same question as torch.cuda.X (torch.cpu runs it as the reference)
 CPU_MEMBERS = ("Stream", "StreamContext", "amp.autocast", "current_stream", "device_count",
                "is_available", "stream", "synchronize")
