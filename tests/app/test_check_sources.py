@@ -86,9 +86,11 @@ def _cli(*args):
 
 @pytest.fixture
 def tiny_docs(tmp_path):
-    # cufft_plan_cache: reading it on a CPU build raises inside torch; resolution must not
+    # change_current_allocator: resolved, but every source declines it (the devmod source
+    # names why: it needs a compiled allocator library); torch.backends.cuda.cufft_plan_cache,
+    # used here before, now has devmod scenarios (its resolution is tested in tests/api)
     return _docs(tmp_path / "docs", ["torch.mm", "torch.autograd.grad", "torch.no_such_api_here",
-                                     "torch.backends.cuda.cufft_plan_cache"])
+                                     "torch.cuda.change_current_allocator"])
 
 
 def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
@@ -107,12 +109,13 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
     assert rows[("torch.autograd.grad", "-")]["status"] == "unknown"
     assert "Sources tried" in rows[("torch.autograd.grad", "-")]["detail"]
     assert "does not resolve" in rows[("torch.no_such_api_here", "-")]["detail"]
-    cufft = rows[("torch.backends.cuda.cufft_plan_cache", "-")]
-    assert cufft["status"] == "unknown"
-    assert "Sources tried" in cufft["detail"]  # resolved (no crash), no source applies
+    alloc = rows[("torch.cuda.change_current_allocator", "-")]
+    assert alloc["status"] == "unknown"
+    assert "Sources tried" in alloc["detail"]  # resolved, no source applies
+    assert "allocator compiled as a shared library" in alloc["detail"]
     assert doc["api_verdicts"] == {"torch.mm": "partial", "torch.autograd.grad": "unknown",
                                    "torch.no_such_api_here": "unknown",
-                                   "torch.backends.cuda.cufft_plan_cache": "unknown"}
+                                   "torch.cuda.change_current_allocator": "unknown"}
     csv = (out / "matrix.csv").read_text(encoding="utf-8").splitlines()
     assert csv[0].endswith(",source") and any(line.endswith(",opinfo") for line in csv)
     assert "## No executed scenario (unknown)" in (out / "matrix.md").read_text(encoding="utf-8")
@@ -134,11 +137,11 @@ def test_bad_vendor_docs_folder_is_one_line_and_exit_2(tmp_path):
 def test_vendor_docs_mode_keeps_only_the_named_namespace(tiny_docs, tmp_path):
     out = tmp_path / "ns"
     proc = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",
-                "--device", "cpu", "--out", str(out), "--namespace", "torch.backends",
+                "--device", "cpu", "--out", str(out), "--namespace", "torch.cuda",
                 "--jobs", "1", "--quiet")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "matrix.json").read_text(encoding="utf-8"))
-    assert sorted(doc["api_verdicts"]) == ["torch.backends.cuda.cufft_plan_cache"]
+    assert sorted(doc["api_verdicts"]) == ["torch.cuda.change_current_allocator"]
     # a prefix is a dotted name, not a string prefix; no listed API there is one line, exit 2
     bad = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",
                "--device", "cpu", "--out", str(tmp_path / "none"), "--namespace", "torch.m")

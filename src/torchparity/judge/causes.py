@@ -49,6 +49,15 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
     ErrorRule(r"(?i)not supported (by|on) the emulated device|cannot be emulated",
               Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
               "torch.Generator(device='npu') is not supported by the emulated device"),
+    # the device module (torch.npu, ...) has no counterpart of a torch.cuda member
+    ErrorRule(r"the device module [\w.]+ has no member",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "the device module torch.npu has no member memory_usage (counterpart of "
+              "torch.cuda.memory_usage): not supported by this device's module"),
+    # torch's own refusal for a backend whose hooks lack a runtime feature
+    ErrorRule(r"Backend doesn't support [\w ]+\.",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "Backend doesn't support getting device capabilities."),
 )
 
 

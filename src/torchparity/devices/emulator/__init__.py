@@ -30,7 +30,12 @@ How it works (modules of this package):
   emulated from Python and raise "... not supported by the emulated device".
 - ``module``: ``torch.<device_type>``: is_available, device_count (1), current_device,
   set_device, synchronize, ``device`` context manager, seeding and RNG state,
-  ``get_amp_supported_dtype`` (autocast as the profile allows).
+  ``get_amp_supported_dtype`` (autocast as the profile allows), ``amp``; only the members
+  torch_npu's ``torch.npu`` has (``_npu_members``: its ``__all__`` with the source).
+- ``runtime``: streams (each its own id; work is done when the call returns), events
+  (host-clock timing), stream contexts, memory functions over ``memstats`` (counters kept
+  per device storage, freed with its last alias; reserved = allocated, no cache); graph
+  capture, IPC handles, pluggable allocators raise "not supported by the emulated device".
 - ``autocast``: cast policies for ``torch.autocast("<device>")`` (torch has none for
   PrivateUse1).
 - ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).
@@ -46,8 +51,8 @@ the profile is asked about — what a TorchDispatchMode above the device cannot 
 Random ops on the device use the device module's own generator, seeded by
 ``torch.manual_seed`` together with the CPU's, so seeded runs agree with the CPU.
 
-Not emulated: more than one device (index 0 only), streams and events (torch's dummies),
-memory statistics, IPC/shared CUDA-style handles, ``torch.compile`` backends. Growing a
+Not emulated: more than one device (index 0 only), asynchronous streams (all work is
+synchronous), graph capture, IPC/shared CUDA-style handles, ``torch.compile`` backends. Growing a
 device tensor (``resize_``, an ``out=`` that must grow) re-points it at new memory; other
 views of the old memory keep the old bytes.
 """

@@ -25,6 +25,10 @@ undone within a process either):
   "... not supported by the emulated device".
 - ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
   the Python device guard cannot implement stream synchronisation).
+- ``torch.accelerator.memory.*`` (and the same names on ``torch.accelerator``): routed to
+  the emulated module's counters when the emulated device is the accelerator (torch_npu
+  registers its caching allocator with c10, so they work on a real NPU; a Python backend
+  has no c10 allocator to register).
 """
 
 from __future__ import annotations
@@ -173,6 +177,46 @@ def install_accelerator() -> None:
     synchronize.__doc__ = original.__doc__
     synchronize.__wrapped__ = original
     acc.synchronize = synchronize
+    _install_accelerator_memory()
+
+
+# torch.accelerator.memory.<name> -> the device module's member. torch_npu registers its
+# caching allocator with c10 (NPUCachingAllocator.cpp: REGISTER_ALLOCATOR for PrivateUse1), so
+# these work on a real NPU; a Python backend registers none, so they are routed here to the
+# emulated module's counters.
+ACCELERATOR_MEMORY = {
+    "empty_cache": "empty_cache", "empty_host_cache": "host_empty_cache",
+    "get_memory_info": "mem_get_info", "max_memory_allocated": "max_memory_allocated",
+    "max_memory_reserved": "max_memory_reserved", "memory_allocated": "memory_allocated",
+    "memory_reserved": "memory_reserved", "memory_stats": "memory_stats",
+    "reset_accumulated_memory_stats": "reset_accumulated_memory_stats",
+    "reset_peak_memory_stats": "reset_peak_memory_stats",
+}
+
+
+def _install_accelerator_memory() -> None:
+    import torch.accelerator as acc
+    import torch.accelerator.memory as accmem
+
+    for name, member in ACCELERATOR_MEMORY.items():
+        original = getattr(accmem, name, None)
+        if original is None:
+            continue
+
+        def routed(*args, _original=original, _member=member, _takes=name, **kwargs):
+            if acc.current_accelerator().type != STATE.device_type:
+                return _original(*args, **kwargs)
+            fn = getattr(torch.get_device_module(STATE.device_type), _member)
+            if _takes in ("empty_cache", "empty_host_cache"):
+                return fn()
+            return fn(*args, **kwargs)
+
+        routed.__doc__ = original.__doc__
+        routed.__wrapped__ = original
+        routed.__name__ = name
+        setattr(accmem, name, routed)
+        if getattr(acc, name, None) is original:
+            setattr(acc, name, routed)
 
 
 def _sparse_fallback(op, *args, **kwargs):

@@ -1,6 +1,8 @@
 """The device module that becomes ``torch.<device_type>`` (e.g. ``torch.npu``).
 
-One device (index 0), always available, nothing to synchronise. Random ops on the
+One device (index 0), always available, nothing to synchronise. Its members are those of
+torch_npu's ``torch.npu`` (``_npu_members``, with its source): a member torch_npu lacks is
+missing here too; streams, events and memory counters come from ``runtime``. Random ops on the
 device draw from the module's own CPU generator, which ``torch.manual_seed`` seeds
 together with the CPU's (through ``manual_seed_all``), so a seeded run produces the same
 numbers on the device as on the CPU.
@@ -8,11 +10,15 @@ numbers on the device as on the CPU.
 
 from __future__ import annotations
 
+import os
+import re
 import types
 from typing import List, Optional
 
 import torch
 
+from . import runtime
+from ._npu_members import MEMBERS, NPU_AMP
 from .legacy_storage import make_classes
 
 
@@ -116,12 +122,92 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
         set_rng_state_all=set_rng_state_all, _is_in_bad_fork=_is_in_bad_fork,
         get_amp_supported_dtype=get_amp_supported_dtype, is_bf16_supported=is_bf16_supported,
     )
+    funcs.update(_extras(device_type, profile, name))
+    funcs.update(runtime.build(device_type, _index))
+    funcs.update(make_classes(mod.__name__))
+    funcs["device"] = _DeviceContext
+    funcs["amp"] = _amp_module(device_type)
+    funcs["default_generators"] = (generator,)
     for key, fn in funcs.items():
-        fn.__module__ = mod.__name__
+        if not key.startswith("_") and key not in MEMBERS:
+            continue  # torch_npu's device module has no such member: neither has the emulator
+        if isinstance(fn, types.FunctionType):
+            fn.__module__ = mod.__name__
         setattr(mod, key, fn)
-    for cls_name, cls in make_classes(mod.__name__).items():
-        setattr(mod, cls_name, cls)
-    mod.device = _DeviceContext
     mod.emulated = True
     mod.profile_name = profile.name
     return mod
+
+
+class _DeviceOf(_DeviceContext):
+    """``with torch.<device>.device_of(t):`` — the device of ``t`` (a no-op on one device)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.device if getattr(obj, "device", None) is not None
+                         and obj.device.type != "cpu" else None)
+
+
+def _extras(device_type: str, profile, name: str) -> dict:
+    def get_device_properties(device=None):
+        _index(device)
+        return types.SimpleNamespace(name=name, total_memory=runtime.host_memory()[1],
+                                     emulated=True)
+
+    def get_device_capability(device=None):
+        # torch_npu answers None unless TORCH_NPU_DEVICE_CAPABILITY says "major.minor"
+        _index(device)
+        env = os.environ.get(f"TORCH_{device_type.upper()}_DEVICE_CAPABILITY", "")
+        m = re.match(r"^(\d+)\.(\d+)$", env)
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
+    def can_device_access_peer(device_id, peer_device_id) -> bool:
+        _index(device_id)
+        _index(peer_device_id)
+        return False  # one device: no peer to access
+
+    def is_autocast_enabled() -> bool:
+        return torch.is_autocast_enabled(device_type)
+
+    def set_autocast_enabled(enabled: bool) -> None:
+        torch.set_autocast_enabled(device_type, enabled)
+
+    def get_autocast_dtype():
+        return torch.get_autocast_dtype(device_type)
+
+    def set_autocast_dtype(dtype) -> None:
+        torch.set_autocast_dtype(device_type, dtype)
+
+    return dict(get_device_properties=get_device_properties,
+                get_device_capability=get_device_capability,
+                can_device_access_peer=can_device_access_peer, device_of=_DeviceOf,
+                is_autocast_enabled=is_autocast_enabled, set_autocast_enabled=set_autocast_enabled,
+                get_autocast_dtype=get_autocast_dtype, set_autocast_dtype=set_autocast_dtype)
+
+
+def _amp_module(device_type: str) -> types.ModuleType:
+    """``torch.<device>.amp``: autocast, GradScaler, custom_fwd, custom_bwd bound to the device."""
+    amp = types.ModuleType(f"torch.{device_type}.amp", f"Emulated torch.{device_type}.amp")
+
+    class autocast(torch.amp.autocast_mode.autocast):
+        def __init__(self, enabled=True, dtype=torch.float16, cache_enabled=True):
+            super().__init__(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    class GradScaler(torch.amp.GradScaler):
+        def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
+                     growth_interval=2000, enabled=True):
+            super().__init__(device_type, init_scale=init_scale, growth_factor=growth_factor,
+                             backoff_factor=backoff_factor, growth_interval=growth_interval,
+                             enabled=enabled)
+
+    def custom_fwd(fwd=None, *, cast_inputs=None):
+        return torch.amp.custom_fwd(fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    def custom_bwd(bwd=None):
+        return torch.amp.custom_bwd(bwd, device_type=device_type)
+
+    for key, value in dict(autocast=autocast, GradScaler=GradScaler, custom_fwd=custom_fwd,
+                           custom_bwd=custom_bwd).items():
+        if key in NPU_AMP:
+            value.__module__ = amp.__name__
+            setattr(amp, key, value)
+    return amp

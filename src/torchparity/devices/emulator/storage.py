@@ -22,6 +22,8 @@ from typing import Dict, Optional
 
 import torch
 
+from . import memstats
+
 HOST_ATTR = "_torchparity_host"
 
 _from_data_pointer = torch._C._construct_storage_from_data_pointer
@@ -57,6 +59,7 @@ def device_storage(host: torch.UntypedStorage, device: torch.device) -> torch.Un
     setattr(dev, HOST_ATTR, host)
     if ptr:
         _BY_PTR[ptr] = dev
+    memstats.track(dev, host.nbytes())
     return dev
 
 

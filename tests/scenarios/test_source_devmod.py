@@ -1,0 +1,101 @@
+"""The devmod source: torch.cuda.* asked of the device module of the device under test,
+torch.accelerator.*, backends flags and RNG APIs, on the emulated device and the CPU."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from torchparity.devices import get_adapter
+from torchparity.devices.emulator._npu_members import MEMBERS, NPU_ALL, SOURCE
+from torchparity.run.execute import execute
+from torchparity.scenarios.sources import devmod, offer
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    adapter = get_adapter("cpu")
+    adapter.setup()
+    return adapter
+
+
+@pytest.fixture(scope="module")
+def emu():
+    # the profile the test process hosts (tests/devices/emulator/conftest.py; one per process)
+    adapter = get_adapter("emu:allow-all")
+    adapter.setup()
+    return adapter
+
+
+def _run(api, adapter):
+    (sc,) = devmod.scenarios(api, None)
+    result, _ = execute(sc, "float32", adapter)
+    return result
+
+
+def test_only_its_namespaces_and_the_same_ids_when_asked_again():
+    assert devmod.scenarios("torch.mm", torch.mm) == []
+    assert "not a device-module" in devmod.why_not("torch.mm", torch.mm)
+    first = [sc.id for sc in devmod.scenarios("torch.cuda.memory_allocated", None)]
+    assert first == [sc.id for sc in devmod.scenarios("torch.cuda.memory_allocated", None)] == ["devmod_memory_allocated"]
+    assert devmod.scenarios("torch.cuda.change_current_allocator", None) == []
+    assert "shared library" in devmod.why_not("torch.cuda.change_current_allocator", None)
+    found = offer("torch.cuda.Event.elapsed_time", None)
+    assert found.tried["devmod"] == "1 scenario(s)"
+    assert "finite float" in found.scenarios[0].description.en  # the reference is named
+
+
+@pytest.mark.parametrize("api", ["torch.cuda.memory_allocated", "torch.cuda.Stream",
+                                 "torch.cuda.set_rng_state", "torch.accelerator.memory.memory_stats",
+                                 "torch.backends.cudnn.deterministic"])
+def test_runs_on_the_emulated_device_and_matches(emu, api):
+    result = _run(api, emu)
+    assert result.status == "pass", result.detail
+    assert result.emulated
+
+
+def test_a_member_torch_npu_lacks_is_unsupported_on_the_emulated_device(emu):
+    assert "memory_usage" not in NPU_ALL and not hasattr(torch.npu, "memory_usage")
+    result = _run("torch.cuda.memory_usage", emu)
+    assert (result.status, result.cause) == ("unsupported", "feature_limit")
+    assert "torch.npu has no member memory_usage" in result.detail
+
+
+def test_emulated_module_members_come_from_torch_npus_list(emu):
+    assert SOURCE.startswith("Ascend/pytorch@")
+    public = {n for n in vars(torch.npu) if not n.startswith("_")} - {"emulated", "profile_name"}
+    assert public <= MEMBERS, sorted(public - MEMBERS)
+    assert {"Stream", "Event", "memory_allocated", "NPUGraph", "amp"} <= public
+
+
+def test_counters_that_do_not_move_fail(emu, monkeypatch):
+    monkeypatch.setattr(torch.npu, "memory_allocated", lambda device=None: 0)
+    result = _run("torch.cuda.memory_allocated", emu)
+    assert result.status == "fail"
+    assert "grows_by_nbytes" in result.detail
+
+
+@pytest.mark.parametrize("api", ["torch.cuda.memory_allocated", "torch.cuda.Event.elapsed_time",
+                                 "torch.cpu.StreamContext", "torch.accelerator.current_stream",
+                                 "torch.random.fork_rng"])
+def test_the_cpu_agrees_with_itself(cpu, api):
+    result = _run(api, cpu)
+    assert result.status == "pass", result.detail
+
+
+def test_ascend_profile_in_a_check(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchparity", "check", "torch.cuda.get_device_capability",
+         "torch.cuda.CUDAGraph", "--device", "emu:ascend-a2", "--out", str(out), "--jobs", "1", "-q"],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stderr[-2000:]  # 1: an API is broken (the fail below)
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    rows = {a["name"]: a["scenarios"][0] for a in report["apis"]}
+    # torch_npu answers None without TORCH_NPU_DEVICE_CAPABILITY: not the promised pair
+    assert rows["torch.cuda.get_device_capability"]["status"] == "fail"
+    # NPUGraph exists on torch.npu, but capture cannot be emulated
+    assert (rows["torch.cuda.CUDAGraph"]["status"], rows["torch.cuda.CUDAGraph"]["cause"]) == (
+        "unsupported", "feature_limit")
