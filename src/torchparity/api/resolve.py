@@ -80,8 +80,29 @@ def check_dotted(name: str) -> str:
     return name
 
 
+# Classes the PyTorch docs (and the vendor lists copied from them) name under a package
+# that does not export them: the docs' autograd page lists ``torch.autograd.Node.name``
+# and ``torch.autograd.FunctionCtx.mark_dirty``; the classes live in these modules.
+DOC_LOCATIONS = {
+    "torch.autograd.Node": "torch.autograd.graph.Node",
+    "torch.autograd.FunctionCtx": "torch.autograd.function.FunctionCtx",
+}
+
+
 def resolve(name: str) -> ResolvedApi:
     """Resolve ``name`` or raise :class:`UnknownApiError` with close matches."""
+    try:
+        return _resolve(name)
+    except UnknownApiError:
+        for doc, real in DOC_LOCATIONS.items():
+            if name == doc or name.startswith(doc + "."):
+                found = _resolve(real + name[len(doc):])
+                return ResolvedApi(name=name, qualified_name=found.qualified_name, obj=found.obj,
+                                   parent=found.parent, aliases=sorted({found.name} - {name}))
+        raise
+
+
+def _resolve(name: str) -> ResolvedApi:
     name = check_dotted(name)
     parts = name.split(".")
     try:
