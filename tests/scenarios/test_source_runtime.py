@@ -80,6 +80,11 @@ def test_doc_locations_resolve():
     assert maybe_resolve("torch.autograd.FunctionCtx.mark_dirty").obj \
         is torch.autograd.function.FunctionCtx.mark_dirty
     assert maybe_resolve("torch.autograd.NodeX") is None
+    # instance attributes a class only annotates resolve to a read-only property
+    r = maybe_resolve("torch.TypedStorage.dtype")
+    assert isinstance(r.obj, property) and "torch.dtype" in r.obj.__doc__
+    assert member.scenarios("torch.TypedStorage.dtype", r.obj)
+    assert maybe_resolve("torch.TypedStorage.no_such_attribute") is None
 
 
 def test_on_the_emulated_a2(tmp_path):

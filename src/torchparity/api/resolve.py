@@ -89,6 +89,21 @@ DOC_LOCATIONS = {
 }
 
 
+def _declared_attribute(cls: Any, name: str) -> Any:
+    """For a class that declares ``name`` only as an annotation (an instance attribute set
+    in ``__init__``: ``TypedStorage.dtype``, ``Multinomial.total_count``), a read-only
+    ``property`` standing for it (its doc names the annotation); else None."""
+    if not isinstance(cls, type):
+        return None
+    for klass in cls.__mro__:
+        annotations = klass.__dict__.get("__annotations__") or {}
+        if name in annotations:
+            kind = annotations[name]
+            kind = kind if isinstance(kind, str) else getattr(kind, "__name__", repr(kind))
+            return property(doc=f"{klass.__name__}.{name}: {kind} (an instance attribute)")
+    return None
+
+
 def resolve(name: str) -> ResolvedApi:
     """Resolve ``name`` or raise :class:`UnknownApiError` with close matches."""
     try:
@@ -135,6 +150,10 @@ def _resolve(name: str) -> ResolvedApi:
             continue
         except Exception:
             pass
+        declared = _declared_attribute(obj, parts[i]) if failure is None else None
+        if declared is not None:  # an instance attribute the class only annotates
+            parent, obj = obj, declared
+            continue
         prefix = ".".join(parts[:i])
         if failure is not None:
             first = next((ln.strip() for ln in str(failure).splitlines() if ln.strip()), "")
