@@ -1,6 +1,6 @@
 """Every scenario of the generated sources over a vendor docs list, in this process.
 
-For each source (``module``, ``optim``, ``distribution``, ``member`` by default) and each
+For each source (``module``, ``optim``, ``distribution``, ``member``, ``runtime`` by default) and each
 API of the docs list that the source covers: every scenario, every dtype, through
 ``run.execute.execute`` on one device. Prints, per source, how many of the listed APIs it
 covers, the scenario x dtype counts per status and the wall time; ``--show`` prints every
@@ -22,7 +22,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
-DEFAULT_SOURCES = ("module", "optim", "distribution", "member")
+DEFAULT_SOURCES = ("module", "optim", "distribution", "member", "runtime")
 
 
 @dataclass

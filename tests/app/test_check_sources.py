@@ -45,7 +45,8 @@ def test_relu_reaches_the_opinfo_of_nn_functional_relu_by_footprint():
 
 
 def test_api_with_no_source_is_unknown_and_undetermined(tmp_path):
-    report = check(["torch.autograd.grad"], "emu:ascend-a2", out=str(tmp_path / "o"))
+    # nobody covers it: settable once per process (the runtime source names the reason)
+    report = check(["torch.set_num_interop_threads"], "emu:ascend-a2", out=str(tmp_path / "o"))
     api = report.apis[0]
     assert api.scenarios == []
     assert (api.verdict.status, api.verdict.category) == ("unknown", "undetermined")
@@ -86,10 +87,11 @@ def _cli(*args):
 
 @pytest.fixture
 def tiny_docs(tmp_path):
-    # change_current_allocator: resolved, but every source declines it (the devmod source
-    # names why: it needs a compiled allocator library); torch.backends.cuda.cufft_plan_cache,
-    # used here before, now has devmod scenarios (its resolution is tested in tests/api)
-    return _docs(tmp_path / "docs", ["torch.mm", "torch.autograd.grad", "torch.no_such_api_here",
+    # set_num_interop_threads: resolved, every source declines it (it can be set once per
+    # process); change_current_allocator: the devmod source names why (a compiled allocator
+    # library); torch.backends.cuda.cufft_plan_cache, used here before, now has devmod
+    # scenarios (its resolution is tested in tests/api)
+    return _docs(tmp_path / "docs", ["torch.mm", "torch.set_num_interop_threads", "torch.no_such_api_here",
                                      "torch.cuda.change_current_allocator"])
 
 
@@ -106,14 +108,14 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
     assert rows[("torch.mm", "float64")]["status"] == "unsupported"
     assert rows[("torch.mm", "float64")]["cause"] == "dtype_limit"
     assert rows[("torch.mm", "float32")]["source"] == "opinfo"
-    assert rows[("torch.autograd.grad", "-")]["status"] == "unknown"
-    assert "Sources tried" in rows[("torch.autograd.grad", "-")]["detail"]
+    assert rows[("torch.set_num_interop_threads", "-")]["status"] == "unknown"
+    assert "Sources tried" in rows[("torch.set_num_interop_threads", "-")]["detail"]
     assert "does not resolve" in rows[("torch.no_such_api_here", "-")]["detail"]
     alloc = rows[("torch.cuda.change_current_allocator", "-")]
     assert alloc["status"] == "unknown"
     assert "Sources tried" in alloc["detail"]  # resolved, no source applies
     assert "allocator compiled as a shared library" in alloc["detail"]
-    assert doc["api_verdicts"] == {"torch.mm": "partial", "torch.autograd.grad": "unknown",
+    assert doc["api_verdicts"] == {"torch.mm": "partial", "torch.set_num_interop_threads": "unknown",
                                    "torch.no_such_api_here": "unknown",
                                    "torch.cuda.change_current_allocator": "unknown"}
     csv = (out / "matrix.csv").read_text(encoding="utf-8").splitlines()

@@ -80,8 +80,44 @@ def check_dotted(name: str) -> str:
     return name
 
 
+# Classes the PyTorch docs (and the vendor lists copied from them) name under a package
+# that does not export them: the docs' autograd page lists ``torch.autograd.Node.name``
+# and ``torch.autograd.FunctionCtx.mark_dirty``; the classes live in these modules.
+DOC_LOCATIONS = {
+    "torch.autograd.Node": "torch.autograd.graph.Node",
+    "torch.autograd.FunctionCtx": "torch.autograd.function.FunctionCtx",
+}
+
+
+def _declared_attribute(cls: Any, name: str) -> Any:
+    """For a class that declares ``name`` only as an annotation (an instance attribute set
+    in ``__init__``: ``TypedStorage.dtype``, ``Multinomial.total_count``), a read-only
+    ``property`` standing for it (its doc names the annotation); else None."""
+    if not isinstance(cls, type):
+        return None
+    for klass in cls.__mro__:
+        annotations = klass.__dict__.get("__annotations__") or {}
+        if name in annotations:
+            kind = annotations[name]
+            kind = kind if isinstance(kind, str) else getattr(kind, "__name__", repr(kind))
+            return property(doc=f"{klass.__name__}.{name}: {kind} (an instance attribute)")
+    return None
+
+
 def resolve(name: str) -> ResolvedApi:
     """Resolve ``name`` or raise :class:`UnknownApiError` with close matches."""
+    try:
+        return _resolve(name)
+    except UnknownApiError:
+        for doc, real in DOC_LOCATIONS.items():
+            if name == doc or name.startswith(doc + "."):
+                found = _resolve(real + name[len(doc):])
+                return ResolvedApi(name=name, qualified_name=found.qualified_name, obj=found.obj,
+                                   parent=found.parent, aliases=sorted({found.name} - {name}))
+        raise
+
+
+def _resolve(name: str) -> ResolvedApi:
     name = check_dotted(name)
     parts = name.split(".")
     try:
@@ -114,6 +150,10 @@ def resolve(name: str) -> ResolvedApi:
             continue
         except Exception:
             pass
+        declared = _declared_attribute(obj, parts[i]) if failure is None else None
+        if declared is not None:  # an instance attribute the class only annotates
+            parent, obj = obj, declared
+            continue
         prefix = ".".join(parts[:i])
         if failure is not None:
             first = next((ln.strip() for ln in str(failure).splitlines() if ln.strip()), "")

@@ -30,6 +30,7 @@ from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
 from ..results.models import Cause, Status
 from ..scenarios import opinfo as oi
+from . import opinfo_restricted as RS
 from .execute import describe_exception
 from .handlers import WorkerContext, register
 from .paths import record_path
@@ -201,7 +202,8 @@ class _Case:
     """Everything one case needs; ``run_sample`` judges one sample."""
 
     def __init__(self, ctx: WorkerContext, e: oi.OpEntry, dtype: torch.dtype, kind: str,
-                 grads: bool, skip_reason: Optional[str] = None):
+                 grads: bool, skip_reason: Optional[str] = None, standard: Optional[str] = None,
+                 mark: Optional[str] = None):
         self.adapter = ctx.adapter
         self.device = ctx.adapter.torch_device
         self.device_type = ctx.adapter.type
@@ -213,7 +215,15 @@ class _Case:
         self.golden_ok = dtype in HIGHER
         self.random_seen = False
         self.skip_reason = skip_reason  # values are not compared (OpInfo's own skip)
+        # OpInfo marks the values not comparable, but part of them is (judge.restricted):
+        # in-range-cast | in-range-shift | order-free; ``mark`` is OpInfo's reason
+        self.standard = standard
+        self.mark = mark
+        self.standards_used: set = set()
         self._golden: Optional[_Run] = None
+        self.kwargs: Dict[str, Any] = {}
+        self.inp: Any = None
+        self.other: Any = None
 
     def _sync(self) -> None:
         self.adapter.synchronize()
@@ -228,11 +238,18 @@ class _Case:
                 Status.SKIP, Cause.NOT_COMPARABLE,
                 "the sample has no tensor and no device argument: it never reaches the device")))
         dev_tree = device_tree(orig, self.device)
-        # the golden needs untouched inputs (an op may write to its inputs); without a
-        # golden the CPU reference may use the samples themselves
-        cpu_tree = _map(orig, _copy) if self.golden_ok else orig
+        # the golden and a repeated device run need untouched inputs (an op may write to
+        # its inputs)
+        cpu_tree = _map(orig, _copy)
+        inp, args, kwargs = orig
+        self.inp, self.other, self.kwargs = inp, (args[0] if args else kwargs.get("other")), kwargs
         seed = oi.SEED + index
         dev = _call(self.fn, dev_tree, process, seed, self._sync, device_type=self.device_type)
+
+        def again() -> _Run:  # the device run once more, same inputs, same seed
+            return _call(self.fn, device_tree(orig, self.device), process, seed, self._sync,
+                         device_type=self.device_type)
+
         if dev.exc is not None and _CPU_ONLY_ARG.search(str(dev.exc)):
             retry = _call(self.fn, device_tree(orig, self.device, input_only=True), process, seed,
                           self._sync, device_type=self.device_type)
@@ -248,7 +265,8 @@ class _Case:
             dev = _call(self.fn, _map(dev_tree, lambda t: t.detach()), process, seed, self._sync,
                         device_type=self.device_type)
             cpu = _call(self.fn, _map(cpu_tree, lambda t: t.detach()), process, seed)
-        forward = self._judge_runs(cpu, dev, kind, "output", lambda: self._golden_forward(orig, process, seed))
+        forward = self._judge_runs(cpu, dev, kind, "output", lambda: self._golden_forward(orig, process, seed),
+                                   again=again)
         backward = None
         if self.grads and forward.category in ("pass", "warn", "fail", "not_comparable") \
                 and cpu.exc is None and dev.exc is None:
@@ -298,7 +316,7 @@ class _Case:
         return bool(found)
 
     def _judge_runs(self, cpu: _Run, dev: _Run, kind: str, path: str,
-                    golden: Optional[Callable[[], Any]]):
+                    golden: Optional[Callable[[], Any]], again: Optional[Callable[[], _Run]] = None):
         if dev.exc is not None:
             msg = describe_exception(dev.exc)
             if cpu.exc is not None:  # raises like the CPU: the op itself refuses this sample
@@ -314,8 +332,20 @@ class _Case:
                 Status.SKIP, Cause.NOT_COMPARABLE,
                 f"{path}: the device returned, the CPU reference raised {describe_exception(cpu.exc)}"),
                 cpu_raised=True)
-        if self.skip_reason:
+        # a sample whose CPU run drew random numbers is judged by the seeded standard
+        # whatever OpInfo's mark says (pca_lowrank: "output is non-deterministic")
+        if self.skip_reason and kind != "random":
             return _cat("not_comparable", Judgement(Status.SKIP, Cause.UPSTREAM_SKIP, self.skip_reason))
+        try:
+            if kind == "uninitialised":
+                return _by_status(RS.judge_uninitialised(self, cpu.value, dev.value, path))
+            if kind == "random":
+                return _by_status(RS.judge_seeded(self, cpu.value, dev.value, path, again))
+            if self.standard in ("in-range-cast", "in-range-shift", "order-free") and path == "output":
+                return _by_status(RS.judge_restricted(self, cpu.value, dev.value, path))
+        except Exception as exc:  # a judging problem is ours, not the device's
+            return _cat("harness", Judgement(Status.ERROR, Cause.HARNESS_ERROR,
+                                             f"{path}: judging failed: {describe_exception(exc)}"))
         try:
             j = compare_outputs(cpu.value, dev.value, self.device_type, path,
                                 golden=golden if (self.golden_ok and kind == "values") else None,
@@ -379,6 +409,16 @@ class _Case:
             return res.value
 
         return self._judge_runs(cpu_g, dev_g, kind, "grad", golden)
+
+
+def _by_status(j: Judgement):
+    if j.status == Status.SKIP:
+        return _cat("not_comparable", j)
+    if j.status == Status.PASS:
+        return _cat("warn" if j.warn else "pass", j)
+    if j.status == Status.ERROR:
+        return _cat("harness", j)
+    return _cat("fail", j)
 
 
 def _cotangent(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -445,11 +485,33 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     dtype_note = oi.upstream_skip(op, device_type, dtype, oi.DTYPE_TESTS)
     if dtype_note:
         base["note"] = dtype_note
-    # OpInfo's own skip / expected failure of the device-vs-CPU test: honoured by not
-    # comparing values (reported as skip with its reason); the samples still run on the
-    # device, so that dtype discovery learns whether the device takes the dtype.
-    skip_reason = oi.compare_skip(op, device_type, dtype, e.call)
-    grads = (bool(case.get("grads", True)) and skip_reason is None
+    # OpInfo's own skip / expected failure of the device-vs-CPU test: the values it marks
+    # are not compared. What stays comparable is judged by a restricted standard
+    # (judge.restricted: metadata of uninitialised outputs, seeded draws of random ops,
+    # in-range elements of casts and shifts, unique's values in sorted order); anything
+    # else is reported as skip with OpInfo's reason. The samples run on the device either
+    # way, so that dtype discovery learns whether the device takes the dtype. A mark of
+    # the variant-consistency test only (a method against its function on one device)
+    # does not concern the device against the CPU: values are compared, with a note —
+    # except for in-place variants, where it flags samples the variant cannot take
+    # (addbmm_ on a broadcast input, which the CPU silently resizes): skipped as before.
+    kind = oi.output_kind(op)
+    compare_mark, variant_mark = oi.compare_marks(op, device_type, dtype, e.call)
+    standard = oi.restricted_standard(op) if compare_mark else None
+    skip_reason = compare_mark
+    if compare_mark and (standard is not None or kind != "values"):
+        skip_reason = None
+    if standard == "storage-kept":
+        base["note"] = _join(base.get("note"), f"{compare_mark}; not applied: the sweep copies "
+                             "the whole storage, which that expected failure loses")
+    elif variant_mark and not compare_mark:
+        if e.call.startswith(("inplace", "alias_inplace")) and kind == "values":
+            skip_reason = variant_mark
+        else:
+            base["note"] = _join(base.get("note"), f"{variant_mark}; not applied: it compares a "
+                                 "variant with its function, not the device with the CPU")
+    grads = (bool(case.get("grads", True)) and (skip_reason is None or standard == "storage-kept")
+             and (compare_mark is None or standard == "storage-kept")
              and wants_grads(op, dtype, e.call, device_type))
     if grads:
         base["claimed_backward"] = dtype_name in oi.claimed_dtypes(op, device_type, backward=True)
@@ -467,7 +529,8 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         return dict(base, status="skip", cause=Cause.HARNESS_ERROR.value,
                     detail=f"OpInfo makes no {dtype_name} samples",
                     seconds=time.perf_counter() - start)
-    runner = _Case(ctx, e, dtype, oi.output_kind(op), grads, skip_reason)
+    runner = _Case(ctx, e, dtype, kind, grads, skip_reason,
+                   standard=standard if standard != "storage-kept" else None, mark=compare_mark)
     outcomes = []
     for i, s in enumerate(samples):
         try:
@@ -477,12 +540,21 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
                 Status.ERROR, Cause.HARNESS_ERROR, f"sample {i}: {describe_exception(exc)}"))))
     result = aggregate(outcomes)
     kind = "random" if runner.random_seen and runner.kind == "values" else runner.kind
-    out = dict(base, status=result.status, cause=result.cause, detail=result.detail,
+    detail = result.detail
+    if runner.standards_used and result.status != "skip":
+        used = ", ".join(sorted(runner.standards_used))
+        why = f"; OpInfo: {compare_mark}" if compare_mark else ""
+        detail = f"[standard: {used}{why}] {detail}"[:600]
+    out = dict(base, status=result.status, cause=result.cause, detail=detail,
                metric=result.metric, counts=result.counts, kind=kind,
                seconds=time.perf_counter() - start)
     if case.get("footprint"):  # check asks for it; sweep rows stay as they were
         out["footprint"] = sample_footprint(ctx, runner.fn, samples[0])
     return out
+
+
+def _join(a: Optional[str], b: str) -> str:
+    return f"{a}; {b}" if a else b
 
 
 def sample_footprint(ctx: WorkerContext, fn, sample) -> List[Dict[str, Any]]:

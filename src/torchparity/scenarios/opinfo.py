@@ -377,6 +377,42 @@ def compare_skip(opinfo, device_type: str, dtype: torch.dtype, call: str) -> Opt
     return upstream_skip(opinfo, device_type, dtype, tests)
 
 
+def compare_marks(opinfo, device_type: str, dtype: torch.dtype, call: str) -> Tuple[Optional[str], Optional[str]]:
+    """(OpInfo's skip / expected failure of ``test_compare_cpu``, of the variant
+    consistency test when ``call`` is a variant): the two reasons apart, since only the
+    first concerns a device against the CPU."""
+    compare = upstream_skip(opinfo, device_type, dtype, COMPARE_TESTS)
+    variant = upstream_skip(opinfo, device_type, dtype, VARIANT_TESTS) if call != "op" else None
+    return compare, variant
+
+
+# Ops whose test_compare_cpu mark leaves part of the output comparable (judge.restricted):
+# integer casts (overflow is undefined), shifts (amounts outside [0, bits) are undefined),
+# unique (order undefined when sorted=False).
+CAST_OPS = frozenset({"byte", "char", "short", "int", "long"})
+SHIFT_OPS = frozenset({"bitwise_left_shift", "bitwise_right_shift"})
+ORDER_FREE_OPS = frozenset({"unique"})
+# upstream's test_compare_cpu copies a sample with ``.to(device)``, which keeps only the
+# view; these entries read storage outside it, hence its expected failure. The sweep's
+# copies keep the whole storage (``run.opinfo_handler._copy``): values compare as usual.
+STORAGE_KEPT_OPS = frozenset({"as_strided.partial_views"})
+
+
+def restricted_standard(opinfo) -> Optional[str]:
+    """How a sample of an op whose values OpInfo marks not comparable is still judged:
+    ``in-range-cast`` | ``in-range-shift`` | ``order-free`` | ``storage-kept`` | None."""
+    key = _key(opinfo)
+    if key in STORAGE_KEPT_OPS:
+        return "storage-kept"
+    if opinfo.name in CAST_OPS:
+        return "in-range-cast"
+    if opinfo.name in SHIFT_OPS:
+        return "in-range-shift"
+    if opinfo.name in ORDER_FREE_OPS:
+        return "order-free"
+    return None
+
+
 KNOWN_DEVICE_TYPES = ("cpu", "cuda", "xpu", "mps", "hpu")
 
 

@@ -22,7 +22,11 @@ undone within a process either):
   allocator that does not exist (a segfault); the constructor makes host memory and the
   device storage over it. ``torch.load``/``deepcopy``/``storage.to(<emu>)`` go through it.
 - sparse / sparse CSR / quantized dispatch keys of the device: a fallback raising
-  "... not supported by the emulated device".
+  "... not supported by the emulated device". The compressed-layout constructors
+  (``torch.sparse_csr_tensor`` & co., and ``Tensor.to(<emu>)`` of a CSR/CSC/BSR/BSC
+  tensor) are composite in ATen and would build a device tensor that no kernel can read
+  (its ``col_indices()`` raising "... expected sparse row compressed tensor layout but got
+  SparseCsr"): they refuse the same way, as soon as their inputs are on the device.
 - ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
   the Python device guard cannot implement stream synchronisation).
 - ``torch.accelerator.memory.*`` (and the same names on ``torch.accelerator``): routed to
@@ -221,6 +225,32 @@ def _install_accelerator_memory() -> None:
 
 def _sparse_fallback(op, *args, **kwargs):
     raise st.feature_error(f"{op._schema.name} on a sparse or quantized tensor")
+
+
+# the ops through which every compressed sparse tensor with device components is made
+COMPRESSED_CONSTRUCTORS = ("sparse_compressed_tensor.comp_plain_value_size",
+                           "sparse_compressed_tensor.comp_plain_value",
+                           "_sparse_compressed_tensor_unsafe")
+
+
+def install_compressed_refusals(impls: torch.library.Library) -> None:
+    """Refuse building a CSR/CSC/BSR/BSC tensor from device components (see module doc)."""
+    def refuse(name):
+        def refusing(*args, **kwargs):
+            layout = kwargs.get("layout")
+            what = f"a {layout} tensor" if layout is not None else "a sparse compressed tensor"
+            raise st.feature_error(f"{what} (sparse layouts, via aten::{name})")
+        return refusing
+
+    # BackendSelect sends them to the sparse compressed key of the target device (the
+    # layout and device arguments), where ATen's composite kernel would win over the
+    # layout fallback; the dense key is the one plain device components reach
+    for name in COMPRESSED_CONSTRUCTORS:
+        for key in ("SparseCsrPrivateUse1", "PrivateUse1"):
+            try:
+                impls.impl(name, refuse(name.split(".")[0]), key)
+            except (RuntimeError, ValueError):  # an op or key this torch does not have
+                pass
 
 
 def install_layout_fallbacks(lib: torch.library.Library) -> None:

@@ -106,6 +106,7 @@ def activate(profile) -> None:
     impls = torch.library.Library("aten", "IMPL")
     kernels.register(impls)
     fused.register(impls)
+    features.install_compressed_refusals(impls)
     # conj/neg bits: resolving them would clone -> copy_ -> _copy_from -> resolve again,
     # forever; _copy_from handles the bits itself (the CPU views carry them).
     for name in ("_copy_from", "_copy_from_and_resize"):

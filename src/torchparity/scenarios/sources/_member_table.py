@@ -45,6 +45,11 @@ SPARSE = "e = (torch.eye(3, dtype=dtype) * 2).to(device)\ns = e.to_sparse()\n"
 QUANT = ("q = torch.quantize_per_tensor(torch.randn(4, dtype=torch.float32), 0.1, 0, torch.qint8)"
          ".to(device)\n")
 
+COO = ("s = torch.sparse_coo_tensor(torch.tensor([[0, 0, 1], [1, 1, 2]]), "
+       "torch.tensor([1.0, 2.0, 3.0], dtype=dtype), (3, 3)).to(device)\n")
+CPU_ONLY = ("try:\n    {call}\n    raised = False\nexcept {exc}:\n    raised = True\n"
+            "raised_off_cpu = raised == (torch.device(device).type != 'cpu')\n")
+
 ALL = ("float32", "float64", "float16", "bfloat16")
 F32 = ("float32",)
 
@@ -135,6 +140,27 @@ TENSOR: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "sparse_mask": (SPARSE + "out = torch.ones(3, 3, dtype=dtype).to(device).sparse_mask(s).to_dense()", F32),
     "smm": (SPARSE + "out = s.smm(torch.ones(3, 2, dtype=dtype).to(device)).to_dense()", F32),
     "sspaddmm": (SPARSE + "out = s.sspaddmm(s, torch.ones(3, 3, dtype=dtype).to(device)).to_dense()", F32),
+    # COO tensors with repeated indices, compressed layouts: a device that cannot hold
+    # sparse tensors refuses at the first line
+    "coalesce": (COO + "c = s.coalesce()\nout = [c.indices(), c.values(), c.is_coalesced()]", F32),
+    "is_coalesced": (COO + "out = [s.is_coalesced(), s.coalesce().is_coalesced()]", F32),
+    "is_sparse_csr": (SPARSE + "out = [x.is_sparse_csr, e.to_sparse_csr().is_sparse_csr, s.is_sparse_csr]", F32),
+    "ccol_indices": (SPARSE + "c = e.to_sparse_csc()\nout = [c.ccol_indices(), c.row_indices()]", F32),
+    "row_indices": (SPARSE + "c = e.to_sparse_csc()\nout = [c.row_indices(), c.values()]", F32),
+    "sparse_resize_": (SPARSE + "s.sparse_resize_((4, 4), 2, 0)\nout = [tuple(s.shape), s.to_dense()]", F32),
+    "sparse_resize_and_clear_": (SPARSE + "s.sparse_resize_and_clear_((4, 4), 2, 0)\n"
+                                 "out = [tuple(s.shape), s._nnz(), s.to_dense()]", F32),
+    # CPU-only members: on a tensor elsewhere they raise by definition (the answer,
+    # normalised: "raised exactly when not on the CPU"), and are used on its CPU copy
+    "apply_": (CPU_ONLY.format(call="x.clone().apply_(lambda v: v * 2)", exc="TypeError")
+               + "out = [raised_off_cpu, x.cpu().apply_(lambda v: v * 2 + 1).to(device)]", ALL),
+    "map_": (CPU_ONLY.format(call="x.clone().map_(x, lambda a, b: a + b)", exc="TypeError")
+             + "c = x.cpu()\nout = [raised_off_cpu, c.map_(c * 3, lambda a, b: a - b).to(device)]", ALL),
+    "numpy": (CPU_ONLY.format(call="x.numpy()", exc="TypeError")
+              + "out = [raised_off_cpu, torch.from_numpy(x.cpu().numpy() * 2).to(device)]",
+              ("float32", "float64", "float16")),
+    "to_mkldnn": (CPU_ONLY.format(call="x.contiguous().to_mkldnn()", exc="RuntimeError")
+                  + "out = [raised_off_cpu, x.cpu().contiguous().to_mkldnn().to_dense().to(device)]", F32),
     "dequantize": (QUANT + "out = q.dequantize()", F32),
     "int_repr": (QUANT + "out = q.int_repr()", F32),
     "qscheme": (QUANT + "out = str(q.qscheme())", F32),
@@ -187,12 +213,13 @@ STORAGE_MAKERS = {
 LEGACY = ("out = None\nt = torch.zeros(3, dtype=cls.dtype).to(device)\nst = t.untyped_storage()\n"
           "out = [str(cls.dtype), st.nbytes() // 3, t.element_size(), on_run_device(st)]")
 
+# the quantized legacy classes: a quantized device tensor of the class's dtype
+LEGACY_QUANTIZED = ("out = None\nt = torch.quantize_per_tensor(torch.zeros(4), 0.5, 0, cls.dtype).to(device)\n"
+                    "st = t.untyped_storage()\n"
+                    "out = [str(cls.dtype), st.nbytes(), t.element_size(), on_run_device(st)]")
+
 _BY_DEFINITION = "device-specific by definition (every accelerator answers differently from the CPU)"
 EXCLUDED: Dict[str, str] = {
-    "numpy": "works on CPU tensors only, by definition (a device tensor needs .cpu() first)",
-    "map_": "implemented for CPU tensors only, by definition",
-    "apply_": "implemented for CPU tensors only, by definition",
-    "to_mkldnn": "MKL-DNN is a CPU layout",
     "cuda": "moves to a CUDA device: not a question about another device",
     "hpu": "moves to an HPU device: not a question about another device",
     "mps": "moves to an MPS device: not a question about another device",

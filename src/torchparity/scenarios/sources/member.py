@@ -128,9 +128,11 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
     if kind in ("nnmodule", "container", "globalhook", "init"):
         return tuple(_nn_scenarios(api, kind, owner, member, desc))
     cls = getattr(torch, owner)
-    fn = _make_fn(_compile(T.LEGACY), {"cls": cls})
+    quantized = cls.dtype in (torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4)
+    block = T.LEGACY_QUANTIZED if quantized else T.LEGACY
+    fn = _make_fn(_compile(block), {"cls": cls})
     return tuple(probed(member or "storage", api, NAME, fn, ("float32",),
-                        code=_snippet(f"cls = torch.{owner}\n", T.LEGACY), **desc))
+                        code=_snippet(f"cls = torch.{owner}\n", block), **desc))
 
 
 def _nn_scenarios(api: str, kind: str, owner: str, member: str, desc: dict) -> List[Scenario]:
