@@ -87,6 +87,17 @@ UTILS: Dict[str, Case] = {
         "back, lens = pad_packed_sequence(packed, batch_first=True)\n"
         "out = [packed.data, packed.batch_sizes.tolist(), packed.sorted_indices, sorted_.data, back, lens.tolist(),"
         " packed.batch_sizes.device.type]", FB, ()),
+    # device sequences passed explicitly (the docstring source runs these with the device as
+    # default device, where pack_sequence's own lengths tensor lands on the device and is refused)
+    "torch.nn.utils.rnn.pack_sequence": (
+        "from torch.nn.utils.rnn import pack_sequence\n"
+        "seqs = [torch.randn(n, 2, dtype=dtype).to(device) for n in (4, 2, 3)]\n"
+        "p = pack_sequence(seqs, enforce_sorted=False)\n"
+        "out = [p.data, p.batch_sizes.tolist(), p.sorted_indices, on_run_device(p.data)]", F32, ()),
+    "torch.nn.utils.rnn.unpack_sequence": (
+        "from torch.nn.utils.rnn import pack_sequence, unpack_sequence\n"
+        "seqs = [torch.randn(n, 2, dtype=dtype).to(device) for n in (4, 2, 3)]\n"
+        "out = unpack_sequence(pack_sequence(seqs, enforce_sorted=False))", F32, ()),
     "torch.nn.utils.rnn.PackedSequence": (
         _PACK + "again = PackedSequence(packed.data * 2, packed.batch_sizes, packed.sorted_indices,"
         " packed.unsorted_indices)\n"
