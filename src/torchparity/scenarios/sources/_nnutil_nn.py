@@ -169,9 +169,15 @@ NN: Dict[str, Case] = {
     "torch.nn.modules.module.register_module_full_backward_hook": (
         "net = torch.nn.Sequential(torch.nn.PReLU(3), torch.nn.Tanh()).to(dtype).to(device)\n"
         "x = torch.randn(4, 3, dtype=dtype).to(device)\nseen = []\n"
-        "h = torch.nn.modules.module.register_module_full_backward_hook(\n"
+        # the process-wide "full or not" flag outlives the handles of earlier global hooks
+        # (another scenario's register_module_backward_hook): start from a fresh process's
+        # state and put it back afterwards
+        "import torch.nn.modules.module as M\nflag = M._global_is_full_backward_hook\n"
+        "M._global_is_full_backward_hook = None\n"
+        "h = M.register_module_full_backward_hook(\n"
         "    lambda m, gi, go: seen.append([type(m).__name__, go[0].clone()]))\n"
-        "try:\n    loss(net(x)).backward()\nfinally:\n    h.remove()\nout = seen", F32, ()),
+        "try:\n    loss(net(x)).backward()\nfinally:\n    h.remove()\n    M._global_is_full_backward_hook = flag\n"
+        "out = seen", F32, ()),
 }
 
 # torch.nn.functional: deterministic uses; the random ones draw on the device's own
