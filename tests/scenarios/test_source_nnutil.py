@@ -82,3 +82,22 @@ def test_cases_on_the_emulated_ascend_device(tmp_path):
     # the A2 profile has no float64 PReLU and no EmbeddingBag: refused, as on the device
     assert lines[("torch.nn.utils.clip_grad_norm_", "float64")] == ["unsupported", "True"], out
     assert lines[("torch.nn.EmbeddingBag", "float32")] == ["unsupported", "True"], out
+
+
+def test_full_backward_global_hook_is_planned_after_a_plain_one_ran(cpu):
+    # torch keeps a process-wide flag once register_module_backward_hook ran, even after
+    # its handle is removed; the case starts from a fresh process's state and restores it
+    import torch.nn.modules.module as M
+
+    api = "torch.nn.modules.module.register_module_full_backward_hook"
+    flag = M._global_is_full_backward_hook
+    try:
+        M.register_module_backward_hook(lambda *a: None).remove()
+        nnutil._cached.cache_clear()
+        (sc,) = nnutil.scenarios(api, None)
+        result, _ = execute(sc, "float32", cpu)
+        assert result.status == "pass", result.detail
+        assert M._global_is_full_backward_hook is False  # put back as it was
+    finally:
+        M._global_is_full_backward_hook = flag
+        nnutil._cached.cache_clear()
