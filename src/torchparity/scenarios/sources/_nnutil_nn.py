@@ -223,6 +223,23 @@ FUNCTIONAL: Dict[str, Case] = {
         "u = torch.tensor([[[0.3, 0.7, 0.5], [0.9, 0.1, 0.4]]], dtype=dtype).to(device)\n"
         "y, idx = F.fractional_max_pool3d(x, 2, output_size=(3, 3, 3), return_indices=True, _random_samples=u)\n"
         "out = [y, idx]", FH, ()),
+    # OpInfo skips the device-vs-CPU comparison for every dtype (dropout_p > 0 samples are
+    # random); with dropout_p=0 the attention is deterministic: compared with masks, causal
+    "torch.nn.functional.scaled_dot_product_attention": (
+        "q = torch.randn(2, 2, 4, 8, dtype=dtype).to(device).requires_grad_()\n"
+        "k = torch.randn(2, 2, 5, 8, dtype=dtype).to(device)\nv = torch.randn(2, 2, 5, 8, dtype=dtype).to(device)\n"
+        "mask = (torch.arange(5) < torch.tensor([[3], [5]]).unsqueeze(1)).unsqueeze(1).to(device)\n"
+        "y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\nloss(y).backward()\n"
+        "qq = q.detach()[:, :, :4]\n"
+        "out = [y, q.grad, F.scaled_dot_product_attention(qq, qq, qq, is_causal=True, scale=0.5)]", FH, ()),
+    # eval mode is deterministic (slope (lower + upper) / 2); training draws each negative
+    # slope from [lower, upper] on the device's generator: checked by property
+    "torch.nn.functional.rrelu": (
+        "x = torch.randn(64, 64, dtype=dtype).to(device)\ny = F.rrelu(x, 0.1, 0.3, training=True)\n"
+        "neg = x < 0\nslope = (y[neg] / x[neg]).float()\n"
+        "out = [F.rrelu(x, 0.1, 0.3, training=False), meta(y), bool(torch.equal(y[~neg], x[~neg])),\n"
+        "       bool(((slope >= 0.1 - 1e-2) & (slope <= 0.3 + 1e-2)).all()), 0.15 < float(slope.mean()) < 0.25]",
+        F32, ("random",)),  # the CPU has no float16 rrelu kernel
     "torch.nn.functional.dropout": (
         "x = torch.rand(64, 64, dtype=dtype).to(device) + 1.0\ny = F.dropout(x, 0.25)\nkept = y != 0\n"
         "out = [meta(y), F.dropout(x, 0.25, training=False), bool(torch.allclose(y[kept], x[kept] / 0.75)),\n"
