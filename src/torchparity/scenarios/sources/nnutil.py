@@ -43,6 +43,13 @@ import torch.nn.functional as F
 def on_run_device(obj):
     return obj.device.type == torch.device(device).type
 
+def dev(t):
+    # a floating tensor to the device under test (for the float64 golden: the CPU, float64)
+    return t.to(device) if COMPUTE is None else t.to(device, COMPUTE)
+
+def mod(m):
+    return m.to(device) if COMPUTE is None else m.to(device, COMPUTE)
+
 def loss(y):
     # a fixed weighting: a plain sum of a LayerNorm output has (nearly) zero gradients
     g = torch.linspace(-1, 2, y.numel(), dtype=y.dtype).reshape(y.shape).to(y.device)
@@ -83,9 +90,9 @@ def case_of(api: str) -> Optional[N.Case]:
     return None
 
 
-def _make_fn(code):
+def _make_fn(code, compute: Optional[torch.dtype] = None):
     def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype}
+        ns = {"torch": torch, "device": device, "dtype": dtype, "COMPUTE": compute}
         exec(code, ns)
         return ns["out"]
     return fn
@@ -103,11 +110,18 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
     label = ".".join(short)
     # compiled under this file's name, as the member source does (the footprint recorder
     # tells scenario code from the API by file)
-    fn = _make_fn(compile(PRELUDE + block, __file__, "exec"))
-    code = ("import torch\n\ndevice, dtype = {device}, {dtype}\n"
+    compiled = compile(PRELUDE + block, __file__, "exec")
+    fn = _make_fn(compiled)
+    golden = None
+    if api in N.GOLDEN:
+        run64 = _make_fn(compiled, torch.float64)
+
+        def golden(dtype):
+            return run64("cpu", dtype)
+    code = ("import torch\n\ndevice, dtype = {device}, {dtype}\nCOMPUTE = None\n"
             + PRELUDE + block + "\nprint(out)\n")
     return tuple(probed(
-        "use", api, NAME, fn, dtypes, code=code, tags=tags,
+        "use", api, NAME, fn, dtypes, code=code, tags=tags, golden=golden,
         en=f"{label}: used on the device, the same answer as on the CPU",
         zh=f"{label}：在设备上使用，结果与 CPU 相同",
         expect_en="the same answer as the CPU" + (" (random parts by property)" if tags else ""),
