@@ -132,8 +132,13 @@ CONTAINERS.update({
     "ParameterDict.update": _PD + "pd.update({'z': net[3].bias})\nout = dict(pd.items())",
 })
 
-_GLOBAL = ("seen = []\nhandle = torch.nn.modules.module.{fn}({hook})\ntry:\n    {body}\n"
-           "finally:\n    handle.remove()\nout = seen")
+# removing a global backward hook's handle does not reset torch's process-wide "full or
+# not" flag (set by register_module_backward_hook / ..._full_backward_hook): without the
+# restore, every later register_module_full_backward_hook in the process (a planning probe,
+# a worker) raises "Cannot use both regular backward hooks and full backward hooks"
+_GLOBAL = ("import torch.nn.modules.module as M\nflag = M._global_is_full_backward_hook\n"
+           "seen = []\nhandle = M.{fn}({hook})\ntry:\n    {body}\n"
+           "finally:\n    handle.remove()\n    M._global_is_full_backward_hook = flag\nout = seen")
 GLOBAL_HOOKS: Dict[str, str] = {
     "register_module_forward_pre_hook": _GLOBAL.format(
         fn="register_module_forward_pre_hook", hook="lambda m, i: seen.append(type(m).__name__)", body="net(x)"),
