@@ -49,6 +49,10 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
     ErrorRule(r"(?i)not supported (by|on) the emulated device|cannot be emulated",
               Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
               "torch.Generator(device='npu') is not supported by the emulated device"),
+    # a torch.distributed feature only one collective backend has (monitored_barrier: gloo)
+    ErrorRule(r"is only implemented for (the )?\w+ backend",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "monitored_barrier is only implemented for GLOO backend."),
 )
 
 

@@ -75,10 +75,6 @@ def remote_step(x: torch.Tensor, k: float) -> torch.Tensor:
     return (x.to(_STATE["device"]) * k + 1).cpu()
 
 
-def remote_device_add(x: torch.Tensor, k: float) -> torch.Tensor:
-    return x + k
-
-
 def remote_grad_step(x: torch.Tensor, k: float) -> torch.Tensor:
     return (x.to(_STATE["device"]) * x.to(_STATE["device"]) * k).cpu()
 
@@ -160,9 +156,6 @@ def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
             grads = dist_autograd.get_gradients(cid)
             return [grads[t], len(grads), isinstance(cid, int)]
 
-    def device_args():  # device tensors handed to RPC as they are (no device map)
-        return rpc.rpc_sync("w1", remote_device_add, args=(x, 1.0))
-
     def remote_module():
         from torch.distributed.nn.api.remote_module import RemoteModule
 
@@ -174,7 +167,7 @@ def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
         return [out, params, rpc.rpc_sync("w1", module_weight_sum, args=(mref,)), mref.owner_name()]
 
     return {"rpc_sync": sync, "rpc_async": asynch, "remote": remote, "worker_info": worker_info,
-            "async_execution": async_execution, "autograd": autograd, "device_args": device_args,
+            "async_execution": async_execution, "autograd": autograd,
             "remote_module": remote_module}
 
 

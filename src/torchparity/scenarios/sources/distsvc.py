@@ -46,7 +46,6 @@ _Row = Tuple[str, Callable[[str, Any], Any], str]
 # (API suffix after PREFIX, world body, section, what): APIs answered by a 2-rank world
 _WORLD_ROWS = [
     ("rpc.rpc_sync", "rpc", "rpc_sync", "a CPU copy of a device result sent, computed on the callee's device"),
-    ("rpc.rpc_sync", "rpc", "device_args", "device tensors as arguments, no device map"),
     ("rpc.rpc_async", "rpc", "rpc_async", "a future of a callee's device computation"),
     ("rpc.remote", "rpc", "remote", "RRef of a callee's device result: to_here, owner, proxies"),
     ("rpc.PyRRef", "rpc", "remote", "RRef of a callee's device result: to_here, owner, proxies"),
@@ -110,7 +109,7 @@ def _proc_rows() -> Dict[str, List[Tuple[str, str, str]]]:
     add([_A + "health_check_server.HealthCheckServer", _A + "health_check_server.HealthCheckServer.start",
          _A + "health_check_server.HealthCheckServer.stop", _A + "health_check_server.create_healthcheck_server"],
         health)
-    add([_E + "control_plane.worker_main"], ("worker_main_case", "worker-main", "with and without its socket server"))
+    add([_E + "control_plane.worker_main"], ("worker_main_case", "worker-main", "around a device computation and one that raises"))
     add(["rpc." + n for n in ("BackendType", "RpcBackendOptions", "TensorPipeRpcBackendOptions",
                               "TensorPipeRpcBackendOptions.set_device_map",
                               "TensorPipeRpcBackendOptions.set_devices")], opts)
