@@ -23,7 +23,7 @@ import sys
 import warnings
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict
 
 import torch
 
@@ -290,5 +290,3 @@ def _rank_main(args: dict) -> int:
 LAUNCH = ("import json, sys; from torchparity.scenarios.sources._distsvc_child import _rank_main; "
           "sys.exit(_rank_main(json.loads(sys.argv[1])))")  # not -m: pickled functions keep this module's name
 
-
-__all__: List[str] = ["device_step", "failing_step", "BODIES"]
