@@ -125,10 +125,12 @@ def local_timer_case(device, dtype):
     import time
 
     from torch.distributed.elastic import timer
+    from torch.distributed.elastic.timer import api as timer_api
 
     q = mp.get_context("spawn").Queue()
     server = timer.LocalTimerServer(q, max_interval=0.05)
     server.start()
+    previous = timer_api._timer_client
     try:
         client = timer.LocalTimerClient(q)
         timer.configure(client)
@@ -137,6 +139,7 @@ def local_timer_case(device, dtype):
         client.acquire("explicit", time.time() + 60)
         client.release("explicit")
     finally:
+        timer_api._timer_client = previous  # the process-wide client, as it was
         server.stop()
         q.close()
         q.join_thread()
