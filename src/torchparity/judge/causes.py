@@ -58,6 +58,10 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
     ErrorRule(r"Backend doesn't support [\w ]+\.",
               Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
               "Backend doesn't support getting device capabilities."),
+    # a torch.distributed feature only one collective backend has (monitored_barrier: gloo)
+    ErrorRule(r"is only implemented for (the )?\w+ backend",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "monitored_barrier is only implemented for GLOO backend."),
 )
 
 
