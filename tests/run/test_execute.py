@@ -115,11 +115,66 @@ def test_a_declared_golden_judges_the_device_against_the_cpus_own_error():
     assert golden_of(_sc(), torch.float32, host) is None  # no golden declared
 
 
-def test_an_exception_from_backward_is_told_apart():
+_BACKWARD_REFUSED = """
+import torch
+from torchparity.devices import get_adapter
+from torchparity.results.models import Text
+from torchparity.run.execute import execute
+from torchparity.scenarios.registry import Scenario
+
+adapter = get_adapter("emu:ascend-a2")
+adapter.setup()
+
+def elu_grad(device, dtype):  # A2 runs elu in float64 but refuses its backward kernel
+    x = torch.linspace(-2, 2, 6, dtype=dtype).to(device).requires_grad_()
+    torch.nn.functional.elu(x).sum().backward()
+    return x.grad
+
+t = Text(en="x", zh="x")
+sc = Scenario(id="s", api="torch.nn.functional.elu", fn=elu_grad, description=t, expected=t)
+result, entries = execute(sc, "float64", adapter, footprint=True,
+                          api_obj=torch.nn.functional.elu)
+print(result.status, result.cause)
+print(sorted(e.op for e in entries))
+
+# the docstring source's dispatch mode (random draws on the CPU) around the same backward
+from torchparity.judge.causes import classify_exception
+from torchparity.scenarios.sources._doc_exec import CpuRandom
+try:
+    with CpuRandom(adapter.torch_device):
+        elu_grad(adapter.torch_device, torch.float64)
+except RuntimeError as exc:
+    print(*(v.value for v in classify_exception(type(exc).__name__, str(exc))))
+"""
+
+
+def test_a_device_kernel_refused_in_backward_keeps_its_footprint(tmp_path):
+    """The footprint rerun of a case whose device kernel raises inside backward once
+    killed the worker (std::terminate on the autograd device thread); it now records the
+    ops up to the failure, the failing backward kernel included, and the process lives.
+    The docstring source's dispatch mode (CpuRandom) died the same way; it now raises."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "backward_refused.py"
+    script.write_text(_BACKWARD_REFUSED, encoding="utf-8")
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300, cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=src))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    status, ops, in_doc_mode = proc.stdout.strip().splitlines()[-3:]
+    assert status == "unsupported dtype_limit"
+    assert "'aten.elu'" in ops and "'aten.elu_backward'" in ops, ops
+    assert in_doc_mode == "unsupported dtype_limit"
+
+
+def test_the_footprint_recorder_raises_a_backward_kernel_error_where_backward_was_called():
     import pytest
     import torch
 
-    from torchparity.run.execute import raised_in_backward
+    from torchparity.api.footprint import FootprintRecorder
 
     class Refuses(torch.autograd.Function):
         @staticmethod
@@ -131,9 +186,8 @@ def test_an_exception_from_backward_is_told_apart():
             raise RuntimeError("\"foo_npu\" not implemented for 'Double'")
 
     x = torch.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError) as info:
-        Refuses.apply(x).sum().backward()
-    assert raised_in_backward(info.value)
-    with pytest.raises(RuntimeError) as info:
-        torch.ones(2) @ torch.ones(3)
-    assert not raised_in_backward(info.value)
+    rec = FootprintRecorder("cpu")
+    with pytest.raises(RuntimeError, match="foo_npu"):
+        with rec:
+            Refuses.apply(x).sum().backward()
+    assert rec.take_backward_failure() is None  # nothing kept where nothing was kept

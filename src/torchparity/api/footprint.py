@@ -11,6 +11,17 @@ Attribution walks the Python stack of the thread that issued the op. Backward op
 by the autograd engine have no such stack; they inherit the attribution of the forward
 call that created their autograd node, tagged on ``node.metadata`` by a companion
 ``TorchFunctionMode``.
+
+A device kernel that raises inside backward on the autograd engine's device thread must
+not raise through the dispatch mode: torch turns an exception out of
+``__torch_dispatch__`` into a C++ exception that leaves the Python error indicator set,
+and while it unwinds the engine's stream guard calls back into Python (a Python-registered
+device's guard, ``exchangeStream``, noexcept), which fails on the pending error:
+std::terminate, the worker dies. There the mode keeps the exception and returns a value
+C++ cannot convert (:class:`KernelFailed`, :func:`call_from_mode`; the other dispatch
+modes of the project use it too), a plain C++ error that ends the backward
+cleanly; the companion function mode raises the kept exception from the ``backward`` /
+``grad`` call that ran it. Ops up to the failure (the failing one included) are recorded.
 """
 
 from __future__ import annotations
@@ -95,12 +106,48 @@ class _Attribution:
         return source or "scenario"
 
 
-class _FunctionMode(TorchFunctionMode):
-    """Marks calls of the API when it is a torch function, and tags autograd nodes."""
+class KernelFailed:
+    """What a dispatch mode returns for a device kernel that raised in the autograd
+    engine's device thread (see the module docstring): C++ cannot convert it, which ends
+    the backward with a C++ error naming it ("Unable to cast <...> to Tensor")."""
 
-    def __init__(self, attribution: _Attribution):
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+    def __repr__(self) -> str:
+        return f"<a device kernel raised in backward: {type(self.exc).__name__}: {self.exc}>"
+
+
+def in_engine_thread() -> bool:
+    """Running a backward node on one of the autograd engine's own threads (scenarios
+    run on the main thread; the engine runs a device's nodes on a thread of its own)."""
+    if threading.get_ident() == threading.main_thread().ident:
+        return False
+    return _current_node is None or _current_node() is not None
+
+
+def call_from_mode(func: Any, args: tuple, kwargs: dict, keep: Any = None) -> Any:
+    """``func(*args, **kwargs)`` for a ``__torch_dispatch__`` that must not raise through
+    C++ on the autograd engine's thread (see the module docstring): there an exception is
+    handed to ``keep`` (if given) and :class:`KernelFailed` returned instead."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as exc:
+        if not in_engine_thread():
+            raise
+        if keep is not None:
+            keep(exc)
+        return KernelFailed(exc)
+
+
+class _FunctionMode(TorchFunctionMode):
+    """Marks calls of the API when it is a torch function, and tags autograd nodes; raises
+    a device kernel's exception kept from backward (see the module docstring)."""
+
+    def __init__(self, attribution: _Attribution, recorder: Optional["FootprintRecorder"] = None):
         super().__init__()
         self.attr = attribution
+        self.rec = recorder
 
     def __torch_function__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -109,6 +156,11 @@ class _FunctionMode(TorchFunctionMode):
             self.attr.function_depth += 1
         try:
             out = func(*args, **kwargs)
+        except Exception:
+            kept = self.rec.take_backward_failure() if self.rec is not None else None
+            if kept is not None:
+                raise kept from None
+            raise
         finally:
             if is_api:
                 self.attr.function_depth -= 1
@@ -129,7 +181,7 @@ class _DispatchMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
         self.rec._record(func, args, kwargs)
-        return func(*args, **kwargs)
+        return call_from_mode(func, args, kwargs, self.rec._keep_backward_failure)
 
 
 class FootprintRecorder:
@@ -148,6 +200,16 @@ class FootprintRecorder:
         # (overload, source) -> dtypes a backend's dtype check sees (see checked_dtype)
         self.checked: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
         self._modes: List[Any] = []
+        self._backward_failure: Optional[BaseException] = None
+
+    def _keep_backward_failure(self, exc: BaseException) -> None:
+        if self._backward_failure is None:  # the engine stops at the first failure
+            self._backward_failure = exc
+
+    def take_backward_failure(self) -> Optional[BaseException]:
+        """The exception a device kernel raised in backward, once (None if none)."""
+        exc, self._backward_failure = self._backward_failure, None
+        return exc
 
     def _source(self) -> str:
         node = _current_node() if _current_node is not None else None
@@ -181,7 +243,7 @@ class FootprintRecorder:
             self.checked[(str(func), source)].add(first)
 
     def __enter__(self) -> "FootprintRecorder":
-        fmode = _FunctionMode(self.attr)
+        fmode = _FunctionMode(self.attr, self)
         dmode = _DispatchMode(self)
         fmode.__enter__()
         try:
@@ -197,6 +259,7 @@ class FootprintRecorder:
         dmode.__exit__(*exc)
         fmode.__exit__(*exc)
         self._modes = []
+        self._backward_failure = None
 
     def entries(self) -> List[FootprintEntry]:
         return [

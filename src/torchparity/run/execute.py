@@ -145,16 +145,6 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def raised_in_backward(exc: BaseException) -> bool:
-    """Whether ``exc`` came out of the autograd engine (a backward pass)."""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_name == "_engine_run_backward":
-            return True
-        tb = tb.tb_next
-    return False
-
-
 def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
                      adapter: DeviceAdapter) -> List[FootprintEntry]:
     """Run the scenario once more on the device under the footprint recorder."""
@@ -213,9 +203,5 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         description=sc.description, expected=sc.expected, tags=tags,
         metric=judgement.metric, emulated=adapter.emulated,
     )
-    # a device kernel raising inside backward under the recorder's Python dispatch mode
-    # aborts the process (std::terminate on the autograd device thread; seen with the
-    # emulated device): such a case keeps its judgement and records no footprint
-    footprint = footprint and not (dev.raised and raised_in_backward(dev.exc))
     entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
     return result, entries

@@ -16,6 +16,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from ..api.footprint import call_from_mode
 from ..dtypes import dtype_name
 
 Call = Tuple[str, Tuple[str, ...]]  # (op overload, what decides its path, in argument order)
@@ -74,11 +75,11 @@ class PathRecorder(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if not_a_path(func, args, kwargs):
-            return func(*args, **kwargs)
+            return call_from_mode(func, args, kwargs)
         dtypes = tuple(d for d in map(_describe, tree_leaves((args, kwargs))) if d is not None)
         name = str(func)
         self.calls[(name[: -len(".default")] if name.endswith(".default") else name, dtypes)] += 1
-        return func(*args, **kwargs)
+        return call_from_mode(func, args, kwargs)  # see api.footprint: backward on a device
 
 
 def record_path(fn: Callable[[], Any]) -> Counter:

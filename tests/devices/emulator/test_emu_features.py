@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from .helpers import run_python
+
 
 def test_autocast_policies(dev):
     torch.manual_seed(0)
@@ -55,3 +57,40 @@ def test_grad_scaler(dev):
     scaler.update()
     assert scaler.get_scale() == 1024.0
     assert torch.allclose(model.weight.detach().cpu(), before - 0.2, atol=1e-3)
+
+
+def test_nested_tensors_refused_cleanly_not_a_dead_process(tmp_path):
+    """A device nested tensor (strided layout) that requires grad once killed the process
+    at its first view: autograd asks ``_nested_tensor_size`` where an exception cannot
+    propagate. Its metadata now answers, and its ops are refused as a feature limit; the
+    jagged layout runs. In a subprocess: the old behaviour is SIGABRT."""
+    out = run_python("""
+        from torchparity.judge.causes import classify_exception
+        dev = PROFILE.device_type
+        a, b = torch.arange(3.0), torch.arange(5.0)
+        def made_on_device():
+            return torch.nested.nested_tensor([a.to(dev), b.to(dev)], requires_grad=True)
+        cases = [
+            lambda: made_on_device().unbind(),
+            lambda: torch.nested.nested_tensor([a, b], device=dev, requires_grad=True).unbind(),
+            lambda: torch.nested.as_nested_tensor([a.to(dev), b.to(dev)]) + 1,
+            lambda: torch.nested.nested_tensor([a, b], requires_grad=True).to(dev),
+        ]
+        nt = made_on_device()
+        print("leaf", nt.is_leaf, nt.is_nested, nt.dim(), nt.size(0))
+        for case in cases:
+            try:
+                case()
+                print("ran")
+            except RuntimeError as exc:
+                print(type(exc).__name__, classify_exception(type(exc).__name__, str(exc))[1].value)
+        j = torch.nested.nested_tensor([a.to(dev), b.to(dev)], layout=torch.jagged)
+        print("jagged", j.values().device.type == dev, float(j.values().sum()))
+        """, tmp_path, profile_yaml="""
+        name: nested-test
+        device_type: npu
+        """)
+    lines = out.splitlines()
+    assert lines[0] == "leaf True True 2 2"
+    assert lines[1:5] == ["EmulatorFeatureError feature_limit"] * 4
+    assert lines[5] == "jagged True 13.0"

@@ -27,7 +27,8 @@ How it works (modules of this package):
   inside ``reference()``: a CPU reference run stands for plain CPU torch and sees none of
   the emulated build's feature switches.
   ``torch.Generator(device=<emu>)``, pinned memory and sparse/quantized layouts cannot be
-  emulated from Python and raise "... not supported by the emulated device".
+  emulated from Python and raise "... not supported by the emulated device"; so do ops on
+  a nested tensor (strided layout) on the device, whose metadata alone answers.
 - ``module``: ``torch.<device_type>``: is_available, device_count (1), current_device,
   set_device, synchronize, ``device`` context manager, seeding and RNG state,
   ``get_amp_supported_dtype`` (autocast as the profile allows), ``amp``; only the members

@@ -27,6 +27,15 @@ undone within a process either):
   tensor) are composite in ATen and would build a device tensor that no kernel can read
   (its ``col_indices()`` raising "... expected sparse row compressed tensor layout but got
   SparseCsr"): they refuse the same way, as soon as their inputs are on the device.
+- nested tensors (``torch.nested``, the strided layout): torch builds a device nested tensor
+  in composite code the emulator does not see, and has no nested kernels for PrivateUse1.
+  Its metadata ops (``_nested_tensor_size/strides/storage_offsets``) run the CPU's
+  (device-independent) kernels; every other op on the device's nested key is refused with
+  "... not supported by the emulated device", as is a CPU kernel returning a nested tensor
+  for the device (``storage.wrap``). The metadata ops matter: autograd asks
+  ``_nested_tensor_size`` when a nested tensor that requires grad is first viewed, at a
+  point where an exception cannot propagate, and the process dies (std::terminate).
+  The jagged layout (a Python subclass over strided tensors) is not affected.
 - ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
   the Python device guard cannot implement stream synchronisation).
 - ``torch.accelerator.memory.*`` (and the same names on ``torch.accelerator``): routed to
@@ -259,3 +268,33 @@ def install_layout_fallbacks(lib: torch.library.Library) -> None:
             lib.fallback(_sparse_fallback, key)
         except (RuntimeError, ValueError):  # a key this torch does not have
             pass
+    try:
+        lib.fallback(_nested_fallback, "NestedTensorPrivateUse1")
+    except (RuntimeError, ValueError):
+        pass
+
+
+NESTED = "a nested tensor (torch.nested, strided layout)"
+_NESTED_METADATA = ("_nested_tensor_size", "_nested_tensor_strides", "_nested_tensor_storage_offsets")
+
+
+def _nested_fallback(op, *args, **kwargs):
+    raise st.feature_error(f"{op._schema.name} on {NESTED}")
+
+
+def _nested_metadata(op):
+    keys = torch._C.DispatchKeySet(torch._C.DispatchKey.NestedTensorCPU)
+    handle = op._handle
+
+    def kernel(self):
+        return handle.redispatch_boxed(keys, self)
+
+    return kernel
+
+
+def install_nested(lib: torch.library.Library) -> None:
+    """Nested tensors on the device: metadata answered, everything else refused (see the
+    module docstring). The fallback itself is installed by ``install_layout_fallbacks``."""
+    for name in _NESTED_METADATA:
+        op = getattr(torch.ops.aten, name).default
+        lib.impl(name, _nested_metadata(op), "NestedTensorPrivateUse1")

@@ -113,6 +113,7 @@ def activate(profile) -> None:
         for key in ("Conjugate", "Negative"):
             impls.impl(name, torch.library.fallthrough_kernel, key)
     features.install_pin_memory(impls)
+    features.install_nested(impls)
     autocast.register(fallbacks, impls)
     _LIBRARIES.extend([fallbacks, impls])
 

@@ -142,6 +142,8 @@ def wrap(r: torch.Tensor, device: torch.device,
         raise feature_error(f"a {r.layout} tensor (sparse or other non-strided layout)")
     if r.is_quantized:
         raise feature_error("a quantized tensor")
+    if r.is_nested:
+        raise feature_error("a nested tensor (torch.nested, strided layout)")
     if r._is_zerotensor():
         r = torch.zeros(r.size(), dtype=r.dtype, device=_CPU)
     host = r.untyped_storage()

@@ -36,6 +36,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
+from ...api.footprint import call_from_mode
+
 DEVICE_VAR, MODULE_VAR = "_tp_device", "_tp_devmod"
 SEED = 0  # the runner's seed (run.execute seeds each run with it)
 
@@ -87,7 +89,11 @@ class CpuRandom(TorchDispatchMode):
         self.device, self.ops = torch.device(device), _random_packets()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = dict(kwargs or {})
+        # a device kernel raising in backward must not raise through the mode there
+        # (api.footprint's module docstring: it would kill the process)
+        return call_from_mode(self._dispatch, (func, args, dict(kwargs or {})), {})
+
+    def _dispatch(self, func, args, kwargs):
         if func.overloadpacket not in self.ops or "out" in kwargs:
             return func(*args, **kwargs)
         gen = kwargs.get("generator")
