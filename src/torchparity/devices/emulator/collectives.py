@@ -135,6 +135,14 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
             raise RuntimeError("ProcessGroup name not set")
         return name
 
+    @property
+    def _device_types(self) -> List[torch.device]:
+        """The device types this group serves (the backend is registered for both): torch
+        asks it for a group's default device (the CPU where it is listed, as for gloo)."""
+        profile = _STATE["profile"]
+        types = ["cpu"] + ([profile.device_type] if profile is not None else [])
+        return [torch.device(t) for t in types]
+
     def _set_group_desc(self, desc: str) -> None:
         self._tp_group_desc = desc
 

@@ -222,11 +222,12 @@ def dcp_body(rank, world, device, dtype):
         counter = _Counter(device, 7)
         sd = {"model": m.state_dict(), "counter": counter, "shard": inputs(device, rank, 0)[rank],
               "step": 3}
-        dcp.save(sd, storage_writer=Writer(path, per_thread_copy_ahead=0), planner=SavePlanner())
+        dcp.save(sd, checkpoint_id=path, storage_writer=Writer(path, per_thread_copy_ahead=0),
+                 planner=SavePlanner())
         rec("Writer.validate_checkpoint_id", Writer.validate_checkpoint_id(path))
         fresh = {"model": {k: torch.zeros_like(v) for k, v in m.state_dict().items()},
                  "counter": _Counter(device, 0), "shard": torch.zeros(4).to(device), "step": 0}
-        dcp.load(fresh, storage_reader=Reader(path), planner=LoadPlanner())
+        dcp.load(fresh, checkpoint_id=path, storage_reader=Reader(path), planner=LoadPlanner())
         rec("Reader.validate_checkpoint_id", Reader.validate_checkpoint_id(path))
         return {"model": fresh["model"], "counter": fresh["counter"].value, "shard": fresh["shard"],
                 "step": fresh["step"], "is_stateful": isinstance(counter, Stateful)}
