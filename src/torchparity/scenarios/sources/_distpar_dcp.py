@@ -251,7 +251,10 @@ def dcp_body(rank, world, device, dtype):
 def _torch_save(out, rank, device):
     import torch.distributed as dist
     import torch.distributed.checkpoint as dcp
-    from torch.distributed.checkpoint.format_utils import BroadcastingTorchSaveReader, DynamicMetaLoadPlanner
+    from torch.distributed.checkpoint.format_utils import (
+        BroadcastingTorchSaveReader,
+        DynamicMetaLoadPlanner,
+    )
 
     seen: Dict[str, Any] = {}
 

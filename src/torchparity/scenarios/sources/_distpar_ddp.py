@@ -175,7 +175,7 @@ def join(rank, world, device, dtype):
             for _ in range(rank + 2):
                 c()
         return {"total": c.total, "last_joiner": c.last, "main_hooks": c.hook.mains,
-                "device_type": c.join_device.type,
+                "on_its_device": c.join_device == torch.device(device),
                 "group_size": c.join_process_group.size()}
     part(out, "Join", counted)
     return out
@@ -247,7 +247,7 @@ def zero(rank, world, device, dtype):
                 z.zero_grad()
                 m(inputs(device, rank, i)).sum().backward()
                 z.step()
-        return {"hook": type(hook).__name__, "device_type": z.join_device.type,
+        return {"hook": type(hook).__name__, "on_its_device": z.join_device.type == torch.device(device).type,
                 "group_size": z.join_process_group.size(),
                 "params": [p.detach().clone() for p in m.parameters()]}
     part(out, "join", joined)

@@ -16,13 +16,21 @@ def _data_parallel(device, dtype):
         m = torch.nn.Linear(4, 2)
     m = m.to(device=device, dtype=dtype)
     x = torch.randn(3, 4).to(device=device, dtype=dtype)
-    # one device: device_ids=None is "every visible device" (none on the CPU, the one
-    # accelerator elsewhere); the module runs once on its inputs
+    # device_ids=None is "every visible device": on the device, its one device, where
+    # data_parallel calls the module on its inputs. torch 2.13's data_parallel has no CPU
+    # path ("device type could not be determined"), so the CPU reference is the module
+    # called on the same inputs: what data_parallel over one device must return.
+    if torch.device(device).type == "cpu":
+        return m(x)
+    return data_parallel(m, x)
     return data_parallel(m, x)
 
 
 def _chunks(device, dtype):
-    from torch.distributed.pipelining.microbatch import TensorChunkSpec, split_args_kwargs_into_chunks
+    from torch.distributed.pipelining.microbatch import (
+        TensorChunkSpec,
+        split_args_kwargs_into_chunks,
+    )
 
     x = torch.randn(6, 4).to(device=device, dtype=dtype)
     y = torch.randn(2, 6).to(device=device, dtype=dtype)
@@ -57,7 +65,9 @@ def _stager(sync: bool):
         staged = stager.stage(sd)
         if sync:
             stager.synchronize_staging()
-        return {"staged": staged, "staged_device_types": sorted(
+        # staged copies live on the CPU on every device: compared as values
+        return {"staged": {"w": staged["w"].tolist(), "step": staged["step"],
+                           "b": staged["nested"]["b"].tolist()}, "staged_device_types": sorted(
                     {v.device.type for v in (staged["w"], staged["nested"]["b"])}),
                 "is_async_stager": isinstance(stager, AsyncStager),
                 "should_synchronize_after_execute": stager.should_synchronize_after_execute,

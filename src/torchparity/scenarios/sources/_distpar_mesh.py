@@ -34,7 +34,13 @@ def _run_tp(m, device):
 def mesh(rank, world, device, dtype):
     import torch.distributed as dist
     from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
-    from torch.distributed.tensor import DTensor, Replicate, Shard, distribute_module, distribute_tensor
+    from torch.distributed.tensor import (
+        DTensor,
+        Replicate,
+        Shard,
+        distribute_module,
+        distribute_tensor,
+    )
     from torch.distributed.tensor.placement_types import _StridedShard
 
     out = {}
