@@ -122,6 +122,34 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
     def name(self) -> str:
         return BACKEND
 
+    # -- names: c10d names every group it makes (``_set_group_name``); torch keeps the
+    # name on the group's C++ backends, which a Python group has none of, so it is kept
+    # here (DeviceMesh, DTensor and fully_shard look groups up by it)
+    def _set_group_name(self, name: str) -> None:
+        self._tp_group_name = name
+
+    @property
+    def group_name(self) -> str:
+        name = getattr(self, "_tp_group_name", None)
+        if name is None:
+            raise RuntimeError("ProcessGroup name not set")
+        return name
+
+    @property
+    def _device_types(self) -> List[torch.device]:
+        """The device types this group serves (the backend is registered for both): torch
+        asks it for a group's default device (the CPU where it is listed, as for gloo)."""
+        profile = _STATE["profile"]
+        types = ["cpu"] + ([profile.device_type] if profile is not None else [])
+        return [torch.device(t) for t in types]
+
+    def _set_group_desc(self, desc: str) -> None:
+        self._tp_group_desc = desc
+
+    @property
+    def group_desc(self) -> str:
+        return getattr(self, "_tp_group_desc", "undefined")
+
     # -- collectives -------------------------------------------------------------------
     def allreduce(self, tensors, opts=None):
         _check("allreduce_", tensors)
@@ -148,8 +176,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def allgather_into_tensor_coalesced(self, outputs, inputs, opts=None):
         _check("allgather_into_tensor_coalesced_", inputs, outputs)
-        return self._gloo.allgather_into_tensor_coalesced(_host(outputs), _host(inputs),
-                                                          _opts(opts, "AllgatherOptions"))
+        return _in_turn(self._gloo._allgather_base, _host(outputs), _host(inputs),
+                        lambda: _opts(opts, "AllgatherOptions"))
 
     def reduce_scatter(self, outputs, input_lists, opts=None):
         _check("reduce_scatter_", outputs, input_lists)
@@ -166,8 +194,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def reduce_scatter_tensor_coalesced(self, outputs, inputs, opts=None):
         _check("reduce_scatter_tensor_coalesced_", outputs, inputs)
-        return self._gloo.reduce_scatter_tensor_coalesced(_host(outputs), _host(inputs),
-                                                          _opts(opts, "ReduceScatterOptions"))
+        return _in_turn(self._gloo._reduce_scatter_base, _host(outputs), _host(inputs),
+                        lambda: _opts(opts, "ReduceScatterOptions"))
 
     def reduce(self, tensors, opts=None):
         _check("reduce_", tensors)
@@ -208,6 +236,18 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
     def recv_anysource(self, tensors, tag: int = 0):
         _check("recv_any_source_", tensors)
         return self._gloo.recv_anysource(_host(tensors), tag)
+
+
+def _in_turn(single, outputs, inputs, opts):
+    """A coalesced collective as its single-tensor form, pair by pair (gloo's Python
+    binding has no coalesced all-gather / reduce-scatter of tensors; the functional
+    collectives DTensor and fully_shard use ask for them): every pair but the last is
+    waited for here, the last one's work is returned."""
+    if not outputs:
+        raise ValueError("a coalesced collective needs at least one tensor")
+    for out, inp in zip(outputs[:-1], inputs[:-1]):
+        single(out, inp, opts()).wait()
+    return single(outputs[-1], inputs[-1], opts())
 
 
 def _opts(opts, kind: str):

@@ -5,7 +5,8 @@ each one a rank: it sets the device up as this process has it (``devices.spec_fo
 the emulated device's profile travels with it), joins a process group with the device's
 collective backend (``DeviceAdapter.collective_backend()``: gloo for the CPU, nccl, hccl,
 or gloo over host memory for the emulated device) and runs one body of
-``distributed.BODIES``. The outputs of every rank come back as a list, rank by rank.
+``distributed.BODIES`` (or, named ``"<module>:<body>"``, of a sibling source's ``BODIES``:
+``distpar``). The outputs of every rank come back as a list, rank by rank.
 
 Rendezvous: this process hosts a ``TCPStore`` on 127.0.0.1 on a port the kernel picks
 (no race for a free port) and the ranks join it as clients. Bounded: the store and the
@@ -235,7 +236,6 @@ def _rank_main(args: dict) -> int:
     import torch.distributed as dist
 
     from ...devices import get_adapter
-    from . import distributed
 
     rank, world_size = args["rank"], args["world_size"]
     out = Path(args["dir"]) / f"rank{rank}.pt"
@@ -253,11 +253,12 @@ def _rank_main(args: dict) -> int:
     except Exception as exc:
         torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {_first(exc)}")}, out)
         return 1
+    os.environ["TORCHPARITY_WORLD_DIR"] = args["dir"]  # shared by the ranks, removed after
     results = []
     for body, dtype in args["cases"]:
         torch.manual_seed(SEED + rank)
         try:
-            value = distributed.BODIES[body](rank, world_size, device, getattr(torch, dtype))
+            value = _body(body)(rank, world_size, device, getattr(torch, dtype))
             results.append({"value": _to(value, "cpu")})
         except Exception as exc:  # the API's own answer on this device, reported as data
             results.append({"error": (type(exc).__name__, _first(exc))})
@@ -267,6 +268,15 @@ def _rank_main(args: dict) -> int:
     except Exception:
         pass
     return 0
+
+
+def _body(name: str):
+    """The body called ``name``: ``distributed.BODIES[name]``, or ``BODIES[name]`` of a
+    sibling source module when written ``"<module>:<name>"`` (``"distpar:ddp"``)."""
+    import importlib
+
+    module, _, key = name.rpartition(":")
+    return importlib.import_module(f"{__package__}.{module or 'distributed'}").BODIES[key]
 
 
 def _first(exc: BaseException) -> str:

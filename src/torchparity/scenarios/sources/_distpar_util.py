@@ -1,0 +1,62 @@
+"""What the ``distpar`` world bodies share: parts, the seeded model and inputs, the
+world's folder."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict
+
+import torch
+
+ERROR = "__part_error__"  # the key a failed part's value carries: (type name, first line)
+
+
+def part(out: Dict[str, Any], name: str, fn: Callable[[], Any]) -> None:
+    """``out[name] = fn()``, or the error it raised (``CheckpointException`` is a
+    ``BaseException``: caught too; interrupts are not)."""
+    try:
+        out[name] = fn()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 (the API's own answer, kept as data)
+        failures = getattr(exc, "failures", None)  # CheckpointException: rank -> its error
+        if isinstance(failures, dict) and failures:
+            rank, cause = sorted(failures.items())[0]
+            cause = cause[0] if isinstance(cause, tuple) and cause else cause  # (error, its frames)
+            text = f"on rank {rank}: {type(cause).__name__}: {cause}".strip()
+        else:
+            text = str(exc).strip()
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+        out[name] = {ERROR: (type(exc).__name__, first[:500])}
+
+
+def model(device: str, width: int = 4, out: int = 2) -> torch.nn.Module:
+    """The same small model on every rank (seeded), built on the CPU and moved."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(),
+                                torch.nn.Linear(width, out))
+    return m.to(device)
+
+
+def inputs(device: str, rank: int, step: int = 0, rows: int = 3, width: int = 4) -> torch.Tensor:
+    """A batch that differs per rank and step, made on the CPU."""
+    g = torch.Generator().manual_seed(1000 * rank + step + 1)
+    return torch.randn(rows, width, generator=g).to(device)
+
+
+def sgd_step(m: torch.nn.Module, lr: float = 0.1):
+    opt = torch.optim.SGD(m.parameters(), lr=lr)
+    opt.step()
+    return [p.detach().clone() for p in m.parameters()]
+
+
+def world_dir(name: str) -> str:
+    """A folder every rank of this world shares (inside the world's temporary folder,
+    which the process that started the world removes)."""
+    base = os.environ.get("TORCHPARITY_WORLD_DIR")
+    if not base:
+        raise RuntimeError("not inside a torchparity world (no TORCHPARITY_WORLD_DIR)")
+    path = os.path.join(base, name)
+    os.makedirs(path, exist_ok=True)
+    return path
