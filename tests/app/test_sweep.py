@@ -91,9 +91,9 @@ def test_killed_sweep_resumes_without_lost_or_duplicated_rows(tmp_path):
 
 def test_planning_namespaces_and_lists():
     p = plan(namespace="torch.nn.functional", dtypes=["float32"])
-    # OpInfo cases, and the other sources' (docstring examples of F functions without an entry)
+    # OpInfo cases, and the other sources' (nnutil's F leftovers such as fold; docstring examples)
     apis = {c.api if isinstance(c, SourceCase) else c.entry.api for c in p.cases}
-    assert {c.scenario.source for c in p.cases if isinstance(c, SourceCase)} <= {"docstring", "hand", "module"}
+    assert {c.scenario.source for c in p.cases if isinstance(c, SourceCase)} <= {"docstring", "hand", "module", "nnutil"}
     assert "torch.nn.functional.relu" in apis and "torch.nn.functional.normalize" in apis
     assert p.no_scenarios and all(n.startswith("torch.nn.functional.") for n in p.no_scenarios)
     assert not set(p.no_scenarios) & apis
