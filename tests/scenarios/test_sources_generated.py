@@ -236,3 +236,13 @@ def test_an_api_no_source_runs_carries_its_owners_named_reason():
             assert mod.owns("torch.no_such_namespace_here.f") is False, mod.NAME
     from torchparity.scenarios.sources import distributed
     assert distributed.owns("torch.distributed.GradBucket.index")
+
+
+def test_a_code_block_case_is_filed_under_its_source_module():
+    # the footprint recorder tells scenario code from the API's by file: a block case's
+    # file must be its source module's, not the shared helper's
+    from torchparity.scenarios.sources import member, runtime
+
+    (sc,) = member.scenarios("torch.Tensor.is_contiguous", None)
+    assert sc.source_file.endswith("member.py")
+    assert all(s.source_file.endswith("runtime.py") for s in runtime.scenarios("torch.autograd.grad", None))

@@ -13,6 +13,7 @@ runs under ``torch.random.fork_rng`` with the runner's seed, so it changes nothi
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -85,6 +86,35 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
             compare=compare, module=fn.__module__, source=source, code=code,
             golden=golden if raises is None else None))
     return out
+
+
+def block_fn(code: Any, extra: Optional[Dict[str, Any]] = None, name: str = "torchparity_case",
+             quiet: bool = False) -> Callable[[str, Any], Any]:
+    """``fn(device, dtype)`` of a code-block source: runs the compiled block with ``torch``,
+    ``device``, ``dtype`` (and ``extra``) in scope and returns what it left in ``out``.
+    ``quiet``: warnings the block raises are not shown (deprecation notices per call)."""
+    def fn(device, dtype):
+        ns = {"torch": torch, "device": device, "dtype": dtype, "__name__": name}
+        if extra:
+            ns.update(extra)
+        if quiet:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(code, ns)
+        else:
+            exec(code, ns)
+        return ns["out"]
+    # the scenario's file is the block's (Scenario.source_file): the footprint recorder
+    # tells scenario code from the API's by file, and the block is compiled under its
+    # source module's name
+    fn.__code__ = fn.__code__.replace(co_filename=code.co_filename)
+    return fn
+
+
+def block_snippet(prelude: str, block: str, imports: str = "import torch\n") -> str:
+    """The runnable snippet of a code-block case (``{device}`` / ``{dtype}`` filled in by
+    :meth:`Scenario.snippet`)."""
+    return imports + "\ndevice, dtype = {device}, {dtype}\n" + prelude + block + "\nprint(out)\n"
 
 
 def reproducer(source: str, api: str, scenario_id: str) -> str:

@@ -28,6 +28,7 @@ from ..registry import Scenario
 from . import _devmod_cuda as C
 from . import _devmod_device as D
 from . import _devmod_misc as M
+from ._common import block_fn, block_snippet
 from ._devmod_lib import NBYTES, Ctx, capture
 
 NAME = "devmod"
@@ -83,18 +84,14 @@ def _acc_here(c: Ctx) -> bool:
 
 
 def _make_fn(code):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype, "Ctx": Ctx, "capture": capture,
-              "NBYTES": NBYTES, "gc": gc, "math": math, "_acc_here": _acc_here}
-        exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code, {"Ctx": Ctx, "capture": capture, "NBYTES": NBYTES, "gc": gc,
+                           "math": math, "_acc_here": _acc_here})
 
 
 def _snippet(block: str) -> str:
-    return ("import gc, math\nimport torch\nfrom torchparity.scenarios.sources._devmod_lib import "
-            "NBYTES, Ctx, capture\nfrom torchparity.scenarios.sources.devmod import _acc_here\n\n"
-            "device, dtype = {device}, {dtype}\n" + PRELUDE + block + "\nprint(out)\n")
+    return block_snippet(PRELUDE, block, imports=(
+        "import gc, math\nimport torch\nfrom torchparity.scenarios.sources._devmod_lib import "
+        "NBYTES, Ctx, capture\nfrom torchparity.scenarios.sources.devmod import _acc_here\n"))
 
 
 @functools.lru_cache(maxsize=None)

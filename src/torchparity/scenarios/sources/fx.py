@@ -23,10 +23,8 @@ import functools
 import importlib.util
 from typing import Any, Dict, List, Tuple
 
-import torch
-
 from ..registry import Scenario
-from ._common import probed
+from ._common import block_fn, block_snippet, probed
 
 NAME = "fx"
 ORDER = 62
@@ -58,15 +56,10 @@ def _tables() -> Tuple[Dict[str, Tuple[str, str]], Dict[str, str]]:
 
 
 def _make_fn(code):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype, "__name__": "torchparity_fx_case"}
-        exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code, name="torchparity_fx_case")
 
 
-def _snippet(prelude: str, block: str) -> str:
-    return "import torch\n\ndevice, dtype = {device}, {dtype}\n" + prelude + block + "\nprint(out)\n"
+_snippet = block_snippet
 
 
 @functools.lru_cache(maxsize=None)

@@ -22,7 +22,7 @@ import torch
 from ..registry import Scenario
 from . import _member_table as T
 from . import _nn_member_table as N
-from ._common import probed, resolve_quiet, split_member
+from ._common import block_fn, block_snippet, probed, resolve_quiet, split_member
 
 NAME = "member"
 ORDER = 50
@@ -40,18 +40,11 @@ def _compile(block: str, prelude: str = ""):
 
 
 def _make_fn(code, extra: Optional[dict] = None):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype}
-        if extra:
-            ns.update(extra)
-        exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code, extra)
 
 
 def _snippet(prelude: str, block: str) -> str:
-    return ("import torch\n\ndevice, dtype = {device}, {dtype}\n" + T.PRELUDE + prelude + block
-            + "\nprint(out)\n")
+    return block_snippet(T.PRELUDE + prelude, block)
 
 
 def classify(api: str) -> Tuple[str, str, str]:

@@ -30,7 +30,7 @@ from ..registry import Scenario
 from . import _nnutil_data as D
 from . import _nnutil_nn as N
 from . import _nnutil_utils as U
-from ._common import probed
+from ._common import block_fn, probed
 
 NAME = "nnutil"
 ORDER = 74
@@ -91,11 +91,7 @@ def case_of(api: str) -> Optional[N.Case]:
 
 
 def _make_fn(code, compute: Optional[torch.dtype] = None):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype, "COMPUTE": compute}
-        exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code, {"COMPUTE": compute})
 
 
 @functools.lru_cache(maxsize=None)

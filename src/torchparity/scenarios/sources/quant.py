@@ -18,13 +18,10 @@ refusals go through :func:`~._common.probed` as in the other generated sources.
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any, Dict, List, Tuple
 
-import torch
-
 from ..registry import Scenario
-from ._common import probed
+from ._common import block_fn, block_snippet, probed
 
 NAME = "quant"
 ORDER = 70
@@ -50,17 +47,10 @@ def _tables() -> Tuple[Dict[str, Tuple[str, Tuple[str, ...]]], str]:
 
 
 def _make_fn(code):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype, "__name__": "quant_case"}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # torch.ao's deprecation notices, per call
-            exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code, name="quant_case", quiet=True)  # torch.ao's deprecation notices, per call
 
 
-def _snippet(prelude: str, block: str) -> str:
-    return "import torch\n\ndevice, dtype = {device}, {dtype}\n" + prelude + block + "\nprint(out)\n"
+_snippet = block_snippet
 
 
 @functools.lru_cache(maxsize=None)

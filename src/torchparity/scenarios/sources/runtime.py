@@ -26,12 +26,10 @@ from __future__ import annotations
 import functools
 from typing import Any, List, Tuple
 
-import torch
-
 from ..registry import Scenario
 from . import _runtime_autograd as A
 from . import _runtime_torch as T
-from ._common import probed
+from ._common import block_fn, block_snippet, probed
 
 NAME = "runtime"
 ORDER = 65
@@ -47,15 +45,11 @@ def _compile(block: str):
 
 
 def _make_fn(code):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype}
-        exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code)
 
 
 def _snippet(block: str) -> str:
-    return "import torch\n\ndevice, dtype = {device}, {dtype}\n" + T.PRELUDE + block + "\nprint(out)\n"
+    return block_snippet(T.PRELUDE, block)
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,12 +20,11 @@ from __future__ import annotations
 import functools
 from typing import Any, List, Tuple
 
-import torch
-
 from ...results.models import Text
 from ..registry import Scenario
 from . import _tooling_misc as M
 from . import _tooling_prof as P
+from ._common import block_fn, block_snippet
 
 NAME = "tooling"
 ORDER = 72
@@ -74,16 +73,11 @@ def _mine(api: str) -> bool:
 
 
 def _make_fn(code):
-    def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype, "__name__": "tooling_case"}
-        exec(code, ns)
-        return ns["out"]
-    return fn
+    return block_fn(code, name="tooling_case")
 
 
 def snippet(api: str) -> str:
-    block = CASES[api][0]
-    return "import torch\n\ndevice, dtype = {device}, {dtype}\n" + PRELUDE + block + "\nprint(out)\n"
+    return block_snippet(PRELUDE, CASES[api][0])
 
 
 @functools.lru_cache(maxsize=None)
