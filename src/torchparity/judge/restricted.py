@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple
 
 import torch
+from torch.utils._pytree import tree_leaves
 
 from ..results.models import Cause, Metric, Status
 from .judgement import Judgement
@@ -45,18 +46,9 @@ UNINITIALISED, SEEDED_CPU, SEEDED_REPEAT, IN_RANGE, ORDER_FREE = (
 STANDARDS = (UNINITIALISED, SEEDED_CPU, SEEDED_REPEAT, IN_RANGE, ORDER_FREE)
 
 
-def _tensors(tree: Any, out: Optional[list] = None) -> list:
-    if out is None:
-        out = []
-    if isinstance(tree, torch.Tensor):
-        out.append(tree)
-    elif isinstance(tree, (list, tuple)):
-        for t in tree:
-            _tensors(t, out)
-    elif isinstance(tree, dict):
-        for v in tree.values():
-            _tensors(v, out)
-    return out
+def _tensors(tree: Any) -> list:
+    """The tensors of nested lists / tuples / dicts, in order."""
+    return [t for t in tree_leaves(tree) if isinstance(t, torch.Tensor)]
 
 
 def stride_difference(cpu: Any, dev: Any, path: str = "output") -> Optional[Judgement]:
