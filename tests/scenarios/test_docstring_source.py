@@ -5,28 +5,11 @@ import doctest
 import pytest
 import torch
 
-from torchparity.devices import get_adapter
 from torchparity.run.execute import execute
 from torchparity.scenarios.registry import NotRunnable
 from torchparity.scenarios.sources import _doc_exec as X
 from torchparity.scenarios.sources import docstring as D
 from torchparity.scenarios.sources import offer
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
-
-
-@pytest.fixture(scope="module")
-def emu():
-    # allow-all: the profile the test process hosts (tests/devices/emulator/conftest.py
-    # registers it at collection; a process hosts one profile)
-    adapter = get_adapter("emu:allow-all")
-    adapter.setup()
-    return adapter
 
 
 def test_jacobian_examples_run_on_the_emulated_device_and_match(emu):

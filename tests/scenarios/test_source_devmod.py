@@ -8,25 +8,9 @@ import sys
 import pytest
 import torch
 
-from torchparity.devices import get_adapter
 from torchparity.devices.emulator._npu_members import MEMBERS, NPU_ALL, SOURCE
 from torchparity.run.execute import execute
 from torchparity.scenarios.sources import devmod, offer
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
-
-
-@pytest.fixture(scope="module")
-def emu():
-    # the profile the test process hosts (tests/devices/emulator/conftest.py; one per process)
-    adapter = get_adapter("emu:allow-all")
-    adapter.setup()
-    return adapter
 
 
 def _run(api, adapter):

@@ -13,7 +13,6 @@ import warnings
 import pytest
 import torch
 
-from torchparity.devices import get_adapter
 from torchparity.run.execute import execute
 from torchparity.scenarios.sources import fx, offer
 
@@ -21,22 +20,6 @@ APIS = ["torch.fx.symbolic_trace", "torch.fx.Graph.inserting_after", "torch.fx.I
         "torch.fx.Transformer.call_function", "torch.fx.replace_pattern",
         "torch.fx.experimental.proxy_tensor.make_fx",
         "torch.fx.experimental.symbolic_shapes.ShapeEnv.produce_guards_expression"]
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
-
-
-@pytest.fixture(scope="module")
-def emu():
-    # allow-all: the profile the test process hosts (tests/devices/emulator/conftest.py
-    # registers it at collection; a process hosts one profile)
-    adapter = get_adapter("emu:allow-all")
-    adapter.setup()
-    return adapter
 
 
 def _rows(api, adapter):

@@ -8,16 +8,8 @@ import torch
 
 from tests.devices.emulator.helpers import run_python
 from torchparity.api.resolve import maybe_resolve
-from torchparity.devices import get_adapter
 from torchparity.run.execute import execute
 from torchparity.scenarios.sources import nnutil, offer
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
 
 
 def test_every_case_names_an_api_of_this_torch():

@@ -8,18 +8,10 @@ import warnings
 import pytest
 
 from tests.devices.emulator.helpers import run_python
-from torchparity.devices import get_adapter
 from torchparity.run.execute import execute
 from torchparity.scenarios.sources import offer, quant
 
 P = "torch.ao.quantization."
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
 
 
 @pytest.mark.parametrize("api", [

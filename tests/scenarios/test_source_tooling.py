@@ -8,16 +8,8 @@ import warnings
 import pytest
 
 from tests.devices.emulator.helpers import run_python
-from torchparity.devices import get_adapter
 from torchparity.run.execute import execute
 from torchparity.scenarios.sources import tooling
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
 
 
 def _rows(api, adapter):

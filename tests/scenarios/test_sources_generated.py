@@ -9,18 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from torchparity.devices import get_adapter
 from torchparity.run.execute import execute
 from torchparity.scenarios.sources import distribution, member, module, optim, source
 
 DOCS = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
-
-
-@pytest.fixture(scope="module")
-def cpu():
-    adapter = get_adapter("cpu")
-    adapter.setup()
-    return adapter
 
 
 @pytest.fixture(scope="module")
