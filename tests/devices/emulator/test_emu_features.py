@@ -94,3 +94,27 @@ def test_nested_tensors_refused_cleanly_not_a_dead_process(tmp_path):
     assert lines[0] == "leaf True True 2 2"
     assert lines[1:5] == ["EmulatorFeatureError feature_limit"] * 4
     assert lines[5] == "jagged True 13.0"
+
+
+def test_record_stream_is_accepted_also_inside_backward(tmp_path):
+    """FSDP's hooks call ``Tensor.record_stream`` during backward. Without a kernel the CPU
+    fallback refused it, and that refusal, raised on the autograd engine's thread, ended
+    the process (SIGABRT). torch_npu accepts it; the emulated device (synchronous streams,
+    no cache) has nothing to note. In a subprocess: the old behaviour is an abort."""
+    out = run_python("""
+        dev = PROFILE.device_type
+        x = torch.ones(2).to(dev).requires_grad_()
+        s = torch.get_device_module(dev).Stream()
+        x.record_stream(s)
+        def hook(g):
+            x.record_stream(s)
+            return g * 3
+        y = x * 2
+        y.register_hook(hook)
+        y.sum().backward()
+        print("grad", x.grad.cpu().tolist())
+        """, tmp_path, profile_yaml="""
+        name: stream-test
+        device_type: npu
+        """)
+    assert out.strip() == "grad [6.0, 6.0]"

@@ -152,6 +152,16 @@ def _convolution_backward(grad_output, input, weight, stride, padding, dilation,
                                              groups, output_mask)
 
 
+def record_stream(self, s) -> None:
+    """``Tensor.record_stream``: torch_npu's caching allocator notes the stream so a block
+    is not reused before that stream's work is done; the emulated device runs every stream's
+    work to completion before the call returns and has no cache, so there is nothing to
+    note. (Without a kernel, the CPU fallback refuses the op, and a refusal raised on the
+    autograd engine's thread, as FSDP's hooks call it, ends the process.)"""
+    _check(aten.record_stream.default, self)
+    return None
+
+
 EXPLICIT = {
     "_to_copy": to_copy,
     "_copy_from": copy_from,
@@ -162,6 +172,7 @@ EXPLICIT = {
     "set_": set_empty,
     "resize_": resize_,
     "_has_compatible_shallow_copy_type": has_compatible_shallow_copy_type,
+    "record_stream": record_stream,
 }
 
 
