@@ -25,7 +25,7 @@ class ErrorRule:
 ERROR_RULES: Tuple[ErrorRule, ...] = (
     # a rank process of a distributed world died (signal) before giving its result: the
     # device run crashed, whatever its last stderr lines say (checked first for that reason)
-    ErrorRule(r"^(WorldError: )?rank \d+ exited with -\d+ without a result",
+    ErrorRule(r"^(\w+: )+rank \d+ exited with -\d+ without a result",
               Status.CRASH, Cause.CRASH,
               "rank 0 exited with -6 without a result: terminate called without an active exception"),
     # a build without a feature (ITT, distributed, LAPACK, ...)
