@@ -214,13 +214,22 @@ def subprocess_case(device: str, dtype) -> Dict[str, Any]:
         from torch.distributed.elastic.multiprocessing.api import Std
 
         spec = _spec(device)
-        code = ("import sys, torch; from torchparity.scenarios.sources import _distsvc_child as C; "
-                "r = C.device_step(sys.argv[1], int(sys.argv[2])); print(r['x'].tolist()); "
+        # the failing child (3) exits only once the other has printed and left its mark:
+        # a failure ends the context's other children (SIGTERM), and which one got there
+        # first must not decide the answer
+        code = ("import os, sys, time, torch; from torchparity.scenarios.sources import _distsvc_child as C; "
+                "r = C.device_step(sys.argv[1], int(sys.argv[2])); print(r['x'].tolist(), flush=True); "
+                "mark = os.path.join(sys.argv[3], 'r0.done'); t = time.monotonic() + 60\n"
+                "if sys.argv[2] == '0': open(mark, 'w').close()\n"
+                "while sys.argv[2] == '3' and not os.path.exists(mark) and time.monotonic() < t: time.sleep(0.05)\n"
                 "sys.exit(int(sys.argv[2]) == 3)")
         with tempfile.TemporaryDirectory(prefix="torchparity-elastic-") as tmp:
             env = _loopback_env()
             envs = {r: {"PYTHONPATH": env.get("PYTHONPATH", "")} for r in (0, 1)}
-            pc = start_processes("tp_bin", sys.executable, {0: ("-c", code, spec, "0"), 1: ("-c", code, spec, "3")},
+            marks = os.path.join(tmp, "marks")
+            os.makedirs(marks)
+            pc = start_processes("tp_bin", sys.executable,
+                                 {0: ("-c", code, spec, "0", marks), 1: ("-c", code, spec, "3", marks)},
                                  envs, DefaultLogsSpecs(log_dir=tmp, redirects=Std.OUT), start_method="spawn")
             try:
                 res = pc.wait(timeout=LAUNCH_TIMEOUT_S, period=0.1)

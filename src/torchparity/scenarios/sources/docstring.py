@@ -56,6 +56,12 @@ _NEEDS: Tuple[Tuple[str, re.Pattern], ...] = (
     ("torch.compile (minutes of compiling on the CPU; not run by this source)",
      re.compile(r"\btorch\.compile\b|@compile\b|\btorch\._dynamo\b|\bexport\(")),
     ("waiting (sleep, input, an endless loop)", re.compile(r"\btime\.sleep\b|\binput\(|\bwhile True\b")),
+    # renaming / registering the PrivateUse1 backend lasts for the process: the worker's
+    # later cases would run against a device that is not there (torch.manual_seed asks
+    # every registered device module)
+    ("a process of its own (it renames or registers a device backend for good)", re.compile(
+        r"\brename_privateuse1_backend\(|\bgenerate_methods_for_privateuse1_backend\(|"
+        r"\b_register_device_module\(|\b_setup_privateuseone_for_python_backend\(")),
 )
 
 
