@@ -116,3 +116,57 @@ def test_shipped_profiles_rebuild_identically():
     mm = shipped["ascend-a2"].ops["aten.mm"]
     assert shipped["ascend-a2"].allows("aten.mm", "bfloat16") and "kernel aclnnMm" in mm.source
     assert "docs say" in mm.note
+
+
+def test_c10d_rules_follow_the_hccl_facts_with_kernel_facts(docs, tmp_path):
+    """With kernel facts, a c10d op takes what the HCCL facts say per chip (docs noted where
+    they differ), an op the facts refuse is unsupported, and without kernel facts the docs
+    rule stays."""
+    folder = docs / "pytorch_2-12-0"
+    (folder / "dist.md").write_text("# torch.distributed\n\n" + "".join([
+        _entry("torch.distributed.all_gather", "✔✔✔", "`tensor`仅支持int32，fp32"),
+        _entry("torch.distributed.all_reduce", "✔✔✘", "`tensor`仅支持fp32"),
+    ]), encoding="utf-8")
+    hccl = tmp_path / "hccl.yaml"
+    hccl.write_text(yaml.safe_dump({
+        "repo": "Ascend/pytorch", "commit": "ab" * 20, "chips": {"dav_2201": "A2/A3", "dav_3510": "950"},
+        "facts": {"map": "HCCLUtils.cpp:49"},
+        "ops": {"c10d.allgather_": {"call": "ProcessGroupHCCL::allgather", "chips": {
+                    "dav_2201": {"dtypes": ["bool", "int64", "float32"], "source": "ProcessGroupHCCL.cpp:10"},
+                    "dav_3510": {"dtypes": ["int64", "float64"], "source": "ProcessGroupHCCL.cpp:10"}}},
+                "c10d.allreduce_": {"call": "ProcessGroupHCCL::allreduce", "chips": {
+                    "dav_3510": {"dtypes": ["float32", "float64"], "source": "ProcessGroupHCCL.cpp:20"}}},
+                "c10d.recv_any_source_": {"call": "ProcessGroupHCCL::recvAnysource",
+                                          "refused": "ProcessGroupHCCL.cpp:30"}}}), encoding="utf-8")
+    kernels = extract_kernel_facts([Path(__file__).resolve().parents[1] / "evidence" / "fixtures" / "kernels"
+                                    / d for d in ("op-plugin", "ops-fake")], "2.13.0")
+    ops = dict(OPS, **{"torch.distributed.all_gather": ["c10d.allgather_"],
+                       "torch.distributed.all_reduce": ["c10d.allreduce_"]})
+    profiles = build_profiles(docs, "2.12.0", observations=None, kernels=kernels, hccl=hccl,
+                              compute_ops=ops.get)
+    a2, dt = profiles["ascend-a2"], profiles["ascend-950dt"]
+    ag = a2.ops["c10d.allgather_"]
+    assert a2.allows("c10d.allgather_", "int64") and not a2.allows("c10d.allgather_", "int32")
+    assert "Ascend/pytorch@abababababab ProcessGroupHCCL.cpp:10" in ag.source
+    assert "docs say int32, float32" in ag.note and "the HCCL source is followed" in ag.note
+    assert dt.allows("c10d.allgather_", "float64") and not dt.allows("c10d.allgather_", "bool")
+    # no HCCL fact for the chip: the docs rule stays (A2: float32 only); 950DT ✘ in the docs, HCCL takes it
+    assert a2.ops["c10d.allreduce_"].source.startswith("docs ") and not a2.allows("c10d.allreduce_", "int64")
+    assert dt.allows("c10d.allreduce_", "float64") and "docs say ✘" in dt.ops["c10d.allreduce_"].note
+    assert a2.ops["c10d.recv_any_source_"].supported is False
+    assert a2.generated["hccl_ops"] == "2" and dt.generated["hccl_ops"] == "3"
+    # without kernel facts the c10d rules are the docs'
+    plain = build_profiles(docs, "2.12.0", observations=None, hccl=hccl, compute_ops=ops.get)["ascend-a2"]
+    assert not plain.allows("c10d.allgather_", "int64") and "c10d.recv_any_source_" not in plain.ops
+
+
+def test_shipped_c10d_rules_are_the_hccl_process_group_s():
+    """The shipped c10d rules follow torch_npu's ProcessGroupHCCL (sources/ascend-hccl.yaml):
+    DDP's int64 all_gather is taken on A2 (the docs list left int64 out), reductions refuse
+    float64 below Ascend950 (checkSupportedDataType) and take it on the 950DT."""
+    a2, dt = load_profile("ascend-a2"), load_profile("ascend-950dt")
+    assert a2.allows("c10d.allgather_", "int64") and "ProcessGroupHCCL.cpp" in a2.ops["c10d.allgather_"].source
+    assert "docs say" in a2.ops["c10d.allgather_"].note
+    assert not a2.allows("c10d.allreduce_", "float64") and dt.allows("c10d.allreduce_", "float64")
+    assert not a2.allows("c10d.reduce_scatter_", "bool") and a2.allows("c10d.allreduce_", "bool")
+    assert a2.allows("c10d.alltoall_base_", "int64")  # the docs said float32 only

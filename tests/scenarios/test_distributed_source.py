@@ -50,18 +50,21 @@ def test_scenarios_cover_the_collectives_and_say_why_not():
     assert set(b for rows in distributed.APIS.values() for b, _, _ in rows) <= set(distributed.BODIES)
 
 
-def test_the_a2_profile_takes_the_all_reduce_dtypes_from_the_docs():
+def test_the_a2_profile_takes_the_all_reduce_dtypes_from_the_hccl_source():
+    # The c10d rules now follow torch_npu's HCCL process group (sources/ascend-hccl.yaml:
+    # Ascend/pytorch torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:170 checkSupportedDataType,
+    # called by allreduce at :4765); the docs list (torch-distributed.md) is kept as the note.
     from torchparity.devices.profiles import load_profile
 
     entry = load_profile("ascend-a2").op_support("c10d.allreduce_")
-    assert "torch-distributed.md" in entry.source
+    assert "ProcessGroupHCCL.cpp" in entry.source and "torch-distributed.md" in entry.note
     assert "float32" in entry.dtypes and "float64" not in entry.dtypes
 
 
 def test_all_reduce_on_the_emulated_device(tmp_path):
     """Through the harness on emu:ascend-a2, judged against the CPU world; float64 is
-    refused in every rank as the A2 docs say (all_reduce: bf16, fp16, fp32, int32, int64,
-    bool)."""
+    refused in every rank as torch_npu's HCCL process group does below Ascend950
+    (ProcessGroupHCCL.cpp:170 checkSupportedDataType; the A2 docs agree)."""
     out = run_python("""
         import torch, torch.distributed as dist
         from torchparity.devices import get_adapter

@@ -21,6 +21,8 @@ CANN operator sources by ``--from-kernels``) an op torch_npu runs through an acl
 takes the kernel's dtype list for the chip (step 1 becomes a second opinion, noted where
 it disagrees); dtypes only the AiCpu fallback takes are kept and marked slow. The hardware
 observations of step 2 still override both, and a conflict with the kernel is noted.
+The ``c10d.*`` rules likewise follow the HCCL facts (``sources/ascend-hccl.yaml``, the dtypes
+torch_npu's HCCL process group accepts, read from Ascend/pytorch) when kernel facts are used.
 
 The output is deterministic (sorted, no timestamps), so a rebuild can be diffed.
 """
@@ -37,12 +39,14 @@ from pydantic import BaseModel, ConfigDict
 from ..devices.profiles import Profile
 from ..devices.profiles.model import DTYPES, PROFILE_DIR, Features, OpSupport
 from ..errors import InputError
+from ..evidence.hccl import HcclFacts, load_hccl_facts
 from ..evidence.kernels import KernelFacts, load_kernel_facts
 from ..evidence.vendor_docs import VendorEntry, load_vendor_docs, resolve_chips
 from ..yamlmodel import load_yaml_model
 
 OBSERVATIONS = PROFILE_DIR / "sources" / "ascend-observations.yaml"
 KERNELS = PROFILE_DIR / "sources" / "ascend-kernels.yaml"
+HCCL = PROFILE_DIR / "sources" / "ascend-hccl.yaml"
 # profile -> NPU architecture of its chip (hicann/ops-math docs/zh/install/compile.md: --soc per product)
 KERNEL_CHIP = {"ascend-a2": "dav_2201", "ascend-a3": "dav_2201", "ascend-950dt": "dav_3510"}
 
@@ -212,13 +216,43 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
     return n
 
 
+def apply_hccl(facts: Dict[str, _OpFacts], hccl: HcclFacts, chip_key: str) -> int:
+    """c10d ops take what torch_npu's HCCL process group accepts; the docs become a note.
+
+    Returns how many ops follow the HCCL facts.
+    """
+    n = 0
+    for op, cf in hccl.ops.items():
+        ck = (cf.chips or {}).get(chip_key)
+        if ck is None and cf.refused is None:
+            continue
+        n += 1
+        if ck is None:
+            f = _OpFacts(supported=False, dtypes=None, kernel=set(),
+                         sources=[f"hccl {cf.call} refuses: {hccl.source(cf.refused)}"])
+        else:
+            kdt = {d for d in ck.dtypes if d in DTYPES}
+            f = _OpFacts(supported=True, dtypes=set(kdt), kernel=set(kdt),
+                         sources=[f"hccl {cf.call}: {hccl.source(ck.source)}"])
+        docs = facts.get(op)
+        if docs is not None and docs.sources:
+            if docs.supported != f.supported or (f.supported and docs.dtypes != f.dtypes):
+                f.notes.append(f"docs say {_docs_view(docs)} ({docs.sources[0]}"
+                               + (f" and {len(docs.sources) - 1} more" if len(docs.sources) > 1 else "")
+                               + "); the HCCL source is followed")
+        facts[op] = f
+    return n
+
+
 def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] = (),
                    observations: Optional[Path] = OBSERVATIONS,
                    kernels: Optional[KernelFacts] = None, kernels_name: str = KERNELS.name,
+                   hccl: Optional[Path] = HCCL,
                    compute_ops: ComputeOps = default_compute_ops,
                    progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, Profile]:
     """Profiles (name -> Profile) for the Ascend chips, from the docs of ``torch_version``,
-    the kernel facts when given, and the hardware observations."""
+    the kernel facts when given (with them, the HCCL facts in ``hccl`` for the c10d ops), and
+    the hardware observations."""
     index = load_vendor_docs(docs_root, torch_version)
     wanted = {name: spec for name, spec in ASCEND_CHIPS.items()
               if not chips or spec[0] in resolve_chips(chips, index.chips)}
@@ -232,6 +266,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
         (o, dtype, traced[(ref, dtype)]) for o in obs.observations
         for ref in o.passed for dtype in o.dtypes]
     itt_entry = index.lookup(ITT_API)
+    hccl_facts = load_hccl_facts(hccl) if kernels and hccl else None
 
     profiles = {}
     for name, (chip, device_name) in wanted.items():
@@ -251,6 +286,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
             else:
                 f.dtypes.update(d for d in dtypes if d in DTYPES)
         n_kernel = apply_kernels(facts, kernels, KERNEL_CHIP[name]) if kernels else 0
+        n_hccl = apply_hccl(facts, hccl_facts, KERNEL_CHIP[name]) if hccl_facts else 0
         for o, dtype, ops in observed:
             if chip not in resolve_chips(o.chips, index.chips):
                 continue
@@ -303,6 +339,9 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
         if kernels:
             generated["kernels"] = ", ".join(f"{r}@{c[:12]}" for r, c in kernels.repos.items())
             generated["kernel_ops"] = str(n_kernel)
+        if hccl_facts:
+            generated["hccl"] = f"{hccl.name}: {hccl_facts.repo}@{hccl_facts.commit[:12]}"
+            generated["hccl_ops"] = str(n_hccl)
         what = "Ascend {chip} from the vendor's kernel sources, documented for" if kernels else \
             "Ascend {chip} as documented for"
         profiles[name] = Profile(

@@ -252,13 +252,17 @@ def profile_build(
     kernel_facts: Optional[Path] = typer.Option(
         None, "--kernel-facts", help="Kernel facts YAML written by --from-kernels (e.g. the shipped "
         "devices/profiles/sources/ascend-kernels.yaml)."),
+    hccl_facts: Optional[Path] = typer.Option(
+        None, "--hccl-facts", help="With kernel facts: the dtypes torch_npu's HCCL process group "
+        "accepts per c10d op (default: the shipped devices/profiles/sources/ascend-hccl.yaml)."),
 ) -> None:
     """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs,
-    and from the vendor's kernel sources when given (they win over the docs)."""
+    and from the vendor's kernel sources when given (they win over the docs; the c10d rules
+    then follow the HCCL facts)."""
     from rich.progress import Progress
 
     from ..app.evidence import installed_torch_version
-    from ..app.profile_build import KERNELS, OBSERVATIONS, build_profiles
+    from ..app.profile_build import HCCL, KERNELS, OBSERVATIONS, build_profiles
     from ..devices.profiles import dump_profile
     from ..errors import InputError
     from ..evidence.kernels import dump_kernel_facts, extract_kernel_facts, load_kernel_facts
@@ -281,7 +285,7 @@ def profile_build(
         profiles = build_profiles(
             from_ascend_docs, version, chips=chips,
             observations=None if no_observations else (observations or OBSERVATIONS),
-            kernels=kernels, kernels_name=kernels_name,
+            kernels=kernels, kernels_name=kernels_name, hccl=hccl_facts or HCCL,
             progress=lambda i, n: bar.update(task, completed=i, total=n))
     for name, profile in profiles.items():
         path = out / f"{name}.yaml"
