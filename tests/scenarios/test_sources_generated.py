@@ -226,8 +226,11 @@ def test_an_api_no_source_runs_carries_its_owners_named_reason():
     for mod in all_sources():
         if hasattr(mod, "owns"):
             assert mod.owns("torch.no_such_namespace_here.f") is False, mod.NAME
-    from torchparity.scenarios.sources import distributed
-    assert distributed.owns("torch.distributed.GradBucket.index")
+    from torchparity.scenarios.sources import distributed, distsvc
+    assert distributed.owns("torch.distributed.all_reduce")
+    # an etcd API is distsvc's, which names why it has no scenario, not the collectives'
+    etcd = "torch.distributed.elastic.rendezvous.etcd_store.EtcdStore.get"
+    assert distsvc.owns(etcd) and not distributed.owns(etcd)
 
 
 def test_a_code_block_case_is_filed_under_its_source_module():
