@@ -536,6 +536,13 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         try:
             outcomes.append(runner.run_sample(s, i))
         except Exception as exc:  # a harness problem with one sample
+            # ... unless the device refuses the sample's inputs themselves (a layout the
+            # emulated device cannot hold, moving a sparse CSR input): that is its answer
+            cls = classify_exception(type(exc).__name__, str(exc), runner.extra_rules)
+            if cls is not None:
+                outcomes.append(SampleOutcome(forward=_cat("unsupported", Judgement(
+                    cls[0], cls[1], f"sample {i}: {describe_exception(exc)}"))))
+                continue
             outcomes.append(SampleOutcome(forward=_cat("harness", Judgement(
                 Status.ERROR, Cause.HARNESS_ERROR, f"sample {i}: {describe_exception(exc)}"))))
     result = aggregate(outcomes)
