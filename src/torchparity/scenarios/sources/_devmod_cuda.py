@@ -152,6 +152,22 @@ out = {"y": y, "outside_capture": False if f is None else f()}
 """, "the promise: False outside a graph capture"),
 }
 
+def _peak_reset(name: str, kind: str) -> str:
+    """The block of a peak-reset member: after it, the peak of ``memory_<kind>`` equals
+    its current value (a big tensor made and freed first, so the peak was above it)."""
+    return f"""
+f = c.m("{name}")
+if f is None:
+    out = {{"peak_back_to_current": True}}
+else:
+    t = c.big()
+    del t
+    gc.collect()
+    f()
+    out = {{"peak_back_to_current": c.m("max_memory_{kind}")() == c.m("memory_{kind}")()}}
+"""
+
+
 MEMORY = {
     "memory_allocated": ("""
 f = c.m("memory_allocated")
@@ -254,39 +270,9 @@ f = c.m("mem_get_info")
 free, total = (1, 2) if f is None else f()
 out = {"ints": isinstance(free, int) and isinstance(total, int), "0<free<=total": 0 < free <= total}
 """, "the promise: (free, total) ints with 0 < free <= total"),
-    "reset_peak_memory_stats": ("""
-f = c.m("reset_peak_memory_stats")
-if f is None:
-    out = {"peak_back_to_current": True}
-else:
-    t = c.big()
-    del t
-    gc.collect()
-    f()
-    out = {"peak_back_to_current": c.m("max_memory_allocated")() == c.m("memory_allocated")()}
-""", "the promise: after it the peak equals the current allocation"),
-    "reset_max_memory_allocated": ("""
-f = c.m("reset_max_memory_allocated")
-if f is None:
-    out = {"peak_back_to_current": True}
-else:
-    t = c.big()
-    del t
-    gc.collect()
-    f()
-    out = {"peak_back_to_current": c.m("max_memory_allocated")() == c.m("memory_allocated")()}
-""", "the promise: after it the peak equals the current allocation"),
-    "reset_max_memory_cached": ("""
-f = c.m("reset_max_memory_cached")
-if f is None:
-    out = {"peak_back_to_current": True}
-else:
-    t = c.big()
-    del t
-    gc.collect()
-    f()
-    out = {"peak_back_to_current": c.m("max_memory_reserved")() == c.m("memory_reserved")()}
-""", "the promise: after it the reserved peak equals what is reserved"),
+    "reset_peak_memory_stats": (_peak_reset("reset_peak_memory_stats", "allocated"), "the promise: after it the peak equals the current allocation"),
+    "reset_max_memory_allocated": (_peak_reset("reset_max_memory_allocated", "allocated"), "the promise: after it the peak equals the current allocation"),
+    "reset_max_memory_cached": (_peak_reset("reset_max_memory_cached", "reserved"), "the promise: after it the reserved peak equals what is reserved"),
     "reset_accumulated_memory_stats": ("""
 f = c.m("reset_accumulated_memory_stats")
 if f is None:
