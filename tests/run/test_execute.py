@@ -139,7 +139,7 @@ print(sorted(e.op for e in entries))
 
 # the docstring source's dispatch mode (random draws on the CPU) around the same backward
 from torchparity.judge.causes import classify_exception
-from torchparity.scenarios.sources._doc_exec import CpuRandom
+from torchparity.scenarios.sources.docstring.execute import CpuRandom
 try:
     with CpuRandom(adapter.torch_device):
         elu_grad(adapter.torch_device, torch.float64)

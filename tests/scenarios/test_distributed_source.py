@@ -12,7 +12,7 @@ from tests.devices.emulator.helpers import run_python
 from torchparity.run import proctree
 from torchparity.scenarios import sources
 from torchparity.scenarios.sources import distributed
-from torchparity.scenarios.sources._dist_world import WorldError, run_world
+from torchparity.scenarios.sources.world import WorldError, run_world
 
 
 def _rank_input(rank: int, dtype: torch.dtype) -> torch.Tensor:
@@ -90,7 +90,7 @@ def test_all_reduce_on_the_emulated_device(tmp_path):
 
 
 def test_a_batch_keeps_the_cases_before_the_ranks_disagree(monkeypatch):
-    from torchparity.scenarios.sources import _dist_world
+    from torchparity.scenarios.sources import world as _dist_world
 
     calls = []
 

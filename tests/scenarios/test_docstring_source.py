@@ -7,9 +7,9 @@ import torch
 
 from torchparity.run.execute import execute
 from torchparity.scenarios.registry import NotRunnable
-from torchparity.scenarios.sources import _doc_exec as X
 from torchparity.scenarios.sources import docstring as D
 from torchparity.scenarios.sources import offer
+from torchparity.scenarios.sources.docstring import execute as X
 
 
 def test_jacobian_examples_run_on_the_emulated_device_and_match(emu):

@@ -10,7 +10,7 @@ from tests.devices.emulator.helpers import run_python
 from torchparity.api.resolve import resolve
 from torchparity.scenarios import sources
 from torchparity.scenarios.sources import distpar
-from torchparity.scenarios.sources._distpar_util import ERROR, part
+from torchparity.scenarios.sources.distpar.util import ERROR, part
 
 
 def _scenarios(api):

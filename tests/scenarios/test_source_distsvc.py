@@ -11,7 +11,8 @@ import torch.distributed as dist
 from tests.devices.emulator.helpers import run_python
 from torchparity.run import proctree
 from torchparity.scenarios import sources
-from torchparity.scenarios.sources import _distsvc_store, distsvc
+from torchparity.scenarios.sources import distsvc
+from torchparity.scenarios.sources.distsvc import store as _distsvc_store
 
 
 def test_scenarios_name_their_apis_and_etcd_says_why_not():

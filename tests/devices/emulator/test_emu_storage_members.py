@@ -29,7 +29,7 @@ def test_device_module_names_its_legacy_storage_classes(dev):
 
 
 def test_member_source_normalises_the_device_module_in_type_strings(dev):
-    from torchparity.scenarios.sources._member_table import PRELUDE
+    from torchparity.scenarios.sources.member.table import PRELUDE
 
     ns = {"torch": torch, "device": dev, "dtype": torch.float32}
     exec(PRELUDE, ns)

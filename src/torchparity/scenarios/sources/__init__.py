@@ -72,6 +72,9 @@ class Offer:
         return "; ".join(said) if said else "no scenario source covers this API"
 
 
+SHARED = ("base", "world")  # shared pieces of the sources, not sources themselves
+
+
 @functools.lru_cache(maxsize=1)
 def _modules() -> tuple:
     return tuple(_load_sources())
@@ -85,7 +88,7 @@ def all_sources() -> List[ModuleType]:
 def _load_sources() -> List[ModuleType]:
     mods = []
     for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or info.name in SHARED:
             continue
         mod = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(mod, "NAME") and hasattr(mod, "scenarios"):

@@ -319,7 +319,7 @@ APIS: Dict[str, List[_Row]] = {
 
 def _fn(body: str, dtypes: Tuple[str, ...]):
     def run(device: str, dtype: torch.dtype):
-        from ._dist_world import run_world
+        from .world import run_world
 
         return run_world(body, device, dtype, batch=dtypes)
     run.__name__ = f"world_{body}"
@@ -327,7 +327,7 @@ def _fn(body: str, dtypes: Tuple[str, ...]):
 
 
 def _code(body: str) -> str:
-    return ("from torchparity.scenarios.sources._dist_world import run_world\n"
+    return ("from torchparity.scenarios.sources.world import run_world\n"
             f"per_rank = run_world({body!r}, {{device}}, {{dtype}})  # 2 ranks; "
             f"the body is distributed.BODIES[{body!r}]\n")
 

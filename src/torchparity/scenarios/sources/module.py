@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ..registry import Scenario
-from ._common import dtype_names_of, probed, resolve_quiet, summary
+from .base import dtype_names_of, probed, resolve_quiet, summary
 
 NAME = "module"
 ORDER = 20

@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ..registry import Scenario
-from ._common import probed, reproducer, resolve_quiet, split_member
+from .base import probed, reproducer, resolve_quiet, split_member
 
 NAME = "optim"
 ORDER = 30

@@ -1,0 +1,292 @@
+"""What runs in the child processes of the ``distsvc`` source.
+
+Two kinds of children:
+
+- entry points handed to ``torch.distributed.elastic`` launchers (``start_processes``,
+  ``LocalElasticAgent``): :func:`device_step` (a small computation on the device, its
+  result returned), :func:`failing_step` (raises, under ``errors.record``);
+- the ranks of a 2-process world (:data:`LAUNCH`, started by
+  ``_distsvc_procs.run_world``): each sets the device up, runs one body of ``BODIES``
+  (RPC, ``torch.distributed.autograd``, ``RemoteModule``, process-group set-up
+  variants) and writes its sections' results. A body is a list of sections, each one
+  run and reported on its own, so one refusal does not hide the others.
+
+Rendezvous for a world: the parent hosts a ``TCPStore`` on 127.0.0.1 and the ranks join it
+as clients (``TORCHELASTIC_USE_AGENT_STORE``); TensorPipe and gloo are held to the loopback
+interface (``TP_SOCKET_IFNAME`` / ``GLOO_SOCKET_IFNAME``). Every rank dies with its parent.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Callable, Dict
+
+import torch
+
+from .store import payload
+
+_STATE: Dict[str, Any] = {"device": "cpu"}
+TIMEOUT = timedelta(seconds=60)
+
+
+def setup(spec: str) -> str:
+    """Set the device of ``spec`` up in this process; the torch device to use."""
+    if spec == "cpu":
+        _STATE["device"] = "cpu"
+        return "cpu"
+    from ....devices import get_adapter
+
+    adapter = get_adapter(spec)
+    adapter.setup()
+    _STATE["device"] = adapter.torch_device
+    return _STATE["device"]
+
+
+# -- entry points for the elastic launchers --------------------------------------------------
+
+def device_step(spec: str, k: int):
+    import torch.distributed as dist
+
+    device = setup(spec)
+    x = payload(device, torch.float32) * (k + 1)
+    return {"x": x.cpu(), "launched": dist.is_torchelastic_launched(),
+            "local_rank": os.environ.get("LOCAL_RANK"), "world": os.environ.get("WORLD_SIZE")}
+
+
+def failing_step(spec: str, k: int):
+    from torch.distributed.elastic.multiprocessing.errors import record
+
+    @record
+    def main():
+        device = setup(spec)
+        x = payload(device, torch.float32) * (k + 1)
+        raise ValueError(f"step {k} refused: sum {x.sum().item():.3f}")
+    return main()
+
+
+# -- functions the RPC world calls on its peer -------------------------------------------------
+
+def remote_step(x: torch.Tensor, k: float) -> torch.Tensor:
+    """Runs on the callee: the CPU tensor it got, computed on the callee's device."""
+    return (x.to(_STATE["device"]) * k + 1).cpu()
+
+
+def remote_grad_step(x: torch.Tensor, k: float) -> torch.Tensor:
+    return (x.to(_STATE["device"]) * x.to(_STATE["device"]) * k).cpu()
+
+
+def async_add(to: str, x: torch.Tensor, k: float):
+    from torch.distributed import rpc
+
+    return rpc.rpc_async(to, remote_step, args=(x, k)).then(lambda fut: fut.wait() * 2)
+
+
+def _async_execution(fn):
+    from torch.distributed.rpc.functions import async_execution
+
+    return async_execution(fn)
+
+
+async_add = _async_execution(async_add)  # same name: pickled by reference
+
+
+def module_weight_sum(rref) -> torch.Tensor:
+    return sum(p.detach().sum() for p in rref.local_value().parameters()).cpu()
+
+
+class DeviceLinear(torch.nn.Module):
+    """A Linear that takes CPU input and returns CPU output, computing on its own device."""
+
+    def __init__(self, n: int, m: int):
+        super().__init__()
+        self.lin = torch.nn.Linear(n, m)
+
+    def forward(self, x):
+        return self.lin(x.to(self.lin.weight.device)).cpu()
+
+
+# -- world bodies ----------------------------------------------------------------------------
+
+def _rpc_init(rank: int, world: int):
+    from torch.distributed import rpc
+
+    opts = rpc.TensorPipeRpcBackendOptions(init_method="env://", rpc_timeout=30, num_worker_threads=8)
+    rpc.init_rpc(f"w{rank}", rank=rank, world_size=world, rpc_backend_options=opts)
+
+
+def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
+    from torch.distributed import autograd as dist_autograd
+    from torch.distributed import rpc
+
+    if rank != 0:
+        return {}
+    x = payload(device, torch.float32)
+
+    def sync():
+        return rpc.rpc_sync("w1", remote_step, args=(x.cpu(), 2.0))
+
+    def asynch():
+        fut = rpc.rpc_async("w1", remote_step, args=(x.cpu(), 3.0))
+        return [fut.wait(), fut.done()]
+
+    def remote():
+        rref = rpc.remote("w1", remote_step, args=(x.cpu(), 4.0))
+        local = rpc.RRef(x.cpu() * 5)
+        return [rref.to_here(), rref.owner().name, rref.owner_name(), rref.is_owner(),
+                rref.rpc_sync().sum(), rref.rpc_async().mean().wait(), rref.remote().max().to_here(),
+                local.local_value(), local.is_owner(), local.owner_name(), isinstance(rref, rpc.PyRRef)]
+
+    def worker_info():
+        info, me = rpc.get_worker_info("w1"), rpc.get_worker_info()
+        return [info.name, info.id, me.name, me.id, isinstance(info, rpc.WorkerInfo),
+                rpc.rpc_sync(info, remote_step, args=(x.cpu(), 1.0))]
+
+    def async_execution():
+        return rpc.rpc_sync("w1", async_add, args=("w0", x.cpu(), 6.0))
+
+    def autograd():
+        with dist_autograd.context() as cid:
+            t = x.cpu().clone().requires_grad_()
+            loss = rpc.rpc_sync("w1", remote_grad_step, args=(t, 2.0)).sum()
+            dist_autograd.backward(cid, [loss])
+            grads = dist_autograd.get_gradients(cid)
+            return [grads[t], len(grads), isinstance(cid, int)]
+
+    def remote_module():
+        from torch.distributed.nn.api.remote_module import RemoteModule
+
+        rm = RemoteModule(f"w1/{device}", DeviceLinear, args=(6, 2))
+        out = rm.forward(x.cpu().reshape(1, 6)).detach()
+        # Tensor.cpu run by the owner: a device tensor never crosses the wire
+        params = [p.rpc_sync().cpu().detach() for p in rm.remote_parameters()]
+        mref = rm.get_module_rref()
+        return [out, params, rpc.rpc_sync("w1", module_weight_sum, args=(mref,)), mref.owner_name()]
+
+    return {"rpc_sync": sync, "rpc_async": asynch, "remote": remote, "worker_info": worker_info,
+            "async_execution": async_execution, "autograd": autograd,
+            "remote_module": remote_module}
+
+
+def rpc_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
+    from torch.distributed import rpc
+
+    _rpc_init(rank, world)
+    try:
+        out = _run_sections(_rpc_sections(rank, device))
+    finally:
+        rpc.shutdown()
+    out["shutdown"] = {"value": True}
+    return out
+
+
+def _pg_sections(rank: int, world: int, device: str, backend: str) -> Dict[str, Callable[[], Any]]:
+    import torch.distributed as dist
+
+    def init_env():
+        dist.init_process_group(backend, init_method="env://", rank=rank, world_size=world, timeout=TIMEOUT)
+        t = payload(device, torch.float32) * (rank + 1)
+        dist.all_reduce(t)
+        return [t, dist.get_backend() == backend, dist.is_initialized(), dist.get_world_size()]
+
+    def reduce_op():
+        t = payload(device, torch.float32) + rank
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dist.all_reduce(t, op=dist.reduce_op.SUM)
+            same = dist.reduce_op.MAX == dist.ReduceOp.MAX
+        return [t, same]
+
+    def monitored_barrier():
+        dist.monitored_barrier(timeout=timedelta(seconds=30))
+        return payload(device, torch.float32) + rank
+
+    def register_backend():
+        dist.destroy_process_group()
+        name = "tp_relay"
+        inner = dist.Backend._plugins.get(backend.upper())
+
+        def create(store, r, size, timeout):
+            if inner is not None:
+                return inner.creator_fn(store, r, size, timeout)
+            return dist.ProcessGroupGloo(store, r, size, timeout)
+        devices = sorted({"cpu", torch.device(device).type})
+        dist.Backend.register_backend(name, create, devices=devices)
+        store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world, False,
+                              timeout=TIMEOUT)
+        dist.init_process_group(name, store=dist.PrefixStore("relay", store), rank=rank, world_size=world,
+                                timeout=TIMEOUT)
+        t = payload(device, torch.float32) * (rank + 2)
+        dist.all_reduce(t)
+        return [t, dist.get_backend(), name.upper() in dist.Backend._plugins,
+                dist.Backend(name) == name]
+
+    return {"init_env": init_env, "reduce_op": reduce_op, "monitored_barrier": monitored_barrier,
+            "register_backend": register_backend}
+
+
+def pg_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
+    import torch.distributed as dist
+
+    out = _run_sections(_pg_sections(rank, world, device, backend), stop_on=("init_env",))
+    try:
+        dist.destroy_process_group()
+    except Exception:
+        pass
+    return out
+
+
+def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=()) -> Dict[str, Any]:
+    from ..world import _first, _to
+
+    out: Dict[str, Any] = {}
+    for name, fn in sections.items():
+        print(f"distsvc: section {name}", file=sys.stderr, flush=True)  # where a hang stopped
+        try:
+            out[name] = {"value": _to(fn(), "cpu")}
+        except Exception as exc:  # the API's own answer on this device, kept as data
+            out[name] = {"error": (type(exc).__name__, _first(exc))}
+            if name in stop_on:
+                break
+    return out
+
+
+BODIES = {"rpc": rpc_body, "pg": pg_body}
+
+
+def _rank_main(args: dict) -> int:
+    from ..world import _die_with_parent, _first, rank_device
+
+    _die_with_parent()
+    if os.environ.get("TORCHPARITY_DISTSVC_STACKS"):  # debugging a hang: stacks after N s
+        import faulthandler
+
+        faulthandler.dump_traceback_later(float(os.environ["TORCHPARITY_DISTSVC_STACKS"]))
+    rank, world = args["rank"], args["world_size"]
+    out = Path(args["dir"]) / f"rank{rank}.pt"
+    try:
+        if args["spec"] == "cpu":
+            device, backend = setup("cpu"), "gloo"
+        else:
+            from ....devices import get_adapter
+
+            adapter = get_adapter(args["spec"])
+            adapter.setup()
+            backend = adapter.collective_backend() or "gloo"
+            device = rank_device(adapter, rank)
+            _STATE["device"] = device
+        torch.manual_seed(args.get("seed", 0) + rank)
+        value = BODIES[args["body"]](rank, world, device, backend)
+        torch.save({"value": value}, out)
+    except Exception as exc:
+        torch.save({"error": (type(exc).__name__, _first(exc))}, out)
+        return 1
+    return 0
+
+
+LAUNCH = ("import json, sys; from torchparity.scenarios.sources.distsvc.child import _rank_main; "
+          "sys.exit(_rank_main(json.loads(sys.argv[1])))")  # not -m: pickled functions keep this module's name
+

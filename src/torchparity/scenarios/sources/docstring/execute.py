@@ -1,0 +1,302 @@
+"""Running one docstring example block, on the CPU or with a device as the default device.
+
+Not a source itself (the ``docstring`` source uses it). What is run, and how:
+
+- the block's text with clear CUDA spellings mapped to the run's device (:func:`rewrite`):
+  ``.cuda()``, ``'cuda'`` / ``"cuda:0"`` string literals (``device="cuda"``,
+  ``.to('cuda')``, ``torch.device('cuda')``) and ``torch.cuda.`` (the device's own module,
+  ``torch.cpu`` on the CPU). Nothing else in the text changes;
+- inside ``with torch.device(device)``, so factory calls without a device land on it;
+- on a device other than the CPU, every random aten op (``randn``, ``uniform_``,
+  ``native_dropout``, ``bernoulli``, ...) draws on the CPU and moves to the device
+  (:class:`CpuRandom`): a device generator has its own stream, and both runs must see the
+  same draws. Where the API under test is itself a random op, its device kernel is
+  therefore not what runs (the test databases cover those ops);
+- statement by statement: the value of every expression statement is kept, and after the
+  block every tensor (and every ``nn.Module``'s state) the block bound. On the device run,
+  a kept tensor that is on the CPU is moved to the device before it is compared: where a
+  tensor lives is the example's business (``get_state`` answers a CPU tensor by design),
+  its values are the question.
+
+Outputs are made comparable by :func:`plain`: tensors stay tensors (the judge compares
+them), containers are walked, other objects become their repr with device names and
+addresses normalised.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves, tree_map
+
+from ....api.footprint import call_from_mode
+
+DEVICE_VAR, MODULE_VAR = "_tp_device", "_tp_devmod"
+SEED = 0  # the runner's seed (run.execute seeds each run with it)
+
+_REWRITES: Tuple[Tuple[re.Pattern, str], ...] = (
+    (re.compile(r"\.cuda\(\s*(?:\d+|device\s*=\s*\d+)?\s*\)"), f".to({DEVICE_VAR})"),
+    (re.compile(r"torch\.device\(\s*(['\"])cuda(?::\d+)?\1\s*(?:,\s*\d+\s*)?\)"), f"torch.device({DEVICE_VAR})"),
+    (re.compile(r"(['\"])cuda(?::\d+)?\1"), DEVICE_VAR),
+    (re.compile(r"\btorch\.cuda\."), f"{MODULE_VAR}."),
+)
+
+
+def rewrite(text: str) -> str:
+    """``text`` with its clear CUDA spellings mapped to the run's device variables."""
+    for pattern, repl in _REWRITES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def device_module(device: str) -> Any:
+    kind = torch.device(device).type
+    try:
+        return torch.get_device_module(kind)
+    except Exception:  # no module registered for the type: torch.cuda.* cannot map
+        return None
+
+
+# random aten ops: every draw the device run makes, however deep inside the API
+_RANDOM_OPS = ("bernoulli", "bernoulli_", "native_dropout", "normal", "normal_", "uniform_", "random_",
+               "exponential_", "cauchy_", "log_normal_", "geometric_", "rand", "rand_like", "randn",
+               "randn_like", "randint", "randint_like", "randperm", "multinomial", "poisson",
+               "rrelu_with_noise", "_standard_gamma", "_sample_dirichlet", "binomial")
+
+
+def _random_packets() -> set:
+    return {getattr(torch.ops.aten, n) for n in _RANDOM_OPS if hasattr(torch.ops.aten, n)}
+
+
+def _to(tree: Any, device: Any) -> Any:
+    return tree_map(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t, tree)
+
+
+class CpuRandom(TorchDispatchMode):
+    """Every random aten op of the device run drawn on the CPU and moved to the device
+    (see the module docstring): a dispatch mode, so draws nested in other functions
+    (``nn.Linear``'s initialisation, a module's dropout) are caught too."""
+
+    def __init__(self, device: str):
+        super().__init__()
+        self.device, self.ops = torch.device(device), _random_packets()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        # a device kernel raising in backward must not raise through the mode there
+        # (api.footprint's module docstring: it would kill the process)
+        return call_from_mode(self._dispatch, (func, args, dict(kwargs or {})), {})
+
+    def _dispatch(self, func, args, kwargs):
+        if func.overloadpacket not in self.ops or "out" in kwargs:
+            return func(*args, **kwargs)
+        gen = kwargs.get("generator")
+        if gen is not None and gen.device.type != "cpu":  # the example's own device generator
+            return func(*args, **kwargs)
+        first = next((t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)), None)
+        where = first.device if first is not None else torch.device(kwargs.get("device") or self.device)
+        if where.type == "cpu":
+            return func(*args, **kwargs)
+        if func.overloadpacket.__name__.endswith("_"):  # a fill: overwrites every element
+            target = args[0]
+            blank = torch.empty(target.shape, dtype=target.dtype, device="cpu")
+            func(blank, *_to(args[1:], "cpu"), **_to(kwargs, "cpu"))
+            target.copy_(blank)
+            return target
+        if "device" in kwargs:
+            kwargs["device"] = torch.device("cpu")
+        return _to(func(*_to(args, "cpu"), **_to(kwargs, "cpu")), where)
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_DEVICE_NAMES = r"(?:cpu|cuda|npu|xpu|mps|hpu|privateuseone|meta)"
+_DEVICE_ARG = re.compile(r",\s*device='" + _DEVICE_NAMES + r"(?::\d+)?'")
+_DEVICE_REPR = re.compile(r"device\(type='" + _DEVICE_NAMES + r"'(?:,\s*index=\d+)?\)")
+_DEVICE_STR = re.compile(r"\A" + _DEVICE_NAMES + r"(?::\d+)?\Z")
+
+
+def normalise(text: str) -> str:
+    """A repr or string with device names and memory addresses made run-independent."""
+    if _DEVICE_STR.match(text):
+        return "<device>"
+    text = _DEVICE_ARG.sub("", text)
+    text = _DEVICE_REPR.sub("device(<device>)", text)
+    return _ADDRESS.sub("0x?", text)
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` made comparable across runs (see the module docstring)."""
+    if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.nn.parameter.UninitializedTensorMixin):
+            return "uninitialised (lazy) parameter"
+        if value.is_nested:  # its components (a nested tensor has no single shape)
+            return [plain(t, depth + 1) for t in value.unbind()]
+        return value
+    if isinstance(value, (torch.SymInt, torch.SymFloat)):  # nested ints: j1, j2, ... per process
+        return "<symbolic size>"
+    if value is None or isinstance(value, (bool, int, float, complex, torch.dtype)):
+        return value
+    if isinstance(value, str):
+        return normalise(value)
+    if isinstance(value, torch.device):
+        return "device(<device>)"
+    if depth > 6:
+        return normalise(repr(value))
+    if isinstance(value, (list, tuple)):  # torch.Size, named tuples and return types too
+        return [plain(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {normalise(repr(k)) if not isinstance(k, str) else k: plain(v, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, torch.nn.Module):
+        return {"module": type(value).__name__, "state": plain(dict(value.state_dict()), depth + 1)}
+    return normalise(repr(value))
+
+
+def _first_line(exc: BaseException) -> str:
+    return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+
+
+class ExampleError(Exception):
+    """An example statement raised where its docstring shows no traceback."""
+
+    def __init__(self, index: int, source: str, exc: BaseException):
+        super().__init__(f"example line {index} ({source.strip().splitlines()[0][:80]}): "
+                         f"{type(exc).__name__}: {_first_line(exc)[:200]}")
+
+
+class _State:
+    """Process-wide torch settings an example may change, restored after it."""
+
+    def __enter__(self):
+        self.saved = (torch.get_default_dtype(), torch.is_grad_enabled(),
+                      torch.are_deterministic_algorithms_enabled(), torch.get_num_threads())
+        return self
+
+    def __exit__(self, *exc):
+        dtype, grad, det, threads = self.saved
+        torch.set_default_dtype(dtype)
+        torch.set_grad_enabled(grad)
+        torch.use_deterministic_algorithms(det)
+        torch.set_num_threads(threads)
+        return False
+
+
+def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], namespace: Dict[str, Any],
+                 device: str, filename: str = "<docstring example>") -> Dict[str, Any]:
+    """Run ``setup`` sources (values not kept), then ``examples`` (``(source, exc_msg)``:
+    ``exc_msg`` set where the docstring shows a traceback), with ``device`` as the default
+    device; the values to compare (see the module docstring). ``filename``: the name the
+    code is compiled under (the footprint recorder tells scenario code from the API by it)."""
+    ns = dict(namespace)
+    ns[DEVICE_VAR], ns[MODULE_VAR] = device, device_module(device)
+    before = {k: id(v) for k, v in ns.items()}
+    out: Dict[str, Any] = {}
+    random_mode = CpuRandom(device) if torch.device(device).type != "cpu" else contextlib.nullcontext()
+    with _State(), torch.device(device), random_mode, contextlib.redirect_stdout(io.StringIO()):
+        for src in setup:
+            exec(compile(rewrite(src), filename, "exec"), ns)
+        for n, (src, exc_msg) in enumerate(examples, 1):
+            code = rewrite(src)
+            key = f"[{n}] {src.strip().splitlines()[0][:80]}"
+            try:
+                tree = ast.parse(code)
+                if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
+                    value = eval(compile(ast.Expression(tree.body[0].value), filename, "eval"), ns)
+                    if value is not None:
+                        out[key] = plain(value)
+                else:
+                    exec(compile(tree, filename, "exec"), ns)
+            except (Exception, SystemExit) as exc:  # an example's sys.exit() must not end the worker
+                if exc_msg is None:
+                    raise ExampleError(n, src, exc) from exc
+                out[key] = f"raises {type(exc).__name__}: {normalise(_first_line(exc))}"
+    for name, value in ns.items():
+        if name.startswith("_") or before.get(name) == id(value):
+            continue
+        if isinstance(value, (torch.Tensor, torch.nn.Module)):
+            out[f"bound {name}"] = plain(value)
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+            out[f"bound {name}"] = plain(value)
+    # where a tensor lives is the example's business (get_state, frombuffer, lengths of a
+    # packed sequence are CPU tensors by design; torch.accelerator.* picks the accelerator
+    # even in the CPU run): values are compared, each run's on its own device
+    return _onto(out, torch.device(device))
+
+
+def _onto(tree: Any, device: torch.device) -> Any:
+    if isinstance(tree, torch.Tensor):
+        if tree.device.type != device.type and tree.layout == torch.strided and not tree.is_quantized:
+            try:
+                return tree.detach().to(device)
+            except Exception:  # a layout or dtype the device cannot hold: left where it is
+                return tree
+        return tree
+    if isinstance(tree, list):
+        return [_onto(v, device) for v in tree]
+    if isinstance(tree, dict):
+        return {k: _onto(v, device) for k, v in tree.items()}
+    return tree
+
+
+def differs(a: Any, b: Any, path: str = "output") -> str:
+    """Where two results of :func:`run_examples` differ ("" where they are the same):
+    tensors bit for bit (NaN equal to NaN), everything else by ``==``."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        same = (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                and a.dtype == b.dtype and a.layout == b.layout
+                and bool(torch.equal(_dense(a), _dense(b)) or _nan_equal(_dense(a), _dense(b))))
+        return "" if same else path
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return path
+        return next((w for k in a for w in [differs(a[k], b[k], f"{path}[{k!r}]")] if w), "")
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return path
+        return next((w for i, (x, y) in enumerate(zip(a, b)) for w in [differs(x, y, f"{path}[{i}]")] if w), "")
+    try:
+        return "" if bool(a == b) else path
+    except Exception:
+        return "" if repr(a) == repr(b) else path
+
+
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    t = t.detach()
+    return t.to_dense() if t.layout != torch.strided else t
+
+
+def _nan_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
+    try:
+        return bool(torch.equal(torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0))
+                    and torch.equal(torch.isnan(a), torch.isnan(b)))
+    except Exception:  # integer, quantized or other layouts without these ops
+        return False
+
+
+def bound_and_used(tree: ast.AST) -> Tuple[set, set]:
+    """(names the code binds anywhere, names it reads)."""
+    bound, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return bound, used
+
+
+BUILTINS = frozenset(dir(builtins))
