@@ -107,7 +107,7 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
         for s in executed[api]:
             by_source[s] += 1
     for mod in all_sources():
-        by_source.setdefault(mod.NAME, 0)
+        by_source.setdefault(mod.name, 0)
     problems = [r for r in rows if r["status"] in TOOL_PROBLEMS]
     ran_by_source: Dict[str, Counter] = defaultdict(Counter)  # source -> rows ran / passed
     for r in rows:

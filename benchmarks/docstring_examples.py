@@ -34,6 +34,7 @@ def plan(names: List[str]) -> Tuple[Dict[str, str], Dict[str, list], Dict[str, s
     from torchparity.api.resolve import maybe_resolve
     from torchparity.scenarios import registry
     from torchparity.scenarios.sources import docstring as D
+    from torchparity.scenarios.sources import first_answer
 
     registry.load_suites()
     covered, found, why = {}, {}, {}
@@ -45,7 +46,7 @@ def plan(names: List[str]) -> Tuple[Dict[str, str], Dict[str, list], Dict[str, s
         if r is None:
             why[api] = "does not resolve"
             continue
-        earlier = D.earlier_source(api, r.obj)
+        earlier = first_answer(api, r.obj, before="docstring")
         if earlier:
             covered[api] = earlier
             continue

@@ -47,6 +47,6 @@ def test_every_scenario_source_has_both_languages():
     from torchparity.scenarios.sources import all_sources
 
     table = vocabulary()["scenario_source"]
-    for mod in all_sources():
-        assert set(table.get(mod.NAME, {})) == {"en", "zh"}, mod.NAME
-        assert table[mod.NAME]["zh"] != mod.NAME, mod.NAME
+    for src in all_sources():
+        assert set(table.get(src.name, {})) == {"en", "zh"}, src.name
+        assert table[src.name]["zh"] != src.name, src.name

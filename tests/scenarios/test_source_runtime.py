@@ -30,7 +30,7 @@ def _run(api, device_spec="cpu", dtype=None):
 
 
 def test_cases_are_planned_fast_and_named_reasons_get_none():
-    assert sources.source("runtime") is runtime and 61 <= runtime.ORDER <= 89
+    assert sources.source("runtime") is runtime.SOURCE and 61 <= runtime.ORDER <= 89
     assert runtime.scenarios("torch.mm", torch.mm) == []  # not its API: no probing at all
     assert runtime.scenarios("torch.set_num_interop_threads", None) == []
     assert "once per process" in runtime.why_not("torch.set_num_interop_threads", None)

@@ -223,9 +223,8 @@ def test_an_api_no_source_runs_carries_its_owners_named_reason():
     assert why_none(owned.tried, owned.reason).en.startswith("No scenario ran: fx: needs a C++ toolchain.")
     assert Offer(api="torch.x.y", tried=dict(tried)).reason == "no scenario source covers this API"
     # every source that declares a domain answers owns() for names in and out of it
-    for mod in all_sources():
-        if hasattr(mod, "owns"):
-            assert mod.owns("torch.no_such_namespace_here.f") is False, mod.NAME
+    for src in all_sources():
+        assert src.owns("torch.no_such_namespace_here.f") is False, src.name
     from torchparity.scenarios.sources import distributed, distsvc
     assert distributed.owns("torch.distributed.all_reduce")
     # an etcd API is distsvc's, which names why it has no scenario, not the collectives'

@@ -34,7 +34,6 @@ from ..run.executors import check_executor, make_executor
 from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
-from ..scenarios.sources import upstream
 from .evidence import evidence as gather_evidence
 
 DEFAULT_TIMEOUT = 120.0
@@ -67,8 +66,8 @@ def plan_scenarios(api: str, obj: Any, dtypes: Optional[Sequence[str]] = None) -
         return offer
     wanted = list(dtypes)
     kept = []
-    for sc in offer.scenarios:  # "-": an upstream test running whatever dtypes it has
-        ds = tuple(d for d in sc.dtypes if d in wanted or d == upstream.ANY_DTYPE)
+    for sc in offer.scenarios:  # "-": a case running whatever dtypes it has (an upstream test)
+        ds = tuple(d for d in sc.dtypes if d in wanted or d == sources.ANY_DTYPE)
         if ds:  # a copy: hand scenarios are the registry's own objects
             kept.append(dataclasses.replace(sc, dtypes=ds))
     for name in {sc.source for sc in offer.scenarios} - {sc.source for sc in kept}:
@@ -238,9 +237,11 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
     cases: List[Dict[str, Any]] = []
     timeouts: List[float] = []
     meta: List[Tuple[int, Scenario, str]] = []
-    # --tests: the upstream tests of each API are scenarios too (one census for all)
-    with upstream.configured(tests_dir, backend=adapter.type, side_timeout=timeout):
-        census_found = upstream.prepare([r.name for r in resolved]) if tests_dir else None
+    # the run's settings reach the sources (--tests: the upstream tests of each API are
+    # scenarios too, one census for all)
+    settings = sources.RunSettings(tests_dir=tests_dir, backend=adapter.type, side_timeout=timeout)
+    with sources.prepared(settings, [r.name for r in resolved]) as found:
+        census_found = found.tests_evidence
         for r in resolved:
             offer = plan_scenarios(r.name, r.obj, dtypes)
             plan = _Plan(r, offer.scenarios, tried=offer.tried, reason=offer.reason)
@@ -272,8 +273,9 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
     if progress:
         progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
     init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules)}
-    if any(c.get("kind") == upstream.CASE_KIND for c in cases):  # replays fork from there
-        init["warm"] = list(upstream.WARM)
+    warm = sources.warm_for(cases)  # replays fork from there
+    if warm:
+        init["warm"] = warm
     pool = make_executor(executor, init, jobs=jobs, extra_env=adapter.worker_env(),
                          adapter=adapter, ray_address=ray_address)
     try:
@@ -296,7 +298,7 @@ def _add_replay(api_report: ApiReport) -> None:
     from ..evidence.rules import add_replay
 
     ev = api_report.evidence
-    replayed = [s for s in api_report.scenarios if s.source == upstream.NAME]
+    replayed = [s for s in api_report.scenarios if s.source in sources.replaying()]
     if ev is None or ev.recommendation is None or not replayed:
         return
     add_replay(ev.recommendation, [(s.id, s.dtype, s.status, s.cause) for s in replayed])

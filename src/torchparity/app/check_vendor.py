@@ -29,7 +29,6 @@ from ..run.executors import check_executor, make_executor
 from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
-from ..scenarios.sources import upstream
 from .check import DEFAULT_TIMEOUT, _check_dtypes, plan_scenarios, scenario_row, why_none
 from .sweep import Progress, _check_device, _meta, default_jobs
 
@@ -141,19 +140,19 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     _check_device(store, adapter)
     options = {"selection": f"vendor docs {docs_dir} (torch {version})", "vendor_docs_version": version,
                "dtypes": list(dtypes) if dtypes else None, "max_samples": max_samples,
-               "sources": [m.NAME for m in sources.all_sources()]}
+               "sources": [s.name for s in sources.all_sources()]}
     if not store.meta():
         store.set_meta(_meta(adapter, options))
 
     plan_start = time.monotonic()
     done = store.done_keys()
-    with warnings.catch_warnings(), upstream.configured(  # resolving 3,000 names warns of
-            tests_dir, backend=adapter.type, side_timeout=timeout):  # every deprecation
+    settings = sources.RunSettings(tests_dir=tests_dir, backend=adapter.type, side_timeout=timeout)
+    with warnings.catch_warnings():  # resolving 3,000 names warns of every deprecation
         warnings.simplefilter("ignore")
-        if tests_dir is not None:
-            upstream.prepare([n for n in names if _resolves(n)])
-        cases, meta, timeouts, planned = _plan(names, store, done, adapter.emulated, dtypes,
-                                               max_samples, timeout, on_planned)
+        # the names are resolved only for a source that reads them (--tests: the census)
+        with sources.prepared(settings, (n for n in names if _resolves(n))):
+            cases, meta, timeouts, planned = _plan(names, store, done, adapter.emulated,
+                                                   dtypes, max_samples, timeout, on_planned)
     plan_seconds = time.monotonic() - plan_start
 
     if executor == "local":
@@ -175,8 +174,9 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
         progress.start(len(cases), f"{len(names)} listed API(s) on {adapter.spec}")
     init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules),
                             "options": {"threads": threads}}
-    if any(c.get("kind") == upstream.CASE_KIND for c in cases):
-        init["warm"] = list(upstream.WARM)
+    warm = sources.warm_for(cases)
+    if warm:
+        init["warm"] = warm
     pool = make_executor(executor, init,
                          jobs=min(jobs, max(1, len(cases))) if jobs else None,
                          extra_env=adapter.worker_env(), adapter=adapter,

@@ -1,41 +1,42 @@
 """Scenario sources: where the scenarios of an API come from.
 
 Every command that runs an API (``check``, ``sweep``, ``predict``, ``gentest``) asks this
-layer, so a new source reaches all of them at once. A source is one module in this
-package that defines:
+layer, so a new source reaches all of them at once. A source is one module or one package
+in this folder (its helpers inside its package) that declares ``SOURCE``, a
+:class:`~torchparity.scenarios.sources.base.Source` (usually a ``ModuleSource`` naming its
+functions), and is listed in :data:`SOURCES`, the one ordered list of sources. Beside the
+sources lie only the shared pieces: ``base`` (the interface, ``probed``, moving inputs)
+and ``world`` (2-rank worlds). A source imports the scenario model, ``base``, ``world``,
+``api`` and ``results``, never another source.
 
-``NAME``
-    the label results carry as ``scenarios[].source`` (``hand``, ``opinfo``, ``module``,
-    ``optim``, ``distribution``, ``member``, ...).
-``ORDER``
-    an int; sources are asked in increasing order.
-``scenarios(api: str, obj) -> List[Scenario]``
-    the scenarios of the API named ``api`` (already resolved to ``obj``), or ``[]`` when
-    the source does not apply. Deterministic and side-effect free: a worker process calls
-    it again with the same arguments and picks the scenario by ``id`` (see :func:`find`).
-    Each :class:`~torchparity.scenarios.registry.Scenario` it returns has ``source=NAME``,
-    ``api=api``, the dtypes it runs in, and a function ``fn(device, dtype)`` that builds
-    its inputs on the CPU (seeded by the runner), moves them to ``device`` and returns the
-    outputs to compare with the same function run on the CPU.
-``why_not(api: str, obj) -> str`` (optional)
-    one line saying why the source does not apply, for the report's "sources tried".
+The interface (see ``Source``):
 
-``owns(api: str) -> bool`` (optional)
-    whether ``api`` lies in the source's domain (a torch.distributed API, a torch.fx API,
-    ...). An API no source gives a scenario is reported with the ``why_not`` of the
-    sources that own it first: that is its named reason (``Offer.reason``).
-
-``case(scenario, dtype, *, max_samples=None, grads=True, footprint=False) -> dict`` (optional)
-    the worker case of one scenario and dtype, for a source whose cases run through a
-    dedicated worker case kind (OpInfo: ``run/opinfo_handler.py``, every sample). Without
-    it, a scenario runs through the generic ``source`` case kind
-    (``run/source_handler.py``): the worker calls :func:`find` and runs the scenario like a
-    hand-written one. :func:`case_for` picks.
-
-A source that needs more than ``(api, obj)`` (``upstream``: the test tree of ``check
---tests``) reads a module-level setting that the command sets around its planning
-(``upstream.configured(...)``); unset, it does not apply, and its ``case`` carries all a
-worker needs.
+``name``, ``order``
+    the label results carry as ``scenarios[].source``; sources are asked in the order of
+    :data:`SOURCES` (increasing ``order``).
+``scenarios(api, obj) -> List[Scenario]``
+    the scenarios of the API named ``api`` (already resolved to ``obj``), or ``[]``.
+    Deterministic and side-effect free: a worker process calls it again with the same
+    arguments and picks the scenario by ``id`` (see :func:`find`). Each scenario has
+    ``source=name``, ``api=api``, the dtypes it runs in, and ``fn(device, dtype)`` that
+    builds its inputs on the CPU (seeded by the runner), moves them to ``device`` and
+    returns the outputs to compare with the same function run on the CPU.
+``why_not(api, obj)``, ``owns(api)``, ``members()``
+    one line saying why the source does not apply (the report's "sources tried"); whether
+    ``api`` lies in its domain (an API no source gives a scenario is reported with the
+    ``why_not`` of its owners first: ``Offer.reason``); the API names it has cases for.
+``fallback``, ``yields_to``, ``yielded(api, by)``
+    declared precedence, resolved in :func:`offer` only: ``docstring`` is a fallback,
+    asked only when no source before it gave a scenario; ``member`` yields to ``opinfo``.
+``prepare(settings, apis)``
+    a context the run plans in, given the run's :class:`~.base.RunSettings` (``upstream``
+    reads the test tree of ``check --tests`` there); see :func:`prepared`.
+``case(...)``, ``case_kind``, ``warm``
+    for a source whose cases run through a dedicated worker case kind (OpInfo:
+    ``run/opinfo_handler.py``, every sample; ``upstream``): the worker case, and the
+    modules a worker imports before its first such case. Without it, a scenario runs
+    through the generic ``source`` case kind (``run/source_handler.py``): the worker calls
+    :func:`find` and runs it like a hand-written one. :func:`case_for` picks.
 
 A source that raises while asked is recorded in ``Offer.tried`` as failed; the others
 still answer.
@@ -43,14 +44,18 @@ still answer.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
-import pkgutil
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..registry import Scenario
+from .base import ANY_DTYPE, RunSettings, Source
+
+__all__ = ["ANY_DTYPE", "Offer", "Prepared", "RunSettings", "SOURCES", "Source", "all_sources",
+           "case_for", "find", "first_answer", "offer", "prepared", "replaying", "source",
+           "warm_for"]
 
 
 @dataclass
@@ -72,55 +77,114 @@ class Offer:
         return "; ".join(said) if said else "no scenario source covers this API"
 
 
-SHARED = ("base", "world")  # shared pieces of the sources, not sources themselves
+# the sources, in the order they are asked (their ``order``, increasing)
+SOURCES: Tuple[str, ...] = (
+    "hand", "opinfo", "module", "optim", "distribution", "member", "distributed", "fx",
+    "distsvc", "distpar", "runtime", "devmod", "quant", "tooling", "nnutil", "docstring",
+    "upstream",
+)
 
 
 @functools.lru_cache(maxsize=1)
-def _modules() -> tuple:
-    return tuple(_load_sources())
+def all_sources() -> Tuple[Source, ...]:
+    """Every source, in the order of :data:`SOURCES` (imported on first use)."""
+    return tuple(importlib.import_module(f"{__name__}.{name}").SOURCE for name in SOURCES)
 
 
-def all_sources() -> List[ModuleType]:
-    """The source modules of this package, in their ORDER."""
-    return list(_modules())
-
-
-def _load_sources() -> List[ModuleType]:
-    mods = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name in SHARED:
-            continue
-        mod = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(mod, "NAME") and hasattr(mod, "scenarios"):
-            mods.append(mod)
-    return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
-
-
-def source(name: str) -> ModuleType:
-    for mod in all_sources():
-        if mod.NAME == name:
-            return mod
+def source(name: str) -> Source:
+    for src in all_sources():
+        if src.name == name:
+            return src
     raise KeyError(f"no scenario source {name!r}")
+
+
+def _answered(src: Source, gave: List[str]) -> str:
+    """The source that answered for ``src`` (its declared precedence), or ""."""
+    if src.fallback and gave:
+        return gave[0]
+    return next((name for name in src.yields_to if name in gave), "")
 
 
 def offer(api: str, obj: Any) -> Offer:
     """Ask every source, in order, for the scenarios of ``api``."""
     out = Offer(api=api)
-    for mod in all_sources():
+    gave: List[str] = []  # the sources that gave scenarios, in order
+    for src in all_sources():
         try:
-            if getattr(mod, "owns", None) is not None and mod.owns(api):
-                out.owners.append(mod.NAME)
-            found = mod.scenarios(api, obj)
+            if src.owns(api):
+                out.owners.append(src.name)
+            by = _answered(src, gave)
+            if by:
+                out.tried[src.name] = src.yielded(api, by)
+                continue
+            found = src.scenarios(api, obj)
         except Exception as exc:  # one broken source must not hide the others
-            out.tried[mod.NAME] = f"failed: {type(exc).__name__}: {exc}"[:300]
+            out.tried[src.name] = f"failed: {type(exc).__name__}: {exc}"[:300]
             continue
         if found:
+            gave.append(src.name)
             out.scenarios.extend(found)
-            out.tried[mod.NAME] = f"{len(found)} scenario(s)"
+            out.tried[src.name] = f"{len(found)} scenario(s)"
         else:
-            why = getattr(mod, "why_not", None)
-            out.tried[mod.NAME] = why(api, obj) if why else "does not apply"
+            out.tried[src.name] = src.why_not(api, obj)
     return out
+
+
+def first_answer(api: str, obj: Any, before: str) -> str:
+    """The first source listed before ``before`` that gives ``api`` a scenario, or ""."""
+    for src in all_sources():
+        if src.name == before:
+            break
+        try:
+            if src.scenarios(api, obj):
+                return src.name
+        except Exception:  # a broken source is the offer's to report, not a cover
+            continue
+    return ""
+
+
+@dataclass
+class Prepared:
+    """What the sources found while a run was prepared."""
+
+    tests_evidence: Optional[Dict[str, Any]] = None  # api -> TestsEvidence (``--tests``)
+
+
+@contextlib.contextmanager
+def prepared(settings: RunSettings, apis: Iterable[str]) -> Iterator[Prepared]:
+    """Every source's :meth:`~.base.Source.prepare` for one run: plan inside this block.
+    ``apis`` may be lazy: a source that needs it reads it once."""
+    names = _Once(apis)
+    with contextlib.ExitStack() as stack:
+        out = Prepared()
+        for src in all_sources():
+            found = stack.enter_context(src.prepare(settings, names))
+            if found is not None:
+                out.tests_evidence = {**(out.tests_evidence or {}), **found}
+        yield out
+
+
+class _Once:
+    """An iterable read at most once, then remembered (a lazy list of API names)."""
+
+    def __init__(self, items: Iterable[str]):
+        self._items, self._list = items, None
+
+    def __iter__(self):
+        if self._list is None:
+            self._list = list(self._items)
+        return iter(self._list)
+
+
+def warm_for(cases: Sequence[Dict[str, Any]]) -> List[str]:
+    """The modules a worker imports before its first case, for the case kinds in ``cases``."""
+    kinds = {c.get("kind") for c in cases}
+    return [m for src in all_sources() if src.case_kind in kinds for m in src.warm]
+
+
+def replaying() -> Tuple[str, ...]:
+    """The names of the sources whose scenarios replay the API's upstream tests."""
+    return tuple(src.name for src in all_sources() if src.replays)
 
 
 def find(source_name: str, api: str, obj: Any, scenario_id: str) -> Scenario:
@@ -134,9 +198,9 @@ def find(source_name: str, api: str, obj: Any, scenario_id: str) -> Scenario:
 def case_for(sc: Scenario, api: str, dtype: str, *, max_samples: Optional[int] = None,
              grads: bool = True, footprint: bool = False) -> Dict[str, Any]:
     """The worker case running scenario ``sc`` of ``api`` in ``dtype``."""
-    mod = source(sc.source)
-    make = getattr(mod, "case", None)
-    if make is not None:
-        return make(sc, dtype, max_samples=max_samples, grads=grads, footprint=footprint)
+    made = source(sc.source).case(sc, dtype, max_samples=max_samples, grads=grads,
+                                  footprint=footprint)
+    if made is not None:
+        return made
     return {"kind": "source", "source": sc.source, "api": api, "scenario": sc.id,
             "dtype": dtype, "footprint": footprint}

@@ -1,6 +1,7 @@
-"""Helpers shared by the generated scenario sources (module, optim, distribution, member).
+"""What the scenario sources share: the :class:`Source` interface and the case helpers.
 
-Not a source itself (the leading underscore keeps it out of :func:`all_sources`).
+Not a source itself. Every source imports from here (and from :mod:`.world` for 2-rank
+worlds), never from another source.
 
 The one idea here: a generated case is first run once on the CPU, per dtype, when the
 scenarios are made (``probe``). A dtype whose CPU run raises ``NotImplementedError`` (the
@@ -12,9 +13,12 @@ runs under ``torch.random.fork_rng`` with the runner's seed, so it changes nothi
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -178,3 +182,118 @@ def resolve_quiet(name: str) -> Any:
     except Exception:  # resolving some names touches a backend (torch.backends.cuda.*)
         return None
     return None if r is None else r.obj
+
+
+# --- the source interface ---------------------------------------------------------------
+
+# a scenario dtype meaning "whatever dtypes the case itself runs" (an upstream test): never
+# filtered out by ``--dtypes``
+ANY_DTYPE = "-"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What one run tells every source before it plans (:meth:`Source.prepare`)."""
+
+    tests_dir: Optional[str] = None  # ``--tests``: a test tree whose tests are replayed
+    backend: str = "npu"  # the device type name of the device under test
+    side_timeout: float = 120.0  # seconds for one side (CPU or device) of one replayed test
+
+
+class Source(ABC):
+    """One scenario source: where the scenarios of a family of APIs come from.
+
+    Required: :attr:`name` (the label results carry as ``scenarios[].source``),
+    :attr:`order` (sources are listed in increasing order in ``sources.SOURCES``) and
+    :meth:`scenarios`. The rest have defaults. Precedence is declared, and resolved in one
+    place (``sources.offer``): a :attr:`fallback` source is asked only when no source
+    before it gave a scenario; a source is not asked for an API for which one of
+    :attr:`yields_to` gave scenarios. Either way it says :meth:`yielded` instead.
+    """
+
+    name: str
+    order: int
+    fallback: bool = False
+    yields_to: Tuple[str, ...] = ()
+    case_kind: Optional[str] = None  # its own worker case kind (``case`` makes the cases)
+    warm: Tuple[str, ...] = ()  # modules a worker imports before its first case of that kind
+    replays: bool = False  # its scenarios are the API's upstream tests replayed
+
+    @abstractmethod
+    def scenarios(self, api: str, obj: Any) -> List[Scenario]:
+        """The scenarios of ``api`` (resolved to ``obj``), or ``[]``. Deterministic and
+        side-effect free: a worker asks again and picks the scenario by ``id``."""
+
+    def owns(self, api: str) -> bool:
+        """Whether ``api`` lies in this source's domain (its ``why_not`` then names the
+        reason an API left without a scenario has)."""
+        return False
+
+    def why_not(self, api: str, obj: Any) -> str:
+        """One line: why this source gives ``api`` no scenario."""
+        return "does not apply"
+
+    def yielded(self, api: str, by: str) -> str:
+        """What it says when it is not asked because source ``by`` answered for ``api``."""
+        return f"the {by} source covers it"
+
+    def members(self) -> List[str]:
+        """Every API name it has a case for, when it keeps a list (coverage, tests)."""
+        return []
+
+    def prepare(self, settings: RunSettings, apis: Iterable[str]) -> ContextManager[Any]:
+        """A context the run plans in (it may read ``settings``); what it yields, when not
+        None, is the evidence it found for ``apis`` (``{api: TestsEvidence}``)."""
+        return contextlib.nullcontext(None)
+
+    def case(self, sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
+             grads: bool = True, footprint: bool = False) -> Optional[Dict[str, Any]]:
+        """The worker case of one scenario and dtype for a source with its own case kind;
+        None: the generic ``source`` case kind runs it."""
+        return None
+
+
+class ModuleSource(Source):
+    """A source whose hooks are functions of its module, each one named explicitly."""
+
+    def __init__(self, name: str, order: int, scenarios: Callable[[str, Any], List[Scenario]], *,
+                 why_not: Optional[Callable[[str, Any], str]] = None,
+                 owns: Optional[Callable[[str], bool]] = None,
+                 members: Optional[Callable[[], List[str]]] = None,
+                 yielded: Optional[Callable[[str, str], str]] = None,
+                 prepare: Optional[Callable[[RunSettings, Iterable[str]], ContextManager[Any]]] = None,
+                 case: Optional[Callable[..., Dict[str, Any]]] = None,
+                 case_kind: Optional[str] = None, warm: Sequence[str] = (),
+                 fallback: bool = False, yields_to: Sequence[str] = (), replays: bool = False):
+        self.name, self.order = name, order
+        self._scenarios, self._why_not, self._owns, self._members = scenarios, why_not, owns, members
+        self._yielded, self._prepare, self._case = yielded, prepare, case
+        self.case_kind, self.warm = case_kind, tuple(warm)
+        self.fallback, self.yields_to, self.replays = fallback, tuple(yields_to), replays
+
+    def __repr__(self) -> str:
+        return f"<source {self.name} (order {self.order})>"
+
+    def scenarios(self, api: str, obj: Any) -> List[Scenario]:
+        return self._scenarios(api, obj)
+
+    def owns(self, api: str) -> bool:
+        return self._owns(api) if self._owns else False
+
+    def why_not(self, api: str, obj: Any) -> str:
+        return self._why_not(api, obj) if self._why_not else super().why_not(api, obj)
+
+    def yielded(self, api: str, by: str) -> str:
+        return self._yielded(api, by) if self._yielded else super().yielded(api, by)
+
+    def members(self) -> List[str]:
+        return self._members() if self._members else []
+
+    def prepare(self, settings: RunSettings, apis: Iterable[str]) -> ContextManager[Any]:
+        return self._prepare(settings, apis) if self._prepare else super().prepare(settings, apis)
+
+    def case(self, sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
+             grads: bool = True, footprint: bool = False) -> Optional[Dict[str, Any]]:
+        if self._case is None:
+            return None
+        return self._case(sc, dtype, max_samples=max_samples, grads=grads, footprint=footprint)

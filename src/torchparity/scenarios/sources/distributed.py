@@ -27,6 +27,7 @@ import torch
 
 from ...results.models import Text
 from ..registry import Scenario
+from .base import ModuleSource
 
 NAME = "distributed"
 ORDER = 60
@@ -359,3 +360,6 @@ def why_not(api: str, obj: Any) -> str:
         return "not a torch.distributed API"
     return ("not a collective, point-to-point or process-group API the 2-rank harness runs "
             f"(it runs {len(APIS)}: {', '.join(sorted(APIS))})")
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)

@@ -6,6 +6,7 @@ from typing import Any, List
 
 from .. import registry
 from ..registry import Scenario
+from .base import ModuleSource
 
 NAME = "hand"
 ORDER = 0
@@ -17,3 +18,6 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
 
 def why_not(api: str, obj: Any) -> str:
     return "no hand-written suite registers it"
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not)

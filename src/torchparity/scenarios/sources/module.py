@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ..registry import Scenario
-from .base import dtype_names_of, probed, resolve_quiet, summary
+from .base import ModuleSource, dtype_names_of, probed, resolve_quiet, summary
 
 NAME = "module"
 ORDER = 20
@@ -245,3 +245,6 @@ def why_not(api: str, obj: Any) -> str:
     if dtypes and all(skips):
         return skips[0]
     return f"{cls.__name__}: the CPU itself cannot run its ModuleInfo inputs"
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)

@@ -26,6 +26,7 @@ from ...dtypes import DTYPE_NAMES
 from ...results.models import Text
 from .. import opinfo as oi
 from ..registry import Scenario
+from .base import ModuleSource
 
 NAME = "opinfo"
 ORDER = 10
@@ -213,3 +214,6 @@ def case(sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
     return {"kind": CASE_KIND, "api": e.api, "key": e.key, "db": e.db, "call": e.call,
             "dtype": dtype, "reference": False, "grads": grads, "max_samples": max_samples,
             "footprint": footprint}
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND)

@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ..registry import Scenario
-from .base import probed, reproducer, resolve_quiet, split_member
+from .base import ModuleSource, probed, reproducer, resolve_quiet, split_member
 
 NAME = "optim"
 ORDER = 30
@@ -365,3 +365,6 @@ def why_not(api: str, obj: Any) -> str:
     if kind == "scheduler" and name not in SCHEDULERS:
         return f"no constructor arguments listed for scheduler {name}"
     return f"{api}: a member this source has no case for, or the CPU itself cannot run it"
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)

@@ -13,9 +13,9 @@ outcomes are the same. A test that fails on the CPU too is "not comparable".
   scenario dtype per listed dtype, any other runs all its variants under dtype ``-``.
 - Any other test runs with the device as the default device, dtype ``-``.
 
-The source contract has no options: the test tree reaches this module through
-:func:`configure` / :func:`configured`, which ``check`` calls from ``--tests`` around its
-planning. Without a tree the source does not apply, so ``sweep``, ``predict`` and
+The test tree reaches this module through :meth:`Source.prepare
+<torchparity.scenarios.sources.base.Source.prepare>` (:func:`prepared`: the run's
+``RunSettings.tests_dir``, from ``check --tests``), around the run's planning. Without a tree the source does not apply, so ``sweep``, ``predict`` and
 ``gentest`` never see upstream tests. A worker needs no setting: the ``upstream`` case
 carries the tree, file, class and test. The census runs once per tree for all the APIs
 asked (:func:`prepare`) and is cached here.
@@ -28,16 +28,16 @@ import contextlib
 import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ...dtypes import DTYPE_NAMES
 from ...results.models import TestsEvidence, TestSite, Text
 from ..registry import Scenario
+from .base import ANY_DTYPE, ModuleSource, RunSettings
 
 NAME = "upstream"
-ORDER = 90
+ORDER = 95  # after docstring (90): the fallback asks only the sources before it
 CASE_KIND = "upstream"
-ANY_DTYPE = "-"
 # imported by the worker before its first replay (after the device is registered, so
 # instantiate_device_type_tests knows the device type)
 WARM = ("torch.testing._internal.common_device_type", "torch.testing._internal.common_utils")
@@ -78,6 +78,14 @@ def configured(tests_dir: Optional[str], **changes: Any) -> Iterator[Settings]:
         yield _SETTINGS
     finally:
         _SETTINGS = before
+
+
+@contextlib.contextmanager
+def prepared(run: RunSettings, apis: Iterable[str]) -> Iterator[Optional[Dict[str, TestsEvidence]]]:
+    """The run's settings for its planning; yields the census of ``apis`` (None without a
+    test tree: ``apis`` is then not read)."""
+    with configured(run.tests_dir, backend=run.backend, side_timeout=run.side_timeout):
+        yield prepare(list(apis)) if run.tests_dir else None
 
 
 def _key(api: str, s: Settings) -> Tuple[str, str, int, str]:
@@ -254,3 +262,7 @@ def case(sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
             "generic": site.device_generic and site.cls is not None,
             "dtype": dtype, "side_timeout": settings().side_timeout,
             "isolation": settings().isolation}
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, prepare=prepared, case=case,
+                      case_kind=CASE_KIND, warm=WARM, replays=True)

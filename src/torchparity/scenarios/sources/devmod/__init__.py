@@ -25,7 +25,7 @@ import torch
 
 from ....results.models import Text
 from ...registry import Scenario
-from ..base import block_fn, block_snippet
+from ..base import ModuleSource, block_fn, block_snippet
 from . import cuda as C
 from . import device as D
 from . import misc as M
@@ -139,6 +139,9 @@ def members() -> List[str]:
     out += [f"torch.accelerator.{m}" for m in M.ACCELERATOR]
     out += [f"torch.backends.{m}" for m in M.BACKENDS] + list(M.RANDOM)
     return out
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=members)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "members"]

@@ -29,6 +29,7 @@ import torch
 
 from ....results.models import Text
 from ...registry import Raises, Scenario
+from ..base import ModuleSource
 from . import dcp as _distpar_dcp
 from . import ddp as _distpar_ddp
 from . import fsdp as _distpar_fsdp
@@ -306,3 +307,6 @@ def why_not(api: str, obj: Any) -> str:
         return WHY_NOT[api]
     return ("not a DDP / FSDP / DTensor / pipelining / ZeRO / Join / checkpoint API the 2-rank "
             "harness runs")
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)

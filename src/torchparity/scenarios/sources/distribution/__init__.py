@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ...registry import Scenario
-from ..base import probed, resolve_quiet, split_member
+from ..base import ModuleSource, probed, resolve_quiet, split_member
 from . import build as B
 
 NAME = "distribution"
@@ -298,3 +298,6 @@ def why_not(api: str, obj: Any) -> str:
     if kind == "distribution" and target is not None and B.spec_for(target) is None:
         return f"{target.__name__}: no parameters can be made from its arg_constraints"
     return f"{api}: a member that needs arguments this source does not make, or no CPU dtype runs it"
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)

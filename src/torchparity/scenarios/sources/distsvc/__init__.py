@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 from ....results.models import Text
 from ...registry import Scenario
-from ..base import reproducer
+from ..base import ModuleSource, reproducer
 
 NAME = "distsvc"
 ORDER = 63
@@ -184,3 +184,6 @@ def why_not(api: str, obj: Any) -> str:
     if api.startswith(ETCD):
         return ETCD_WHY
     return "not a store, RPC, distributed autograd, elastic or process-group set-up API this source runs"
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)

@@ -7,7 +7,7 @@ far more thoroughly, and running its docstring too would only cost time.
 Each example block (``>>>`` lines not interrupted by prose; :func:`blocks`) is one
 scenario, ``example1``, ``example2``, ...: it runs on the CPU and with the device under
 test as the default device, seeded, and the values of its expression statements and the
-tensors it binds are compared by the judge (``_doc_exec`` says how). A block that reads a
+tensors it binds are compared by the judge (``execute`` says how). A block that reads a
 name bound by an earlier block of the same docstring runs the earlier blocks first, as
 doctest would.
 
@@ -34,7 +34,7 @@ import torch
 
 from ....results.models import Text
 from ...registry import NotRunnable, Scenario
-from ..base import resolve_quiet
+from ..base import ModuleSource, resolve_quiet
 from . import execute as X
 
 NAME = "docstring"
@@ -299,31 +299,17 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
     return tuple(out)
 
 
-def earlier_source(api: str, obj: Any) -> str:
-    """The name of the first source before this one that gives ``api`` a scenario, or ""."""
-    from .. import all_sources
-
-    for mod in all_sources():
-        if getattr(mod, "ORDER", 100) >= ORDER:
-            continue
-        try:
-            if mod.scenarios(api, obj):
-                return mod.NAME
-        except Exception:  # a broken source is the offer's to report, not a cover
-            continue
-    return ""
-
-
 def scenarios(api: str, obj: Any) -> List[Scenario]:
-    if earlier_source(api, obj):
-        return []
+    """Every example block of ``api`` as a scenario (``offer`` asks only when no source
+    before this one gave a scenario: ``fallback``)."""
     return list(_cached(api))
 
 
+def yielded(api: str, by: str) -> str:
+    return f"the {by} source covers it (docstring examples only run for the long tail)"
+
+
 def why_not(api: str, obj: Any) -> str:
-    covered = earlier_source(api, obj)
-    if covered:
-        return f"the {covered} source covers it (docstring examples only run for the long tail)"
     obj = resolve_quiet(api) if obj is None else obj
     _, why = _doc_blocks(obj)
     return why or "no example block"
@@ -331,7 +317,7 @@ def why_not(api: str, obj: Any) -> str:
 
 def example_scenarios(api: str) -> List[Scenario]:
     """Every example block of ``api`` as a scenario, whether or not an earlier source
-    covers it (for ``scaffold``; ``check`` asks :func:`scenarios`)."""
+    covers it (for ``scaffold``)."""
     return list(_cached(api))
 
 
@@ -349,5 +335,9 @@ def _prompted(source: str) -> str:
     return "".join(f"{'>>> ' if i == 0 else '... '}{ln}\n" for i, ln in enumerate(lines))
 
 
-__all__ = ["NAME", "ORDER", "scenarios", "why_not", "blocks", "namespace", "earlier_source", "examples_of",
+# the long tail: asked only when no source before it gave a scenario
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, yielded=yielded, fallback=True)
+
+
+__all__ = ["NAME", "ORDER", "scenarios", "why_not", "blocks", "namespace", "examples_of",
            "example_scenarios"]

@@ -20,7 +20,7 @@ from typing import Any, List, Optional, Tuple
 import torch
 
 from ...registry import Scenario
-from ..base import block_fn, block_snippet, probed, resolve_quiet, split_member
+from ..base import ModuleSource, block_fn, block_snippet, probed, resolve_quiet, split_member
 from . import nn_table as N
 from . import table as T
 
@@ -90,12 +90,6 @@ def _classify_nn(obj: Any, owner: Any, member: str) -> Tuple[str, str, str]:
     return "none", "", member
 
 
-def _has_opinfo(api: str) -> bool:
-    from ...opinfo import opinfo_for
-
-    return bool(opinfo_for(api))
-
-
 @functools.lru_cache(maxsize=None)
 def _cached(api: str) -> Tuple[Scenario, ...]:
     kind, owner, member = classify(api)
@@ -105,7 +99,7 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
                 zh=f"{owner}.{member or 'dtype'}：设备上的结果与 CPU 相同",
                 expect_en="the same answer as the CPU", expect_zh="与 CPU 结果一致")
     if kind == "tensor":
-        if member not in T.TENSOR or _has_opinfo(api):
+        if member not in T.TENSOR:
             return ()
         block, dtypes = T.TENSOR[member]
         fn = _make_fn(_compile(block))
@@ -163,11 +157,17 @@ def why_not(api: str, obj: Any) -> str:
         return f"{owner}.{member}: {T.EXCLUDED[member]}"
     if kind == "nnmodule" and member in N.EXCLUDED_NN:
         return f"Module.{member}: {N.EXCLUDED_NN[member]}"
-    if kind == "tensor" and member in T.TENSOR and _has_opinfo(api):
-        return f"{api} has an OpInfo entry: the opinfo source runs it"
     if kind == "tensor" and member not in T.TENSOR:
         return f"Tensor.{member}: an op (OpInfo or footprint sources) or a member this source has no case for"
     return f"{owner}.{member}: no case here, or the CPU itself cannot run it"
+
+
+def yielded(api: str, by: str) -> str:
+    """What it says of an API the opinfo source runs (``yields_to``)."""
+    kind, _, member = classify(api)
+    if kind == "tensor" and member in T.TENSOR and member not in T.EXCLUDED:
+        return f"{api} has an OpInfo entry: the {by} source runs it"
+    return why_not(api, None)
 
 
 def members() -> List[str]:
@@ -178,6 +178,11 @@ def members() -> List[str]:
     out += [f"torch.nn.Module.{m}" for m in N.MODULE] + [f"torch.nn.{k}" for k in N.CONTAINERS]
     out += [f"torch.nn.modules.module.{m}" for m in N.GLOBAL_HOOKS] + [f"torch.nn.init.{m}" for m in N.INIT]
     return out
+
+
+# an API OpInfo covers (by entry or by its footprint) runs there, not here
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=members,
+                      yields_to=("opinfo",), yielded=yielded)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "owns", "members", "classify"]

@@ -27,7 +27,7 @@ from typing import Any, List, Optional, Tuple
 import torch
 
 from ...registry import Scenario
-from ..base import block_fn, probed
+from ..base import ModuleSource, block_fn, probed
 from . import data as D
 from . import nn as N
 from . import utils as U
@@ -150,6 +150,9 @@ def members() -> List[str]:
         out += [f"{PRUNE}{cls}.{m}" for m in U.PRUNE_METHODS if _prune_case(f"{PRUNE}{cls}.{m}")]
     out += [PRUNE + f for f in U.PRUNE_FUNCS]
     return out
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=members)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "members", "case_of"]

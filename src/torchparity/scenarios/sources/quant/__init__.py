@@ -21,7 +21,7 @@ import functools
 from typing import Any, Dict, List, Tuple
 
 from ...registry import Scenario
-from ..base import block_fn, block_snippet, probed
+from ..base import ModuleSource, block_fn, block_snippet, probed
 
 NAME = "quant"
 ORDER = 70
@@ -95,6 +95,9 @@ def why_not(api: str, obj: Any) -> str:
 def members() -> List[str]:
     """Every API name this source has a case for (for coverage counts and tests)."""
     return sorted(_tables()[0])
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=members)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "members"]

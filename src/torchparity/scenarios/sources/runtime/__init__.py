@@ -27,7 +27,7 @@ import functools
 from typing import Any, List, Tuple
 
 from ...registry import Scenario
-from ..base import block_fn, block_snippet, probed
+from ..base import ModuleSource, block_fn, block_snippet, probed
 from . import autograd as A
 from . import torch_ns as T
 
@@ -88,6 +88,9 @@ def why_not(api: str, obj: Any) -> str:
 def apis() -> List[str]:
     """Every API name this source has a case for (for coverage counts and tests)."""
     return sorted(CASES)
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=apis)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "apis"]

@@ -22,7 +22,7 @@ from typing import Any, List, Tuple
 
 from ....results.models import Text
 from ...registry import Scenario
-from ..base import block_fn, block_snippet
+from ..base import ModuleSource, block_fn, block_snippet
 from . import misc as M
 from . import prof as P
 
@@ -115,6 +115,9 @@ def why_not(api: str, obj: Any) -> str:
 def members() -> List[str]:
     """Every API name this source has a case for."""
     return sorted(CASES)
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=members)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "owns", "members", "snippet", "PREFIXES"]
