@@ -6,7 +6,7 @@ The Python API is what the CLI calls::
     report = torchparity.check(["torch.autograd.gradcheck"], device="emu:ascend-a2")
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["__version__", "check"]
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .. import __version__
 from ..api import footprint as fp
 from ..api.classify import analyse, is_context_manager, takes_callable
 from ..api.resolve import ResolvedApi, resolve
@@ -34,6 +33,7 @@ from ..run.executors import check_executor, make_executor
 from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
+from ..version import __version__
 from .evidence import evidence as gather_evidence
 
 DEFAULT_TIMEOUT = 120.0
@@ -352,3 +352,7 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         banner=EMULATED_BANNER if info.emulated else None,
         options={"interrupted": True} if interrupted else {},
     )
+
+
+# public names of the helpers other modules use
+check_dtypes = _check_dtypes

@@ -29,8 +29,11 @@ from ..run.executors import check_executor, make_executor
 from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
-from .check import DEFAULT_TIMEOUT, _check_dtypes, plan_scenarios, scenario_row, why_none
-from .sweep import Progress, _check_device, _meta, default_jobs
+from .check import DEFAULT_TIMEOUT, plan_scenarios, scenario_row, why_none
+from .check import check_dtypes as _check_dtypes
+from .sweep import Progress, default_jobs
+from .sweep import check_device as _check_device
+from .sweep import run_meta as _meta
 
 NONE = "-"  # variant / sample_set / dtype of an API's single "unknown" row
 

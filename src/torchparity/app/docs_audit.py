@@ -30,9 +30,11 @@ from .profile_build import (
     KERNEL_CHIP,
     OBSERVATIONS,
     ComputeOps,
-    _single_op_entries,
     default_compute_ops,
     load_observations,
+)
+from .profile_build import (
+    single_op_entries as _single_op_entries,
 )
 
 # torch dtype -> the spelling the docs use

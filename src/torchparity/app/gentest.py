@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from .. import __version__
 from ..api.resolve import resolve
 from ..deliver.gentest import DEFAULT_SUPPORTED_DEVICES, STYLES, GeneratedFile, generate
 from ..errors import InputError
 from ..results.models import Report
 from ..results.store import write_text_atomic
 from ..scenarios import registry, sources
+from ..version import __version__
 
 GENERATED_FROM = ("hand",)
 

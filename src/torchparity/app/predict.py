@@ -35,6 +35,8 @@ from ..devices.profiles import Profile, load_profile
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
 from .predict_sweep import Confirmation, against_rows, against_sweep  # noqa: F401 (re-exported)
+from .predict_trace import TRACE_DEVICE, TRACE_TIMEOUT, emulated_footprints  # noqa: F401 (re-exported)
+from .predict_trace import SampleFootprint as _SampleFootprint
 
 DTYPES = DTYPE_NAMES
 
@@ -114,16 +116,6 @@ class Prediction:
 
 
 # -- footprints on the CPU -------------------------------------------------------------------
-
-@dataclass
-class _SampleFootprint:
-    forward: List[Tuple[str, Optional[str]]]
-    backward: List[Tuple[str, Optional[str]]]
-    cpu_error: Optional[str] = None
-    decomposed: List[str] = field(default_factory=list)
-    bookkeeping: List[str] = field(default_factory=list)
-    native_op: Optional[str] = None
-
 
 Native = Optional[Callable[[str], bool]]
 
@@ -308,8 +300,6 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
 
 # -- footprints on the emulated device: app/predict_trace.py ------------------------------------
 
-TRACE_DEVICE = "emu:allow-all"
-TRACE_TIMEOUT = 600.0
 
 
 TRACES = ("cpu", "emulated")
@@ -366,9 +356,7 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     traced: Dict[Tuple[str, str, str], Any] = {}
     if trace == "emulated":
         cases = [(e, d) for name in apis for e in _opinfo_entries(name) for d in dtypes]
-        from .predict_trace import _emulated_footprints
-
-        traced = _emulated_footprints(cases, grads, max_samples, prof.device_type, jobs, progress)
+        traced = emulated_footprints(cases, grads, max_samples, prof.device_type, jobs, progress)
     out: List[Prediction] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

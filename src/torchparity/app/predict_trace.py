@@ -7,15 +7,29 @@ decomposition, per OpInfo sample, in worker processes (the "footprint" case kind
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .predict import TRACE_DEVICE, TRACE_TIMEOUT, _SampleFootprint
+TRACE_DEVICE = "emu:allow-all"
+TRACE_TIMEOUT = 600.0
 
 
-def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],
+@dataclass
+class SampleFootprint:
+    """The (op, dtype) pairs one OpInfo sample dispatched, forward and backward."""
+
+    forward: List[Tuple[str, Optional[str]]]
+    backward: List[Tuple[str, Optional[str]]]
+    cpu_error: Optional[str] = None
+    decomposed: List[str] = field(default_factory=list)
+    bookkeeping: List[str] = field(default_factory=list)
+    native_op: Optional[str] = None
+
+
+def emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],
                          device_type: str, jobs: Optional[int] = None, progress: Any = None,
                          ) -> Dict[Tuple[str, str, str], Any]:
-    """{(db, variant, dtype): [_SampleFootprint] | reason str} for OpInfo (entry, dtype)
+    """{(db, variant, dtype): [SampleFootprint] | reason str} for OpInfo (entry, dtype)
     cases, traced on ``emu:allow-all`` in worker processes."""
     import os
 
@@ -51,7 +65,7 @@ def _emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samp
             found[key] = p["no_samples"]
         else:
             found[key] = [
-                _SampleFootprint([(op, dt or None) for op, dt in s["forward"]],
+                SampleFootprint([(op, dt or None) for op, dt in s["forward"]],
                                  [(op, dt or None) for op, dt in s["backward"]], s.get("error"))
                 for s in p.get("samples", []) if not s.get("harness_error")]
 

@@ -355,3 +355,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
 
 def default_kernels() -> Optional[KernelFacts]:
     return load_kernel_facts(KERNELS) if KERNELS.is_file() else None
+
+
+# public names of the helpers other modules use
+single_op_entries = _single_op_entries

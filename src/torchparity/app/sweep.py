@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .. import __version__
 from ..devices import get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
@@ -34,6 +33,7 @@ from ..run.executors import check_executor, make_executor
 from ..run.pool import CaseEvent
 from ..scenarios import opinfo as oi
 from ..scenarios.sources import opinfo as opinfo_source
+from ..version import __version__
 
 DEFAULT_TIMEOUT = 300.0
 # imported by each worker before its first case, off the case clock (op_db takes seconds)
@@ -379,3 +379,8 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
     if interrupted:
         raise stopped
     return summary
+
+
+# public names of the helpers other modules use
+check_device = _check_device
+run_meta = _meta

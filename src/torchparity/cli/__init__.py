@@ -2,7 +2,7 @@
 
 Commands live in this package by concern (check.py: check, evidence, docs, devices,
 profile; sweep.py: sweep, sweep-matrix, predict; deliver.py: gentest, scaffold, matrix, review);
-each imports ``app`` from here and registers itself.
+each imports ``app`` from ``shared`` and registers itself.
 """
 
 from __future__ import annotations
@@ -15,32 +15,23 @@ import sys
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
 import typer  # noqa: E402
-from rich.console import Console  # noqa: E402
 
-from .. import __version__  # noqa: E402
 from ..errors import Terminated, TorchparityError  # noqa: E402
-
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Does this PyTorch API behave on the device as on the CPU — for which "
-                       "dtypes, and if not, why?")
-profile_app = typer.Typer(no_args_is_help=True, help="Capability profiles of emulated devices.")
-app.add_typer(profile_app, name="profile")
-
-out_console = Console()
-err_console = Console(stderr=True)
-
-TESTS_HELP = ("A test tree (PyTorch's test/ or a backend's port) for the upstream test census; "
-              "check also runs each API's tests there on the device and on the CPU.")
-DOCS_HELP = "PyTorch docs sources (docs/ or docs/source) for the official docs check."
-VENDOR_HELP = "Vendor support docs: Ascend's native_api folder (pytorch_X-Y-Z/ inside)."
-CONFIG_HELP = ("YAML file with defaults for device, tests, docs, vendor_docs, torch_version, chips, "
-               "timeout, jobs; flags override it.")
-EXECUTOR_HELP = ("Where cases run: local (worker processes here) or ray (one actor per device slot "
-                 "of a Ray cluster; needs torchparity's 'ray' extra).")
-RAY_ADDRESS_HELP = ("With --executor ray: the cluster to join (auto, HOST:PORT, ray://HOST:PORT) "
-                    "(default: a private local Ray).")
-DEVICE_HELP = ("cpu, cuda[:N], npu[:N], xpu, mps, auto (first available accelerator), or "
-               "emu:<profile> for the emulated accelerator (e.g. emu:ascend-a2)")
+from ..version import __version__  # noqa: E402
+from .shared import (  # noqa: E402,F401  (re-exported: the commands' shared pieces)
+    CONFIG_HELP,
+    DEVICE_HELP,
+    DOCS_HELP,
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
+    TESTS_HELP,
+    VENDOR_HELP,
+    app,
+    err_console,
+    out_console,
+    profile_app,
+)
+from .shared import say as _say  # noqa: E402,F401
 
 
 def _version(value: bool) -> None:
@@ -100,11 +91,6 @@ def main() -> None:
         _fail_line(f"internal error: {type(exc).__name__}: {exc} "
                    "(set TORCHPARITY_DEBUG=1 for the traceback)")
         sys.exit(1)
-
-
-def _say(text: str) -> None:
-    """A plain line: API names with brackets are not rich markup."""
-    out_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 # the commands register themselves on `app`

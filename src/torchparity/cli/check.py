@@ -7,7 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from . import (
+from .progress import CheckProgress
+from .shared import (
     CONFIG_HELP,
     DEVICE_HELP,
     DOCS_HELP,
@@ -15,13 +16,14 @@ from . import (
     RAY_ADDRESS_HELP,
     TESTS_HELP,
     VENDOR_HELP,
-    _say,
     app,
     err_console,
     out_console,
     profile_app,
 )
-from .progress import CheckProgress
+from .shared import (
+    say as _say,
+)
 from .sweep import STORE_HELP, wrote_line
 
 

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from . import (
+from .shared import (
     app,
     out_console,
 )

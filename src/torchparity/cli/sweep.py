@@ -8,15 +8,17 @@ from typing import List, Optional
 import typer
 
 from ..errors import TorchparityError
-from . import (
+from .progress import StepProgress, SweepProgress
+from .shared import (
     DEVICE_HELP,
     EXECUTOR_HELP,
     RAY_ADDRESS_HELP,
-    _say,
     app,
     err_console,
 )
-from .progress import StepProgress, SweepProgress
+from .shared import (
+    say as _say,
+)
 
 STORE_HELP = ("Database for the results, a SQLAlchemy URL: postgresql://USER@HOST:PORT/DB lets "
               "several machines write one sweep (needs the postgres extra of torchparity), "

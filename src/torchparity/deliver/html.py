@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from ..results.models import Report
 from .artifacts import artifacts
-from .report import HERE, footprint_rows, labels, relpath
+from .format import HERE, footprint_rows, labels, relpath
 from .templating import make_environment
 
 HTML_NAME = "report.html"
@@ -65,7 +65,7 @@ def _environment() -> jinja2.Environment:
         globals={"t": bilingual, "both": both, "rank": lambda s: STATUS_RANK.get(s, 1)})
 
 
-def _asset(name: str) -> Markup:
+def asset(name: str) -> Markup:
     text = (HERE / "templates" / name).read_text(encoding="utf-8")
     # inline <style>/<script>: a closing tag inside would end the element early
     if "</" in text:
@@ -81,7 +81,7 @@ def render_html(report: Report, out: Optional[Path] = None, lang: str = "zh") ->
         rows.append({"passed": sum(1 for s in counted if s["status"] == "pass"), "total": len(counted)})
     return _environment().get_template("report.html.j2").render(
         report=data, rows=rows, files=artifacts(out), lang=lang if lang in ("en", "zh") else "zh",
-        css=_asset("report.css"), js=_asset("report.js"),
+        css=asset("report.css"), js=asset("report.js"),
     )
 
 

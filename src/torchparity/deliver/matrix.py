@@ -22,13 +22,12 @@ import yaml
 
 # vendor docs: the evidence branch's parser and writer are the one implementation
 from ..evidence.official_docs import url_pattern
-from ..evidence.vendor_docs import DTYPE_NAMES
-from ..evidence.vendor_docs import _version_folder as version_folder
+from ..evidence.vendor_docs import DTYPE_NAMES, version_folder
 from ..evidence.writer import write_vendor_entry
 from ..judge.causes import CAUSE_TEXT
 from ..results.models import EMULATED_BANNER, ApiReport, Cause, DeviceInfo, Environment, Report
+from .format import HERE, cell
 from .gentest import check_api_name
-from .report import HERE, cell
 from .templating import make_environment
 
 # torch dtype -> the docs' short spelling (fp32, bf16, ...): the first one the docs table lists
@@ -390,13 +389,13 @@ def vendor_docs(m: Matrix) -> Dict[str, str]:
 
 def render_html(m: Matrix) -> str:
 
-    from .html import STATUS_RANK, _asset
+    from .html import STATUS_RANK, asset
 
     env = make_environment(autoescape=True, globals={
         "mark": MARK, "rank": lambda s: STATUS_RANK.get(s, 1), "api_text": api_cell_text,
         "case_text": case_cell_text})
     return env.get_template("matrix.html.j2").render(
-        m=m, banner=EMULATED_BANNER, css=_asset("report.css"), js=_asset("report.js"))
+        m=m, banner=EMULATED_BANNER, css=asset("report.css"), js=asset("report.js"))
 
 
 def write_all(m: Matrix, out: Path, formats: Sequence[str] = ("md", "csv", "html", "vendor")) -> List[Path]:

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..judge.causes import CAUSE_TEXT, LIMIT_CAUSES
 from ..results.models import Cause, DeviceInfo, Environment, Report
+from .format import relpath
 from .vocab import term
 
 LIMITS = {c.value for c in LIMIT_CAUSES}
@@ -192,8 +193,6 @@ def api_summary(api: Dict[str, Any], lang: str) -> str:
 
 
 def relsource(path: Optional[str]) -> str:
-    from .report import relpath
-
     return relpath(path or "")
 
 

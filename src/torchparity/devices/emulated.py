@@ -56,7 +56,7 @@ class EmulatedAdapter(DeviceAdapter):
                           profile=self.profile.name, spec=self.spec)
 
     def backend_versions(self) -> Dict[str, str]:
-        from .. import __version__
+        from ..version import __version__
 
         return {"torchparity-emulator": __version__}
 

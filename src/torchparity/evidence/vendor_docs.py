@@ -553,3 +553,7 @@ def load_vendor_docs(root: Union[str, Path], torch_version: Optional[str] = None
         rel = path.relative_to(folder.parent).as_posix()
         entries.extend(parse_vendor_file(path, rel))
     return VendorDocsIndex(entries, folder, version)
+
+
+# public names of the helpers other modules use
+version_folder = _version_folder

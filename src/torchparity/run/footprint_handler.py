@@ -28,20 +28,17 @@ from typing import Any, Dict, List, Optional
 import torch
 
 from ..scenarios import opinfo as oi
+from .context import WorkerContext, register
 from .execute import describe_exception
-from .handlers import WorkerContext, register
-from .opinfo_handler import (
-    _CPU_ONLY_ARG,
-    _diff_leaves,
-    _grad_error,
-    _grad_inputs,
-    _leaves,
-    _map,
-    _setup,
-    device_tree,
-    seed_device,
-    wants_grads,
-)
+from .opinfo_handler import device_tree, wants_grads
+from .opinfo_samples import CPU_ONLY_ARG as _CPU_ONLY_ARG
+from .opinfo_samples import diff_leaves as _diff_leaves
+from .opinfo_samples import grad_error as _grad_error
+from .opinfo_samples import grad_inputs as _grad_inputs
+from .opinfo_samples import leaves as _leaves
+from .opinfo_samples import map_tree as _map
+from .opinfo_samples import seed_device
+from .opinfo_samples import setup_worker as _setup
 
 
 def _pairs(seen) -> List[List[str]]:

@@ -1,45 +1,27 @@
 """Case handlers: what a worker does with each kind of case.
 
 A case is a JSON-able dict with a ``kind``; its handler returns a JSON-able payload.
-New kinds (e.g. OpInfo samples) register with :func:`register`.
+New kinds (e.g. OpInfo samples) register with :func:`~.context.register`; the built-in
+ones are imported here on first use.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List
+from typing import Any, Dict
 
-from ..devices.base import DeviceAdapter
+from .context import Handler, WorkerContext, handler_for, register
 
-
-@dataclass
-class WorkerContext:
-    adapter: DeviceAdapter
-    modules: List[str] = field(default_factory=list)
-    options: Dict[str, Any] = field(default_factory=dict)
-    cache: Dict[str, Any] = field(default_factory=dict)
-
-
-Handler = Callable[[WorkerContext, Dict[str, Any]], Dict[str, Any]]
-_HANDLERS: Dict[str, Handler] = {}
-
-
-def register(kind: str) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        _HANDLERS[kind] = fn
-        return fn
-
-    return deco
+__all__ = ["Handler", "WorkerContext", "handle", "register"]
 
 
 def handle(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     kind = case.get("kind", "suite")
-    if kind not in _HANDLERS:
+    handler = handler_for(kind)
+    if handler is None:
         _load_builtin_handlers()
-    try:
-        handler = _HANDLERS[kind]
-    except KeyError:
-        raise ValueError(f"unknown case kind {kind!r}") from None
+        handler = handler_for(kind)
+    if handler is None:
+        raise ValueError(f"unknown case kind {kind!r}")
     return handler(ctx, case)
 
 

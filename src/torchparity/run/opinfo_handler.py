@@ -15,10 +15,7 @@ op_db is imported once per worker.
 
 from __future__ import annotations
 
-import gc
-import re
 import time
-import warnings
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
@@ -31,8 +28,16 @@ from ..judge.paths import path_difference
 from ..results.models import Cause, Status
 from ..scenarios import opinfo as oi
 from . import opinfo_restricted as RS
+from .context import WorkerContext, register
 from .execute import describe_exception
-from .handlers import WorkerContext, register
+from .opinfo_samples import CPU_ONLY_ARG as _CPU_ONLY_ARG
+from .opinfo_samples import diff_leaves as _diff_leaves
+from .opinfo_samples import grad_error as _grad_error
+from .opinfo_samples import grad_inputs as _grad_inputs
+from .opinfo_samples import leaves as _leaves
+from .opinfo_samples import map_tree as _map
+from .opinfo_samples import seed_device
+from .opinfo_samples import setup_worker as _setup
 from .paths import record_path
 
 HIGHER = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
@@ -65,30 +70,6 @@ def _copy(t: torch.Tensor, device: Any = None, dtype: Optional[torch.dtype] = No
     if t.requires_grad and (out.is_floating_point() or out.is_complex()):
         out.requires_grad_(True)
     return out
-
-
-def _map(tree: Any, fn: Callable[[torch.Tensor], Any], dtype_fn: Optional[Callable] = None,
-         device_fn: Optional[Callable] = None) -> Any:
-    """Apply ``fn`` to tensors, ``dtype_fn`` to dtypes and ``device_fn`` to devices (and
-    to the string ``"cpu"``) in nested lists / tuples / dicts; other leaves are kept."""
-    if isinstance(tree, torch.Tensor):
-        return fn(tree)
-    if dtype_fn is not None and isinstance(tree, torch.dtype):
-        return dtype_fn(tree)
-    if device_fn is not None and (isinstance(tree, torch.device) or (isinstance(tree, str) and tree == "cpu")):
-        return device_fn(tree)
-    if isinstance(tree, list):
-        return [_map(t, fn, dtype_fn, device_fn) for t in tree]
-    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
-        return tuple(_map(t, fn, dtype_fn, device_fn) for t in tree)
-    if isinstance(tree, dict):
-        return {k: _map(v, fn, dtype_fn, device_fn) for k, v in tree.items()}
-    return tree
-
-
-# a device run that fails because an argument must stay on the CPU (index tensors of
-# tensor_split, ...) is retried with only the input on the device
-_CPU_ONLY_ARG = re.compile(r"(?i)(expected|must|should)\b[^.]{0,80}\bon (the )?cpu\b")
 
 
 def _upcast_tensor(t: torch.Tensor) -> torch.Tensor:
@@ -125,19 +106,6 @@ def device_tree(orig, device: Any, input_only: bool = False):
             _map(kwargs, _copy, device_fn=device_fn))
 
 
-def seed_device(seed: int, device_type: str = "cpu") -> None:
-    """Seed the CPU generator and the device's. (torch.manual_seed also seeds CUDA lazily,
-    recording a stack trace per call: ~1 ms, too slow per sample.)"""
-    torch.default_generator.manual_seed(seed)
-    if device_type != "cpu":
-        mod = getattr(torch, device_type, None)
-        fn = getattr(mod, "manual_seed_all", None) or getattr(mod, "manual_seed", None)
-        if callable(fn):
-            fn(seed)
-        else:
-            torch.manual_seed(seed)
-
-
 def _call(fn, tree, process, seed: int, sync: Optional[Callable[[], None]] = None,
           device_type: str = "cpu", watch_rng: bool = False) -> _Run:
     """Run ``fn`` on ``tree``; with ``watch_rng`` (CPU runs) note whether it drew random
@@ -155,32 +123,6 @@ def _call(fn, tree, process, seed: int, sync: Optional[Callable[[], None]] = Non
     if before is not None:
         run.drew_random = not torch.equal(before, torch.default_generator.get_state())
     return run
-
-
-def _leaves(tree: Any, out: Optional[list] = None) -> list:
-    """Tensor and other leaves of nested lists / tuples / dicts, in order (a lean pytree)."""
-    if out is None:
-        out = []
-    if isinstance(tree, torch.Tensor):
-        out.append(tree)
-    elif isinstance(tree, (list, tuple)):
-        for t in tree:
-            _leaves(t, out)
-    elif isinstance(tree, dict):
-        for v in tree.values():
-            _leaves(v, out)
-    else:
-        out.append(tree)
-    return out
-
-
-def _diff_leaves(value: Any) -> List[int]:
-    return [i for i, t in enumerate(_leaves(value))
-            if isinstance(t, torch.Tensor) and t.requires_grad and t.grad_fn is not None]
-
-
-def _grad_inputs(tree: Any) -> List[torch.Tensor]:
-    return [t for t in _leaves(tree) if isinstance(t, torch.Tensor) and t.requires_grad]
 
 
 def _grads(run: _Run, out_idx: List[int], cotangents: List[torch.Tensor], seed: int,
@@ -428,12 +370,6 @@ def _cotangent(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return base.to(t.dtype)
 
 
-def _grad_error(exc: BaseException) -> bool:
-    text = str(exc)
-    return ("requires grad is being used in an in-place operation" in text
-            or "doesn't require grad" in text and "element 0 of tensors" in text)
-
-
 def _cat(category: str, j: Judgement, cpu_raised: bool = False):
     from ..judge.aggregate import Part
 
@@ -441,20 +377,6 @@ def _cat(category: str, j: Judgement, cpu_raised: bool = False):
 
 
 # -- the case kind ----------------------------------------------------------------------
-
-def _setup(ctx: WorkerContext) -> None:
-    if ctx.cache.get("opinfo_ready"):
-        return
-    warnings.simplefilter("ignore")
-    threads = ctx.options.get("threads")
-    if threads:
-        torch.set_num_threads(int(threads))
-    oi.entries()  # import op_db once per worker
-    # op_db is a large, long-lived object graph: keep the cyclic GC from rescanning it
-    gc.collect()
-    gc.freeze()
-    ctx.cache["opinfo_ready"] = True
-
 
 def wants_grads(op, dtype: torch.dtype, call: str, device_type: str) -> bool:
     if not op.supports_autograd or not call.startswith(("op", "method", "alias", "api")) \

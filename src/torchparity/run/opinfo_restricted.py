@@ -17,6 +17,7 @@ from ..judge import restricted as R
 from ..judge.compare import compare_outputs
 from ..judge.judgement import Judgement, worst
 from ..results.models import Cause, Status
+from .opinfo_samples import seed_device
 
 
 def _to_cpu(tree: Any) -> Any:
@@ -97,8 +98,6 @@ _MIRRORS: Dict[str, bool] = {}
 def rng_mirrors_cpu(device: Any, device_type: str) -> bool:
     """Whether the device's generator, seeded like the CPU's, draws the CPU's numbers (the
     emulated device's does; a CUDA or NPU generator does not). Probed once per process."""
-    from .opinfo_handler import seed_device
-
     key = str(device)
     if key not in _MIRRORS:
         try:

@@ -295,3 +295,9 @@ def _terminate_as_interrupt() -> Callable[[], None]:
 
     signal.signal(signal.SIGTERM, handler)
     return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+# public names of the helpers other modules use
+Worker = _Worker
+signal_name = _signal_name
+terminate_as_interrupt = _terminate_as_interrupt

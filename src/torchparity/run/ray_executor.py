@@ -25,7 +25,9 @@ from .pool import (
     DEFAULT_STARTUP_TIMEOUT,
     MAX_STARTUP_FAILURES,
     CaseEvent,
-    _terminate_as_interrupt,
+)
+from .pool import (
+    terminate_as_interrupt as _terminate_as_interrupt,
 )
 
 # a stuck actor (not its worker: the slot ends those itself) is killed this long after

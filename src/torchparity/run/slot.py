@@ -18,7 +18,9 @@ from typing import Any, Dict, Optional
 
 from ..errors import DeviceUnavailableError, TorchparityError
 from . import proctree
-from .pool import DEFAULT_STARTUP_TIMEOUT, CaseEvent, _signal_name, _Worker, worker_process_env
+from .pool import DEFAULT_STARTUP_TIMEOUT, CaseEvent, worker_process_env
+from .pool import Worker as _Worker
+from .pool import signal_name as _signal_name
 
 
 class Slot:

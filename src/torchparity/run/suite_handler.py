@@ -9,8 +9,8 @@ import torch
 from ..api.classify import code_objects
 from ..api.resolve import resolve
 from ..scenarios import registry
+from .context import WorkerContext, register
 from .execute import execute, trace_device_ops
-from .handlers import WorkerContext, register
 
 
 @register("suite")

@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..judge.causes import classify_exception
 from ..results.models import Cause, Status
 from . import proctree
-from .handlers import WorkerContext, register
+from .context import WorkerContext, register
 
 DEFAULT_SIDE_TIMEOUT = 120.0
 PASSING = ("pass", "xfail")

@@ -478,3 +478,7 @@ def api_compute_ops(api_name: str, dtype: Optional[str] = None) -> Optional[List
                 continue
             return sorted({x.op for x in compute_ops(recorder.entries())})
     return None
+
+
+# public names of the helpers other modules use
+decorator_skip = _decorator_skip

@@ -53,7 +53,7 @@ def info_for(obj: Any):
 def upstream_skip(info, dtype: torch.dtype) -> Optional[str]:
     from torch.testing._internal.opinfo.core import DecorateInfo
 
-    from ..opinfo import _decorator_skip
+    from ..opinfo import decorator_skip as _decorator_skip
 
     for di in info.decorators:
         if not isinstance(di, DecorateInfo) or di.device_type is not None:

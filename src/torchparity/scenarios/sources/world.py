@@ -284,5 +284,15 @@ def _first(exc: BaseException) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)[:500]
 
 
+# public names of the helpers other modules use
+to_device = _to
+first_line = _first
+die_with_parent = _die_with_parent
+end_processes = _end
+tail = _tail
+wait_all = _wait
+
+
 if __name__ == "__main__":
     sys.exit(_rank_main(json.loads(sys.argv[1])))
+

@@ -230,3 +230,45 @@ def is_abstract(cls: type) -> bool:
     from torch.distributions.exp_family import ExponentialFamily
 
     return cls in (Distribution, ExponentialFamily)
+
+
+def norm(v: Any, depth: int = 0) -> Any:
+    """An output made comparable: distributions, constraints and transforms become dicts
+    of their type and tensors; sizes become tuples."""
+    from torch.distributions import Distribution
+    from torch.distributions.constraints import Constraint
+    from torch.distributions.transforms import Transform
+
+    if depth > 6:
+        return type(v).__name__
+    if isinstance(v, torch.Tensor) or v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, torch.Size):
+        return tuple(v)
+    if isinstance(v, (list, tuple)):
+        return [norm(x, depth + 1) for x in v]
+    if isinstance(v, dict):
+        return {k: norm(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, Distribution):
+        params = {}
+        try:
+            names = list(v.arg_constraints)
+        except Exception:
+            names = []
+        for k in names:
+            if k in v.__dict__:
+                params[k] = v.__dict__[k]
+        for k in ("base_dist", "_mixture_distribution", "_component_distribution"):
+            if k in v.__dict__:
+                params[k.lstrip("_")] = norm(v.__dict__[k], depth + 1)
+        return {"type": type(v).__name__, "batch_shape": tuple(v.batch_shape),
+                "event_shape": tuple(v.event_shape), "params": params}
+    if isinstance(v, (Constraint, Transform)):
+        out = {"type": type(v).__name__}
+        for k, x in vars(v).items():
+            if isinstance(x, (torch.Tensor, bool, int, float, Constraint, Transform, list, tuple)):
+                if k.startswith("_cache"):
+                    continue
+                out[k.lstrip("_")] = norm(x, depth + 1)
+        return out
+    return type(v).__name__

@@ -17,6 +17,7 @@ import torch
 from ...registry import Scenario
 from ..base import probed, reproducer
 from . import build as B
+from .build import norm
 
 NAME = "distribution"
 DTYPES = ("float32", "float64")
@@ -74,8 +75,6 @@ def _input(make, shape, dtype: torch.dtype) -> torch.Tensor:
 
 
 def _transform_member(make, shape, member: str, device: str, dtype: torch.dtype) -> Any:
-    from . import norm
-
     x = _input(make, shape, dtype)
     t = make(device, dtype)
     xd = x.to(device)

@@ -35,7 +35,7 @@ def _agent(device: str, run_id: str, tmp: str, max_restarts: int = 0):
     from torch.distributed.elastic.multiprocessing import DefaultLogsSpecs
 
     from . import child as C
-    from .procs import _spec
+    from .memo import spec_of as _spec
     from .store import tcp_store
 
     store = tcp_store()
@@ -52,7 +52,7 @@ def _worker_view(w) -> List[Any]:
 
 
 def _values(result, device: str) -> Dict[int, Any]:
-    from ..world import _to
+    from ..world import to_device as _to
 
     out = {}
     for rank, v in sorted(result.return_values.items()):
@@ -86,7 +86,7 @@ def agent_case(device: str, dtype) -> Dict[str, Any]:
                     "entrypoint": spec.get_entrypoint_name(),
                     "running": [s.name for s in WorkerState if WorkerState.is_running(s)],
                     "kinds": [isinstance(agent, ElasticAgent), isinstance(agent, SimpleElasticAgent)]}
-    from .procs import _memo
+    from .memo import memo as _memo
 
     return _memo("agent", device, make)
 
@@ -141,6 +141,6 @@ def agent_steps_case(device: str, dtype) -> Dict[str, Any]:
             got["group"] = [[_worker_view(w) for w in manual.workers], manual.state.name,
                             manual.spec.get_entrypoint_name(), _worker_view(Worker(local_rank=3))]
             return got
-    from .procs import _memo
+    from .memo import memo as _memo
 
     return _memo("agent_steps", device, make)

@@ -240,7 +240,8 @@ def pg_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
 
 
 def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=()) -> Dict[str, Any]:
-    from ..world import _first, _to
+    from ..world import first_line as _first
+    from ..world import to_device as _to
 
     out: Dict[str, Any] = {}
     for name, fn in sections.items():
@@ -258,7 +259,9 @@ BODIES = {"rpc": rpc_body, "pg": pg_body}
 
 
 def _rank_main(args: dict) -> int:
-    from ..world import _die_with_parent, _first, rank_device
+    from ..world import die_with_parent as _die_with_parent
+    from ..world import first_line as _first
+    from ..world import rank_device
 
     _die_with_parent()
     if os.environ.get("TORCHPARITY_DISTSVC_STACKS"):  # debugging a hang: stacks after N s

@@ -26,20 +26,13 @@ from typing import Any, Callable, Dict, List
 
 import torch
 
+from .memo import memo as _memo
+from .memo import spec_of as _spec
 from .store import payload
 
 WORLD_TIMEOUT_S = 240.0
 LAUNCH_TIMEOUT_S = 180.0
 _WORLDS: Dict[tuple, Any] = {}
-_RUNS: Dict[tuple, Any] = {}
-
-
-def _spec(device: str) -> str:
-    if device == "cpu":
-        return "cpu"
-    from ....devices import spec_for_device
-
-    return spec_for_device(device)
 
 
 def _raise(kind: str, message: str):
@@ -66,7 +59,9 @@ def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
     saved dict (``{"value": sections}`` or ``{"error": ...}``)."""
     import torch.distributed as dist
 
-    from ..world import _end, _tail, _wait
+    from ..world import end_processes as _end
+    from ..world import tail as _tail
+    from ..world import wait_all as _wait
     from . import child as C
 
     store = dist.TCPStore("127.0.0.1", 0, world, is_master=True, timeout=timedelta(seconds=60),
@@ -100,7 +95,7 @@ def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
 def world_section(body: str, section: str, device: str) -> List[Any]:
     """The per-rank results of one section of a world body (the world runs once per body
     and device in this process); a rank's exception is raised as the API's answer."""
-    from ..world import _to
+    from ..world import to_device as _to
 
     key = (body, _spec(device))
     if key not in _WORLDS:
@@ -136,21 +131,8 @@ def section_fn(body: str, section: str) -> Callable[[str, torch.dtype], Any]:
 
 # -- elastic multiprocessing -----------------------------------------------------------------
 
-def _memo(name: str, device: str, make: Callable[[], Any]) -> Any:
-    key = (name, _spec(device))
-    if key not in _RUNS:
-        try:
-            _RUNS[key] = ("ok", make())
-        except Exception as exc:
-            _RUNS[key] = ("failed", exc)
-    state, value = _RUNS[key]
-    if state == "failed":
-        raise value
-    return value
-
-
 def _view_result(res, device: str) -> Dict[str, Any]:
-    from ..world import _to
+    from ..world import to_device as _to
 
     return {"return_values": {r: _to(v, device) for r, v in sorted(res.return_values.items())},
             "failed_ranks": sorted(res.failures), "is_failed": res.is_failed()}

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from .table import F32, FLOATS, OB, QC, _observer, _qconfig
+from .table import F32, FLOATS, OB, QC
+from .table import observer as _observer
+from .table import qconfig as _qconfig
 
 _OBS_BASE = '''\
 class AbsMax(Q.ObserverBase):

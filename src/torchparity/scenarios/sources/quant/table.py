@@ -225,3 +225,8 @@ for _fn in ("disable_fake_quant", "disable_observer", "enable_fake_quant", "enab
         "fq = Q.FakeQuantize().to(device)\n" + _pre + f"fq.apply(Q.fake_quantize.{_fn})\n"
         "y = fq(x)\nout = {'output': y, 'flags': [int(fq.fake_quant_enabled), int(fq.observer_enabled)],"
         " 'min_max': [fq.activation_post_process.min_val, fq.activation_post_process.max_val]}", F32)
+
+
+# public names of the helpers other modules use
+observer = _observer
+qconfig = _qconfig

@@ -1,0 +1,59 @@
+"""Report formatting shared by every deliverable (Markdown, HTML, the matrix): the label
+table, Markdown-safe cells, shortened paths, the footprint rows worth showing.
+
+The lowest module of ``deliver/``: it imports none of the others.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, Iterable, List
+
+import yaml
+
+from ..results.models import FootprintEntry
+
+HERE = Path(__file__).resolve().parent
+LANGS = ("en", "zh")
+
+# footprint ops of scenario code that are plumbing, not work worth a row in the report
+_PLUMBING = {"aten.lift_fresh", "aten.detach", "aten.alias", "aten.view", "aten._to_copy",
+             "aten.copy_", "aten.clone", "aten.empty", "aten.empty_strided", "aten.rand",
+             "aten.randn", "aten.uniform_", "aten.is_same_size", "aten._has_same_storage_numel",
+             "aten._local_scalar_dense", "aten.lift_fresh_copy"}
+
+@lru_cache(maxsize=None)
+def labels() -> Dict[str, Dict[str, str]]:
+    return yaml.safe_load((HERE / "labels.yaml").read_text(encoding="utf-8"))
+
+
+def label_table(lang: str) -> Dict[str, str]:
+    return {key: value[lang] for key, value in labels().items()}
+
+
+def cell(value: Any) -> str:
+    """Make text safe inside a Markdown table cell: one line, pipes and markup escaped."""
+    text = str(value if value is not None else "")
+    text = re.sub(r"\s+", " ", text).strip()
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    # no links or images: brackets and backticks (code spans) are shown as they are
+    return text.replace("[", "\\[").replace("]", "\\]").replace("`", "\\`")
+
+
+def relpath(path: str) -> str:
+    marker = f"{os.sep}site-packages{os.sep}"
+    return path.split(marker, 1)[1] if marker in path else path
+
+
+def footprint_rows(entries: Iterable[Any]) -> List[FootprintEntry]:
+    rows = []
+    for e in entries:
+        e = e if isinstance(e, FootprintEntry) else FootprintEntry.model_validate(e)
+        if e.source == "scenario" and e.op in _PLUMBING:
+            continue
+        rows.append(e)
+    order = {"api": 0, "callable": 1, "scenario": 2}
+    return sorted(rows, key=lambda e: (order.get(e.source, 3), e.op))
