@@ -48,14 +48,26 @@ import contextlib
 import functools
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..registry import Scenario
-from .base import ANY_DTYPE, RunSettings, Source
 
-__all__ = ["ANY_DTYPE", "Offer", "Prepared", "RunSettings", "SOURCES", "Source", "all_sources",
+if TYPE_CHECKING:
+    from .base import RunSettings, Source
+
+__all__ = ["ANY_DTYPE", "ModuleSource", "Offer", "Prepared", "RunSettings", "SOURCES", "Source", "all_sources",
            "case_for", "find", "first_answer", "offer", "prepared", "replaying", "source",
            "warm_for"]
+
+
+def __getattr__(name: str) -> Any:
+    """The interface names of ``base``, loaded on first use: ``base`` imports torch, and
+    importing this package must not (the CLI refuses bad input before torch loads)."""
+    if name in ("ANY_DTYPE", "ModuleSource", "RunSettings", "Source"):
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
