@@ -259,9 +259,12 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
     interrupted = False
     stopped: BaseException = KeyboardInterrupt()
 
+    injected = adapter.injected()
+
     def on_event(event: CaseEvent) -> None:
         _, sc, dtype = meta[event.index]
         result, entries = case_result(event, sc, dtype, adapter.emulated)
+        result.injected = list(injected)
         result.snippet = sc.snippet(device_expr=f'"{adapter.type}"', dtype=dtype)
         result.footprint = [e for e in entries if e.source != "scenario"
                             and e.op.split(".", 1)[-1] not in fp.METADATA_OPS]

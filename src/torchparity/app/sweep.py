@@ -257,6 +257,12 @@ def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
                         else (store.where, "--store"))
         raise InputError(f"{where}: holds a sweep on '{old.get('spec')}'; "
                          f"use another {other} for '{adapter.spec}'")
+    was = ((meta.get("environment") or {}).get("extra") or {}).get("injected", "")
+    now = ", ".join(adapter.injected())
+    if old and was != now:  # a clean store resumed under a fault (or back) would mix both
+        where = store.path.parent if store.path and store.path.name == FILENAME else store.where
+        raise InputError(f"{where}: holds a sweep with injected '{was or 'nothing'}'; this run "
+                         f"injects '{now or 'nothing'}': use another output")
 
 
 def default_jobs() -> int:

@@ -49,6 +49,12 @@ class DeviceAdapter:
     def environment_extra(self) -> Dict[str, str]:
         return {}
 
+    def injected(self) -> List[str]:
+        """What is injected into this device's results (an emulated device's faults and
+        noise: ``fault:<name>``, ``numerics:device``); empty for a plain device. Shown in
+        the environment and on every result row, so an injected run is never silent."""
+        return []
+
     # -- execution helpers -------------------------------------------------------------
     def synchronize(self) -> None:
         """Wait for queued device work, so errors surface inside the scenario."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from ..errors import InputError
 from ..results.models import DeviceInfo
 from .base import DeviceAdapter
 from .profiles import Profile, load_profile
@@ -22,6 +23,11 @@ class EmulatedAdapter(DeviceAdapter):
         super().__init__(spec, index)
         self.profile: Profile = load_profile(profile_ref)
         self.type = self.profile.device_type
+        from .emulator.faults import problem
+
+        wrong = problem()  # TORCHPARITY_EMU_FAULT / _NUMERICS naming nothing known
+        if wrong:
+            raise InputError(wrong)
 
     def unavailable_reason(self) -> Optional[str]:
         """Whether this torch can host the emulator. Work runs in worker processes, so a
@@ -66,7 +72,14 @@ class EmulatedAdapter(DeviceAdapter):
             extra["profile_path"] = self.profile.path
         if self.profile.chips:
             extra["chips"] = ", ".join(self.profile.chips)
+        if self.injected():
+            extra["injected"] = ", ".join(self.injected())
         return extra
+
+    def injected(self) -> List[str]:
+        from .emulator.faults import labels
+
+        return labels()
 
     def reference(self):
         from .emulator import reference

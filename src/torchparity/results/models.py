@@ -107,6 +107,10 @@ class ScenarioResult(Strict):
     footprint: List[FootprintEntry] = Field(default_factory=list)
     # added: the scenario source it came from (hand | opinfo | module | optim | ...)
     source: Optional[str] = None
+    # bugs or noise injected into the device's results for this run (``fault:<name>``,
+    # ``numerics:device``: the emulated device under TORCHPARITY_EMU_FAULT / _NUMERICS);
+    # empty on a plain run
+    injected: List[str] = Field(default_factory=list)
 
 
 class Verdict(Strict):

@@ -41,6 +41,10 @@ How it works (modules of this package):
   PrivateUse1).
 - ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).
 - ``numerics``: optional reduced-precision inputs for listed ops (``profile.numerics``).
+- ``faults`` / ``noise``: injected device bugs (``TORCHPARITY_EMU_FAULT=NAME[,NAME...]``)
+  and a correct chip's rounding (``TORCHPARITY_EMU_NUMERICS=device``, rules in
+  ``profiles/noise/device.yaml``), read once per process; when set, each op plan's CPU
+  call is wrapped once (never per call), device results only, the CPU reference untouched.
 - ``collectives``: a ``torch.distributed`` backend (``torchparity_emu``) running gloo on
   host views of the device tensors, refusing the collective dtypes the profile's
   ``c10d.*`` entries leave out.

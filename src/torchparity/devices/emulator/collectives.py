@@ -26,6 +26,7 @@ from typing import List, Optional
 
 import torch
 
+from . import faults
 from .checks import OpRule
 from .storage import cpu_view
 
@@ -153,11 +154,17 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
     # -- collectives -------------------------------------------------------------------
     def allreduce(self, tensors, opts=None):
         _check("allreduce_", tensors)
-        return self._gloo.allreduce(_host(tensors), _opts(opts, "AllreduceOptions"))
+        host = _host(tensors)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the local tensor stays as it is
+            host = _clones(host)
+        return self._gloo.allreduce(host, _opts(opts, "AllreduceOptions"))
 
     def allreduce_coalesced(self, tensors, opts=None):
         _check("allreduce_coalesced_", tensors)
-        return self._gloo.allreduce_coalesced(_host(tensors), _opts(opts, "AllreduceCoalescedOptions"))
+        host = _host(tensors)
+        if faults.COLLECTIVE_NOOP:
+            host = _clones(host)
+        return self._gloo.allreduce_coalesced(host, _opts(opts, "AllreduceCoalescedOptions"))
 
     def broadcast(self, tensors, opts=None):
         _check("broadcast_", tensors)
@@ -165,36 +172,57 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def allgather(self, output_lists, inputs, opts=None):
         _check("allgather_", inputs, output_lists)
-        return self._gloo.allgather(_host(output_lists), _host(inputs), _opts(opts, "AllgatherOptions"))
+        outs, ins = _host(output_lists), _host(inputs)
+        if faults.COLLECTIVE_NOOP:  # injected bug: every slot gets the local tensor
+            for slots, local in zip(outs, ins):
+                for slot in slots:
+                    slot.copy_(local)
+            outs = _clones(outs)
+        return self._gloo.allgather(outs, ins, _opts(opts, "AllgatherOptions"))
 
     def _allgather_base(self, output, input, opts=None):
         _check("_allgather_base_", input, output)
-        return self._gloo._allgather_base(_host(output), _host(input), _opts(opts, "AllgatherOptions"))
+        out, inp = _host(output), _host(input)
+        if faults.COLLECTIVE_NOOP:
+            out = _gather_local(out, inp)
+        return self._gloo._allgather_base(out, inp, _opts(opts, "AllgatherOptions"))
 
     def all_gather_single(self, output, input, opts=None):  # torch >= 2.13's name
         return self._allgather_base(output, input, opts)
 
     def allgather_into_tensor_coalesced(self, outputs, inputs, opts=None):
         _check("allgather_into_tensor_coalesced_", inputs, outputs)
-        return _in_turn(self._gloo._allgather_base, _host(outputs), _host(inputs),
+        outs, ins = _host(outputs), _host(inputs)
+        if faults.COLLECTIVE_NOOP:
+            outs = [_gather_local(o, i) for o, i in zip(outs, ins)]
+        return _in_turn(self._gloo._allgather_base, outs, ins,
                         lambda: _opts(opts, "AllgatherOptions"))
 
     def reduce_scatter(self, outputs, input_lists, opts=None):
         _check("reduce_scatter_", outputs, input_lists)
-        return self._gloo.reduce_scatter(_host(outputs), _host(input_lists),
-                                         _opts(opts, "ReduceScatterOptions"))
+        outs, ins = _host(outputs), _host(input_lists)
+        if faults.COLLECTIVE_NOOP:  # injected bug: this rank's own slice, not reduced
+            for out, slots in zip(outs, ins):
+                out.copy_(slots[self.rank()])
+            outs = _clones(outs)
+        return self._gloo.reduce_scatter(outs, ins, _opts(opts, "ReduceScatterOptions"))
 
     def _reduce_scatter_base(self, output, input, opts=None):
         _check("_reduce_scatter_base_", output, input)
-        return self._gloo._reduce_scatter_base(_host(output), _host(input),
-                                               _opts(opts, "ReduceScatterOptions"))
+        out, inp = _host(output), _host(input)
+        if faults.COLLECTIVE_NOOP:
+            out = _scatter_local(out, inp, self.rank(), self.size())
+        return self._gloo._reduce_scatter_base(out, inp, _opts(opts, "ReduceScatterOptions"))
 
     def reduce_scatter_single(self, output, input, opts=None):  # torch >= 2.13's name
         return self._reduce_scatter_base(output, input, opts)
 
     def reduce_scatter_tensor_coalesced(self, outputs, inputs, opts=None):
         _check("reduce_scatter_tensor_coalesced_", outputs, inputs)
-        return _in_turn(self._gloo._reduce_scatter_base, _host(outputs), _host(inputs),
+        outs, ins = _host(outputs), _host(inputs)
+        if faults.COLLECTIVE_NOOP:
+            outs = [_scatter_local(o, i, self.rank(), self.size()) for o, i in zip(outs, ins)]
+        return _in_turn(self._gloo._reduce_scatter_base, outs, ins,
                         lambda: _opts(opts, "ReduceScatterOptions"))
 
     def reduce(self, tensors, opts=None):
@@ -236,6 +264,28 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
     def recv_anysource(self, tensors, tag: int = 0):
         _check("recv_any_source_", tensors)
         return self._gloo.recv_anysource(_host(tensors), tag)
+
+
+def _clones(x):
+    """Copies for gloo to write into: the peers stay in step while the tensors the caller
+    holds keep what this rank put there (``collective-noop``)."""
+    if isinstance(x, (list, tuple)):
+        return [_clones(v) for v in x]
+    return x.clone() if isinstance(x, torch.Tensor) else x
+
+
+def _gather_local(out, inp):
+    """``collective-noop`` all-gather into one tensor: every rank's slot holds the local
+    input; returns the copy gloo writes into instead."""
+    for chunk in out.chunk(max(1, out.numel() // max(1, inp.numel()))):
+        chunk.copy_(inp.reshape(chunk.shape))
+    return out.clone()
+
+
+def _scatter_local(out, inp, rank: int, size: int):
+    """``collective-noop`` reduce-scatter from one tensor: this rank's slice, unreduced."""
+    out.copy_(inp.reshape(size, -1)[rank].reshape(out.shape))
+    return out.clone()
 
 
 def _in_turn(single, outputs, inputs, opts):

@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 
 from ...dtypes import dtype_name
+from . import faults
 from . import storage as st
 from .checks import OpRule, rule_for
 from .numerics import reduce_inputs_rule
@@ -156,6 +157,8 @@ class Plan:
         self.mixed_ok = self.name in MIXED_OK
         self.meta_view = self.name in META_VIEWS
         self.reduce = reduce_inputs_rule(profile, op)
+        if faults.ACTIVE or faults.NOISE:  # injected bugs / device noise: once per plan
+            faults.install(self)
 
 
 def _alias_key(info) -> str:
@@ -170,6 +173,11 @@ def plan_for(op) -> Plan:
     if plan is None:
         plan = _PLANS[op] = Plan(op)
     return plan
+
+
+def cached_ops() -> List[Any]:
+    """The ops with a plan built so far (``faults.injecting`` rebuilds them)."""
+    return list(_PLANS)
 
 
 def register_plan(op, call: Callable) -> Plan:

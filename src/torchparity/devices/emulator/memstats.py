@@ -13,6 +13,8 @@ import threading
 import weakref
 from typing import Dict
 
+from . import faults
+
 _LOCK = threading.RLock()  # re-entrant: a weak-reference callback may run while it is held
 # bytes: current, peak, allocated in total, freed in total; blocks: current, peak, made, freed
 _S = {"cur": 0, "peak": 0, "alloc": 0, "freed": 0, "n": 0, "npeak": 0, "nalloc": 0, "nfreed": 0}
@@ -61,15 +63,17 @@ def stats() -> Dict[str, int]:
                     f"{key}.all.allocated": s["nalloc"], f"{key}.all.freed": s["nfreed"]})
     out.update({"num_alloc_retries": 0, "num_ooms": 0, "num_sync_all_streams": 0,
                 "num_device_alloc": s["nalloc"], "num_device_free": s["nfreed"]})
+    if faults.MEMSTAT_ZERO:  # injected bug: the counters report 0
+        out = {k: 0 for k in out}
     return dict(sorted(out.items()))
 
 
 def current(key: str = "allocated_bytes") -> int:
-    return _S["cur"]
+    return 0 if faults.MEMSTAT_ZERO else _S["cur"]
 
 
 def peak(key: str = "allocated_bytes") -> int:
-    return _S["peak"]
+    return 0 if faults.MEMSTAT_ZERO else _S["peak"]
 
 
 def reset_peak() -> None:

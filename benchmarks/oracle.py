@@ -1,0 +1,411 @@
+"""The oracle, measured: device faults the judge must catch, device noise it must forgive.
+
+On a stratified sample of the vendor-documented API list (every scenario source
+represented, ``--sample`` APIs, default 400, fixed ``--seed``; the APIs are listed in the
+output), each API is checked on the emulated device
+
+1. clean: its verdict, its rows and the aten ops each row dispatched (the footprint
+   ``check`` records in report.json: the API's and its callables' ops);
+2. under every fault of ``TORCHPARITY_EMU_FAULT`` that can touch that footprint
+   (``faults.touches``; a fault that cannot touch any op the API dispatched is not
+   applicable and not tried; ``collective-noop`` also applies to the 2-rank world sources,
+   whose rank processes the footprint does not see, and ``memstat-zero`` to the memory
+   APIs by name, since counters are no aten op);
+3. under ``TORCHPARITY_EMU_NUMERICS=device`` (a correct device's noise).
+
+Every run is ``torchparity check`` itself (``app.check.check``) in a child process whose
+environment carries the fault, so the worker pool and the rank processes inherit it.
+
+A pair (API, fault) is **killed** when the API's verdict changes or a row that passed
+clean is not ``pass`` under the fault; **survived** otherwise (listed with the rows the
+fault touched and the metric that let each pass). A kill whose only red rows are
+timeouts, crashes or harness errors is counted apart (``killed_by_harness``): the harness,
+not the judge, saw it. Under the noise, a row that passed clean and is not ``pass`` is a
+**false fail** of the judge (listed with its scenario and detail).
+
+Prints per source (the first source that offers the API scenarios) and per fault: pairs
+tried, killed, survived, kill rate, false fails under noise, and the wall time; writes
+``OUT/oracle.json``. A rerun with the same ``--out`` reuses finished runs.
+
+    python benchmarks/oracle.py [--sample 400] [--seed 0] [--out DIR] [--jobs 2]
+                                [--max-samples 2] [--dtypes a,b] [--faults a,b] [--plan-limit N]
+                                [--all]
+
+``--all``: the whole list (the slow suite). ``--plan-limit N``: stratify only the first N
+APIs of the seeded shuffle (the full list is planned otherwise: every API is asked of
+the sources once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
+FAULT_ENV = "TORCHPARITY_EMU_FAULT"
+NUMERICS_ENV = "TORCHPARITY_EMU_NUMERICS"
+NOISE = "noise"
+HARNESS = ("timeout", "crash")
+# the 2-rank world sources whose APIs run collectives in rank processes (distsvc's stores,
+# RPC and elastic agents do not all-reduce)
+WORLD_SOURCES = ("distributed", "distpar")
+# the APIs that read the memory counters (no aten op: matched by name)
+MEMORY_API = re.compile(r"(^|\.)(memory_(allocated|reserved|stats|stats_as_nested_dict|summary|cached|"
+                        r"snapshot)|max_memory_(allocated|reserved|cached)|mem_get_info|"
+                        r"reset_(peak|max)_memory\w*|reset_accumulated_memory_stats)$")
+MIN_PER_SOURCE = 8
+
+
+# -- sampling ---------------------------------------------------------------------------
+def strata(names: Sequence[str], seed: int, plan_limit: Optional[int] = None) -> Dict[str, str]:
+    """api -> the first source offering it scenarios (APIs no source covers left out),
+    over the seeded shuffle of ``names`` (its first ``plan_limit`` only, if given)."""
+    import warnings
+
+    from torchparity.api.resolve import maybe_resolve
+    from torchparity.scenarios import sources
+
+    order = list(names)
+    random.Random(seed).shuffle(order)
+    if plan_limit is not None:
+        order = order[:plan_limit]
+    out: Dict[str, str] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for api in order:
+            resolved = maybe_resolve(api)
+            if resolved is None:
+                continue
+            try:
+                offer = sources.offer(api, resolved.obj)
+            except Exception:  # a source that cannot be asked: not sampled
+                continue
+            if offer.scenarios:
+                out[api] = offer.scenarios[0].source or "?"
+    return out
+
+
+def stratified(by_source: Dict[str, str], n: int, seed: int) -> List[str]:
+    """About ``n`` APIs (all when the list has fewer), every source represented: each source
+    gets its share of the sample and at least ``MIN_PER_SOURCE`` (fewer when ``n`` is too
+    small for that, at least 1; or all it has), so the total may exceed ``n``; fixed ``seed``."""
+    groups: Dict[str, List[str]] = defaultdict(list)
+    for api, src in sorted(by_source.items()):
+        groups[src].append(api)
+    total = sum(len(v) for v in groups.values())
+    if n >= total:
+        return sorted(by_source)
+    rng = random.Random(seed)
+    picked: List[str] = []
+    floor = max(1, min(MIN_PER_SOURCE, n // max(1, len(groups))))
+    for _src, apis in sorted(groups.items()):
+        share = max(floor, math.floor(n * len(apis) / total))
+        rng.shuffle(apis)
+        picked.extend(apis[:share])
+    return sorted(picked)
+
+
+# -- running ----------------------------------------------------------------------------
+def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, Any]:
+    """The report of ``check`` over ``apis`` under ``config`` (clean, a fault, or noise),
+    run in a child process with that environment; reused when already on disk."""
+    path = out / f"{config}.json"
+    if path.exists():
+        done = json.loads(path.read_text())
+        if set(done.get("asked", [])) >= set(apis):
+            return done
+    env = dict(os.environ)
+    env.pop(FAULT_ENV, None)
+    env.pop(NUMERICS_ENV, None)
+    if config == NOISE:
+        env[NUMERICS_ENV] = "device"
+    elif config != "clean":
+        env[FAULT_ENV] = config
+    spec = {"apis": list(apis), "device": args.device, "jobs": args.jobs,
+            "max_samples": args.max_samples, "dtypes": args.dtypes, "timeout": args.timeout, "out": str(path)}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(spec, fh)
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, __file__, "--child", fh.name], env=env,
+                          capture_output=True, text=True)
+    os.unlink(fh.name)
+    if proc.returncode != 0 or not path.exists():
+        raise SystemExit(f"oracle: the {config} run failed: {proc.stderr.strip()[-800:]}")
+    done = json.loads(path.read_text())
+    done["seconds"] = round(time.monotonic() - started, 1)
+    path.write_text(json.dumps(done))
+    return done
+
+
+def child(spec_file: str) -> None:
+    """In the child: ``app.check.check`` over the APIs; writes the rows the oracle needs."""
+    from torchparity.app.check import check
+
+    spec = json.loads(Path(spec_file).read_text())
+    report = check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
+                   max_samples=spec["max_samples"], timeout=spec["timeout"])
+    out = {"asked": spec["apis"], "environment": report.environment.model_dump(mode="json"),
+           "apis": {}}
+    for a in report.apis:
+        out["apis"][a.name] = {
+            "verdict": a.verdict.status,
+            "rows": [{"id": s.id, "dtype": s.dtype, "source": s.source, "status": _value(s.status),
+                      "cause": _value(s.cause) if s.cause else None, "detail": s.detail[:300],
+                      "metric": s.metric.model_dump(mode="json") if s.metric else None,
+                      "injected": list(s.injected),
+                      "footprint": sorted({e.op for e in s.footprint})} for s in a.scenarios],
+        }
+    Path(spec["out"]).write_text(json.dumps(out))
+
+
+def _value(x):
+    return getattr(x, "value", x)
+
+
+# -- accounting -------------------------------------------------------------------------
+def _key(row: Dict[str, Any]) -> Tuple:
+    return (row["source"], row["id"], row["dtype"])
+
+
+def applicable(fault: str, api: str, clean: Dict[str, Any]) -> bool:
+    """Whether ``fault`` can touch what ``api`` measured in its clean run: a row that passed
+    in a dtype the fault acts on (``_relevant``) dispatched an op the fault touches."""
+    from torchparity.devices.emulator.faults import touches
+
+    rows = [r for r in clean["rows"] if r["status"] == "pass"]
+    if fault == "memstat-zero":
+        return bool(MEMORY_API.search(api))
+    if fault == "collective-noop" and any(r["source"] in WORLD_SOURCES for r in rows):
+        return True
+    return any(touches(fault, op) for r in _relevant(fault, rows) for op in r["footprint"])
+
+
+def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dict[str, str],
+            faults: Iterable[str]) -> Dict[str, Any]:
+    """Pairs tried / killed / survived per source and per fault, survivors and false fails.
+
+    ``clean``: the clean run (``{"apis": {api: {"verdict", "rows"}}}``); ``runs``: config ->
+    run of the same shape (a fault name, or ``noise``)."""
+    from torchparity.devices.emulator.faults import touches
+
+    per_source: Dict[str, Counter] = defaultdict(Counter)
+    per_fault: Dict[str, Counter] = defaultdict(Counter)
+    survivors: List[Dict[str, Any]] = []
+    false_fails: List[Dict[str, Any]] = []
+    not_applicable: Counter = Counter()
+    for api, base in sorted(clean["apis"].items()):
+        src = stratum.get(api, "?")
+        passed = {_key(r): r for r in base["rows"] if r["status"] == "pass"}
+        if not passed:
+            continue  # nothing that passed: nothing a fault could turn red
+        for fault in faults:
+            if not applicable(fault, api, base):
+                not_applicable[fault] += 1
+                continue
+            got = (runs.get(fault) or {}).get("apis", {}).get(api)
+            if got is None:
+                continue
+            rows = {_key(r): r for r in got["rows"]}
+            red = [rows[k] for k in passed if k in rows and rows[k]["status"] != "pass"]
+            gone = [k for k in passed if k not in rows]
+            changed = got["verdict"] != base["verdict"]
+            per_source[src]["tried"] += 1
+            per_fault[fault]["tried"] += 1
+            if red or changed or gone:
+                harness = red and all(r["status"] in HARNESS or r["cause"] == "harness_error"
+                                      for r in red) and not changed
+                kind = "killed_by_harness" if harness else "killed"
+                per_source[src][kind] += 1
+                per_fault[fault][kind] += 1
+            else:
+                per_source[src]["survived"] += 1
+                per_fault[fault]["survived"] += 1
+                touched = _relevant(fault, [r for r in got["rows"] if _key(r) in passed
+                                            and any(touches(fault, op) for op in r["footprint"])])
+                survivors.append({
+                    "api": api, "source": src, "fault": fault, "verdict": got["verdict"],
+                    "why": _why(fault, touched, got["rows"]),
+                    "rows": [{"scenario": f"{r['source']}:{r['id']}", "dtype": r["dtype"],
+                              "metric": r["metric"]} for r in (touched or got["rows"])[:5]],
+                })
+        noisy = (runs.get(NOISE) or {}).get("apis", {}).get(api)
+        if noisy is not None:
+            per_source[src]["noise_tried"] += 1
+            rows = {_key(r): r for r in noisy["rows"]}
+            red = [rows[k] for k in passed if k in rows and rows[k]["status"] != "pass"]
+            if red or noisy["verdict"] != base["verdict"]:
+                per_source[src]["false_fails"] += 1
+                false_fails.append({"api": api, "source": src, "verdict": noisy["verdict"],
+                                    "rows": [{"scenario": f"{r['source']}:{r['id']}", "dtype": r["dtype"],
+                                              "status": r["status"], "cause": r["cause"],
+                                              "detail": r["detail"][:200]} for r in red[:5]]})
+    return {"per_source": {k: dict(v) for k, v in sorted(per_source.items())},
+            "per_fault": {k: dict(v) for k, v in sorted(per_fault.items())},
+            "not_applicable": dict(not_applicable), "survivors": survivors,
+            "false_fails": false_fails}
+
+
+FLOATING = ("float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128")
+
+
+def _relevant(fault: str, rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The rows a fault can show in: floating dtypes for value faults, float16/bfloat16
+    for ``dtype-widen`` (a row without a dtype is kept)."""
+    if fault.startswith("numeric-") or fault in ("reduce-drop", "nan-drop", "grad-zero"):
+        keep = FLOATING
+    elif fault == "dtype-widen":
+        keep = ("float16", "bfloat16")
+    else:
+        return rows
+    return [r for r in rows if not r.get("dtype") or r["dtype"] in keep or r["dtype"] == "-"]
+
+
+def _why(fault: str, touched: List[Dict[str, Any]], rows: List[Dict[str, Any]]) -> str:
+    if not touched:
+        return ("the fault acts in the world's rank processes, whose ops the footprint does not "
+                "see, and every compared row stayed pass")
+    warned = [r for r in touched if "warn:" in (r.get("detail") or "")]
+    if warned:
+        return f"the judge saw it and only warned: {warned[0]['detail'][:180]}"
+    with_metric = [r for r in touched if r.get("metric")]
+    if with_metric:
+        m = with_metric[0]["metric"]
+        if not m.get("value"):
+            return (f"the compared outputs equal the CPU's ({m.get('name')} = {m.get('value')}): the "
+                    "scenario's inputs or outputs do not show this fault (e.g. values the fault leaves "
+                    "unchanged, outputs not compared)")
+        return (f"the touched rows passed under the judge's bar: {m.get('name')} = {m.get('value')} "
+                f"within {m.get('threshold')} ({m.get('standard') or 'standard'})")
+    return "the touched rows compare no value the fault changes (metadata, a property, or a boolean)"
+
+
+def rate(c: Dict[str, int]) -> str:
+    tried = c.get("tried", 0)
+    killed = c.get("killed", 0) + c.get("killed_by_harness", 0)
+    return f"{100.0 * killed / tried:.1f} %" if tried else "–"
+
+
+def render(result: Dict[str, Any]) -> str:
+    acc = result["accounting"]
+    runs_total = round(sum(v or 0 for v in result["run_seconds"].values()), 1)
+    lines = [f"oracle: {len(result['apis'])} APIs on {result['device']} (seed {result['seed']}), "
+             f"wall {result['wall_seconds']} s this invocation, {runs_total} s in the check runs "
+             "(a run already on disk is reused)", "",
+             "| source | APIs | pairs tried | killed | killed by harness | survived | kill rate | "
+             "noise: APIs | false fails |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    sizes = Counter(result["strata"][a] for a in result["apis"])
+    for src in sorted(set(sizes) | set(acc["per_source"])):
+        c = acc["per_source"].get(src, {})
+        lines.append(f"| {src} | {sizes.get(src, 0)} | {c.get('tried', 0)} | {c.get('killed', 0)} | "
+                     f"{c.get('killed_by_harness', 0)} | {c.get('survived', 0)} | {rate(c)} | "
+                     f"{c.get('noise_tried', 0)} | {c.get('false_fails', 0)} |")
+    lines += ["", "| fault | pairs tried | killed | killed by harness | survived | kill rate | not applicable |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for fault in result["faults"]:
+        c = acc["per_fault"].get(fault, {})
+        lines.append(f"| {fault} | {c.get('tried', 0)} | {c.get('killed', 0)} | "
+                     f"{c.get('killed_by_harness', 0)} | {c.get('survived', 0)} | {rate(c)} | "
+                     f"{acc['not_applicable'].get(fault, 0)} |")
+    lines += ["", "wall time per run: " + ", ".join(f"{k} {v} s" for k, v in result["run_seconds"].items())]
+    lines += ["", f"survivors ({len(acc['survivors'])}):"]
+    for s in acc["survivors"]:
+        rows = "; ".join(f"{r['scenario']} [{r['dtype']}]" for r in s["rows"])
+        lines.append(f"- {s['api']} ({s['source']}) under {s['fault']}: {s['why']} — {rows}")
+    lines += ["", f"false fails under device noise ({len(acc['false_fails'])}):"]
+    for f in acc["false_fails"]:
+        rows = "; ".join(f"{r['scenario']} [{r['dtype']}] {r['status']}/{r['cause']}: {r['detail'][:120]}"
+                         for r in f["rows"]) or f"verdict {f['verdict']}"
+        lines.append(f"- {f['api']} ({f['source']}): {rows}")
+    lines += ["", "APIs: " + ", ".join(result["apis"])]
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--docs", type=Path, default=DOCS, help="vendor docs folder")
+    parser.add_argument("--torch-version", default="2.13.0")
+    parser.add_argument("--device", default="emu:ascend-a2")
+    parser.add_argument("--sample", type=int, default=400, help="APIs in the stratified sample [400]")
+    parser.add_argument("--all", action="store_true", help="the whole list (slow suite)")
+    parser.add_argument("--apis", nargs="*", default=None, help="these APIs instead of a sample")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plan-limit", type=int, default=None,
+                        help="stratify only the first N APIs of the seeded shuffle")
+    parser.add_argument("--faults", default=None, help="comma-separated faults [all]")
+    parser.add_argument("--no-noise", action="store_true", help="skip the device-noise run")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--max-samples", type=int, default=2)
+    parser.add_argument("--dtypes", type=lambda v: [d.strip() for d in v.split(",") if d.strip()],
+                        default=None, help="only these dtypes of each scenario (comma-separated) [all]")
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child)
+        return
+
+    from torchparity.devices.emulator.faults import FAULTS
+
+    faults = list(FAULTS) if not args.faults else [f.strip() for f in args.faults.split(",") if f.strip()]
+    unknown = [f for f in faults if f not in FAULTS]
+    if unknown:
+        print(f"oracle: unknown fault(s) {', '.join(unknown)} (known: {', '.join(FAULTS)})", file=sys.stderr)
+        raise SystemExit(2)
+    out = args.out or Path(tempfile.mkdtemp(prefix="oracle-"))
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    strata_file = out / "strata.json"
+    if strata_file.exists():
+        by_source = json.loads(strata_file.read_text())
+    else:
+        from torchparity.evidence.vendor_docs import load_vendor_docs
+
+        names = list(args.apis) if args.apis else load_vendor_docs(args.docs, args.torch_version).names()
+        by_source = strata(names, args.seed, None if args.apis else args.plan_limit)
+        strata_file.write_text(json.dumps(by_source))
+    if args.apis:
+        apis = sorted(a for a in args.apis if a in by_source)
+    elif args.all:
+        apis = sorted(by_source)
+    else:
+        apis = stratified(by_source, args.sample, args.seed)
+    print(f"[oracle] {len(apis)} APIs over {len(set(by_source[a] for a in apis))} sources", file=sys.stderr)
+    clean = run_config("clean", apis, out, args)
+    runs: Dict[str, Dict[str, Any]] = {}
+    seconds = {"clean": clean.get("seconds")}
+    for fault in faults:
+        targets = [a for a in apis if a in clean["apis"] and applicable(fault, a, clean["apis"][a])
+                   and any(r["status"] == "pass" for r in clean["apis"][a]["rows"])]
+        if not targets:
+            continue
+        print(f"[oracle] {fault}: {len(targets)} APIs", file=sys.stderr, flush=True)
+        runs[fault] = run_config(fault, targets, out, args)
+        seconds[fault] = runs[fault].get("seconds")
+    if not args.no_noise:
+        targets = [a for a in apis if a in clean["apis"]]
+        runs[NOISE] = run_config(NOISE, targets, out, args)
+        seconds[NOISE] = runs[NOISE].get("seconds")
+    result = {"device": args.device, "seed": args.seed, "apis": apis, "faults": faults,
+              "strata": {a: by_source[a] for a in apis},
+              "accounting": account(clean, runs, by_source, faults),
+              "run_seconds": seconds, "wall_seconds": round(time.monotonic() - start, 1)}
+    (out / "oracle.json").write_text(json.dumps(result, indent=1))
+    print(render(result))
+    print(f"\n(written to {out / 'oracle.json'})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

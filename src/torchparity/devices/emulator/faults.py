@@ -1,0 +1,467 @@
+"""Injected device bugs and device noise: the instrument that measures the judge.
+
+Two environment variables, read once per process at import (worker processes and the
+rank processes of a 2-rank world inherit the environment, so every process that hosts the
+emulated device sees the same setting):
+
+- ``TORCHPARITY_EMU_FAULT=NAME[,NAME...]``: realistic device *bugs* (:data:`FAULTS`). They
+  change device results only: the CPU reference never reaches the emulator's kernels, so
+  it stays untouched. A run under a fault must turn red; a row that stays green is a
+  survivor, i.e. a scenario too weak to see that bug.
+- ``TORCHPARITY_EMU_NUMERICS=device``: a *correct* device's noise (``noise.py``, rules in
+  ``profiles/noise/device.yaml``): HF32 convolutions, reductions in another order, f16/bf16
+  computed through f32, transcendental functions within their ULP bound. A run under the
+  noise must stay green; a red row is a false fail of the judge.
+
+Both act where device results are produced: an op's :class:`~.dispatch.Plan` is built once
+per op and, only when one of the variables is set, its CPU call is wrapped here
+(:func:`install`). Unset, nothing is wrapped and the per-op path does not change. Faults
+outside kernels are read where their results are made: ``collective-noop`` in
+``collectives``, ``memstat-zero`` in ``memstats``.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+
+import torch
+
+ENV = "TORCHPARITY_EMU_FAULT"
+NUMERICS_ENV = "TORCHPARITY_EMU_NUMERICS"
+NUMERICS_MODES = ("device",)
+
+# name -> what the bug is (one line, shown in the docs and by the oracle)
+FAULTS: Dict[str, str] = {
+    "numeric-1e-2": "floating results of elementwise, reduction and matmul/conv kernels scaled by 1+1e-2",
+    "numeric-1e-3": "floating results of elementwise, reduction and matmul/conv kernels scaled by 1+1e-3",
+    "numeric-1e-4": "floating results of elementwise, reduction and matmul/conv kernels scaled by 1+1e-4",
+    "reduce-drop": "a reduction skips the last element of the reduced dim (of all elements when none is named)",
+    "dtype-widen": "float16/bfloat16 results of elementwise, reduction and matmul/conv kernels returned as float32",
+    "strides": "new outputs made contiguous whatever strides were asked (empty_strided, memory_format) or implied",
+    "inplace-copy": "an in-place op writes a new tensor instead of its input (the input keeps its old values)",
+    "grad-zero": "backward kernels (aten *_backward*) return zeros",
+    "rng-unseeded": "device draws ignore the seed and the generator passed",
+    "collective-noop": "all_reduce / reduce_scatter / all_gather return the local tensor",
+    "memstat-zero": "memory counters (memory_allocated, memory_stats, ...) report 0",
+    "nan-drop": "max / min / sum (and maximum / minimum) treat NaN as absent",
+}
+
+_BASE: Dict[Any, Callable] = {}  # op -> its CPU call before any wrapping here
+_NUMERIC = {"numeric-1e-2": 1e-2, "numeric-1e-3": 1e-3, "numeric-1e-4": 1e-4}
+
+
+def parse(text: Optional[str]) -> Tuple[Tuple[str, ...], List[str]]:
+    """(known fault names in the order given, unknown names) of a ``TORCHPARITY_EMU_FAULT`` value."""
+    names: List[str] = []
+    unknown: List[str] = []
+    for part in (text or "").split(","):
+        name = part.strip()
+        if not name:
+            continue
+        (names if name in FAULTS else unknown).append(name)
+    return tuple(dict.fromkeys(names)), unknown
+
+
+def problem(environ=None) -> Optional[str]:
+    """One line when the environment names an unknown fault or numerics mode, else None."""
+    environ = os.environ if environ is None else environ
+    _, unknown = parse(environ.get(ENV))
+    if unknown:
+        return (f"{ENV}: unknown fault {', '.join(repr(u) for u in unknown)} "
+                f"(known: {', '.join(FAULTS)})")
+    mode = (environ.get(NUMERICS_ENV) or "").strip()
+    if mode and mode not in NUMERICS_MODES:
+        return f"{NUMERICS_ENV}: unknown mode {mode!r} (known: {', '.join(NUMERICS_MODES)})"
+    return None
+
+
+ACTIVE: FrozenSet[str] = frozenset(parse(os.environ.get(ENV))[0])
+NOISE: bool = (os.environ.get(NUMERICS_ENV) or "").strip() == "device"
+# the faults read outside kernels, as plain module flags
+COLLECTIVE_NOOP = "collective-noop" in ACTIVE
+MEMSTAT_ZERO = "memstat-zero" in ACTIVE
+
+
+def labels(environ=None) -> List[str]:
+    """What is injected, as shown in the environment and on every row:
+    ``fault:<name>`` per fault, ``numerics:device`` for the noise."""
+    environ = os.environ if environ is None else environ
+    names, _ = parse(environ.get(ENV))
+    out = [f"fault:{n}" for n in names]
+    if (environ.get(NUMERICS_ENV) or "").strip() == "device":
+        out.append("numerics:device")
+    return out
+
+
+# -- which ops a fault touches ----------------------------------------------------------
+MATMUL_CONV = frozenset({
+    "mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "mv", "dot", "vdot", "addr",
+    "_addmm_activation", "linear", "matmul", "_int_mm", "convolution",
+    "convolution_overrideable", "_convolution", "mkldnn_convolution", "_slow_conv2d_forward",
+    "slow_conv3d_forward", "slow_conv_transpose2d", "slow_conv_transpose3d",
+    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_attention_math",
+    "cdist", "_cdist_forward", "_euclidean_dist", "tensordot", "einsum", "bilinear",
+    "_trilinear",
+})
+# data movement, not arithmetic: a numeric bug there would be another kind of bug
+COPIES = frozenset({
+    "clone", "copy", "copy_", "_copy_from", "_copy_from_and_resize", "_to_copy",
+    "lift_fresh_copy", "contiguous", "alias_copy", "detach_copy", "fill", "fill_", "zero_",
+    "set_", "resize_", "resize_as_", "record_stream",
+})
+NAN_IDENTITY = {"sum": 0.0, "nansum": 0.0, "max": float("-inf"), "amax": float("-inf"),
+                "min": float("inf"), "amin": float("inf")}
+NAN_PAIRWISE = {"maximum": torch.fmax, "minimum": torch.fmin}
+_LOW = (torch.float16, torch.bfloat16)
+
+
+def op_base(op) -> str:
+    """``add`` for aten::add.Tensor, ``add_`` for aten::add_.Tensor."""
+    return op._schema.name.split("::", 1)[-1]
+
+
+def _kind(op) -> Dict[str, bool]:
+    base = op_base(op)
+    plain = base[:-1] if base.endswith("_") and not base.endswith("__") else base
+    tags = getattr(op, "tags", ())
+    pointwise = torch.Tag.pointwise in tags
+    reduction = torch.Tag.reduction in tags
+    matmul = plain in MATMUL_CONV
+    backward = "backward" in plain
+    inplace_view = torch.Tag.inplace_view in tags
+    return dict(base=base, plain=plain, compute=(pointwise or reduction or matmul or backward)
+                and plain not in COPIES, reduction=reduction, backward=backward,
+                inplace_view=inplace_view)
+
+
+def touches(fault: str, op_name: str) -> bool:
+    """Whether ``fault`` can change what aten op ``op_name`` (``aten.add``, ``aten::add.Tensor``,
+    ``aten.add_.Tensor``) returns on the device: the oracle's applicability test. Faults that
+    act outside kernels answer for the ops that carry them (``c10d.*`` for collectives) and,
+    for ``memstat-zero``, never here (the oracle asks about memory APIs by name)."""
+    name = op_name.replace("::", ".")
+    namespace, _, rest = name.partition(".")
+    if fault == "collective-noop":
+        return namespace == "c10d" and any(k in rest for k in ("allreduce", "reduce_scatter", "allgather"))
+    if fault == "memstat-zero" or namespace != "aten":
+        return False
+    base, _, overload = rest.partition(".")
+    packet = getattr(torch.ops.aten, base, None)
+    if packet is None:
+        return False
+    try:
+        op = getattr(packet, overload or (packet.overloads() or ["default"])[0])
+    except (AttributeError, RuntimeError):
+        return False
+    schema = op._schema
+    kind = _kind(op)
+    if fault in _NUMERIC or fault == "dtype-widen":
+        return kind["compute"]
+    if fault == "reduce-drop":
+        return kind["reduction"]
+    if fault == "nan-drop":
+        return kind["plain"] in NAN_IDENTITY or kind["plain"] in NAN_PAIRWISE
+    if fault == "grad-zero":
+        return kind["backward"]
+    if fault == "rng-unseeded":
+        return _generator_arg(schema) is not None or torch.Tag.nondeterministic_seeded in op.tags
+    if fault == "inplace-copy":
+        return _inplace_self(op) is not None
+    if fault == "strides":
+        return any(_is_tensor_type(r.type) for r in schema.returns) and not kind["inplace_view"]
+    return False
+
+
+@contextmanager
+def injecting(names=(), noise: bool = False) -> Iterator[None]:
+    """Tests only: ``names`` (and the noise) active in this process while open, every op
+    plan built so far rebuilt on entry and on exit (a real run sets the variables before
+    the process starts and never changes them)."""
+    global ACTIVE, NOISE, COLLECTIVE_NOOP, MEMSTAT_ZERO
+    unknown = [n for n in names if n not in FAULTS]
+    if unknown:
+        raise ValueError(f"unknown fault(s) {unknown}")
+    saved = ACTIVE, NOISE
+    ACTIVE, NOISE = frozenset(names), bool(noise)
+    COLLECTIVE_NOOP, MEMSTAT_ZERO = "collective-noop" in ACTIVE, "memstat-zero" in ACTIVE
+    _rebuild()
+    try:
+        yield
+    finally:
+        ACTIVE, NOISE = saved
+        COLLECTIVE_NOOP, MEMSTAT_ZERO = "collective-noop" in ACTIVE, "memstat-zero" in ACTIVE
+        _rebuild()
+
+
+def _rebuild() -> None:
+    from . import dispatch
+
+    for op in dispatch.cached_ops():
+        dispatch.register_plan(op, _BASE.get(op) or dispatch.plan_for(op).call)
+
+
+# -- wrapping a plan --------------------------------------------------------------------
+def install(plan) -> None:
+    """Wrap ``plan.call`` (and, for ``inplace-copy``, its return spec) with the active
+    faults and the device noise. Called once per op plan, only when something is active."""
+    op = plan.op
+    kind = _kind(op)
+    call = _BASE.setdefault(op, plan.call)
+    if NOISE:
+        from .noise import wrap as noise_wrap
+
+        call = noise_wrap(op, call)
+    for fault in ACTIVE:
+        wrapped = _wrap(fault, op, kind, call, plan)
+        if wrapped is not None:
+            call = wrapped
+    plan.call = call
+
+
+def _wrap(fault: str, op, kind, call: Callable, plan) -> Optional[Callable]:
+    schema = op._schema
+    if fault in _NUMERIC and kind["compute"]:
+        return _scaled(call, 1.0 + _NUMERIC[fault], schema)
+    if fault == "dtype-widen" and kind["compute"] and not _mutates(schema):
+        return _widened(call)
+    if fault == "reduce-drop" and kind["reduction"]:
+        return _dropping_last(call, schema)
+    if fault == "nan-drop":
+        if kind["plain"] in NAN_IDENTITY:
+            return _nan_absent(call, NAN_IDENTITY[kind["plain"]])
+        if kind["plain"] in NAN_PAIRWISE and not _mutates(schema):
+            pairwise = NAN_PAIRWISE[kind["plain"]]
+            return lambda *a, **k: pairwise(*a, **k)
+    if fault == "grad-zero" and kind["backward"]:
+        return _zeroed(call)
+    if fault == "rng-unseeded":
+        where = _generator_arg(schema)
+        if where is not None:
+            return _unseeded(call, where)
+        if torch.Tag.nondeterministic_seeded in op.tags:
+            return _unseeded_default(call)
+    if fault == "inplace-copy":
+        i = _inplace_self(op)
+        if i is not None:
+            _return_new(plan, i)
+            return _copying(call, i)
+    if fault == "strides" and not kind["inplace_view"] and not _mutates(schema):
+        return _contiguous(call)
+    return None
+
+
+def _is_tensor_type(ty) -> bool:
+    if isinstance(ty, torch._C.OptionalType):
+        ty = ty.getElementType()
+    if isinstance(ty, torch._C.ListType):
+        ty = ty.getElementType()
+        if isinstance(ty, torch._C.OptionalType):
+            ty = ty.getElementType()
+    return isinstance(ty, torch._C.TensorType)
+
+
+def _mutates(schema) -> bool:
+    return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+
+
+def _generator_arg(schema) -> Optional[Tuple[int, str]]:
+    for i, a in enumerate(schema.arguments):
+        ty = a.type
+        if isinstance(ty, torch._C.OptionalType):
+            ty = ty.getElementType()
+        if isinstance(ty, torch._C._GeneratorType):
+            return (-1 if a.kwarg_only else i, a.name)
+    return None
+
+
+def _inplace_self(op) -> Optional[int]:
+    """The position of the mutated ``self`` of an in-place compute op (``add_``,
+    ``_foreach_mul_``), None for anything else (out= variants, metadata ops, copies)."""
+    kind = _kind(op)
+    base = kind["base"]
+    if not base.endswith("_") or base.endswith("__") or kind["inplace_view"] or kind["plain"] in COPIES \
+            or base in COPIES:
+        return None
+    args = op._schema.arguments
+    if not args:
+        return None
+    first = args[0]
+    if first.kwarg_only or first.alias_info is None or not first.alias_info.is_write:
+        return None
+    return 0 if _is_tensor_type(first.type) else None
+
+
+def _tensors(out):
+    if isinstance(out, torch.Tensor):
+        yield out
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            if isinstance(o, torch.Tensor):
+                yield o
+            elif isinstance(o, (tuple, list)):
+                yield from (x for x in o if isinstance(x, torch.Tensor))
+
+
+def _ptrs(args, kwargs) -> set:
+    ptrs = set()
+    for a in list(args) + list(kwargs.values()):
+        for t in _tensors(a):
+            ptrs.add(t.untyped_storage().data_ptr())
+    return ptrs
+
+
+def _scaled(call, factor: float, schema):
+    mutates = _mutates(schema)
+
+    def run(*a, **k):
+        out = call(*a, **k)
+        inputs = None if mutates else _ptrs(a, k)
+        for t in _tensors(out):
+            if not (t.is_floating_point() or t.is_complex()) or not t.numel():
+                continue
+            if inputs is not None and t.untyped_storage().data_ptr() in inputs:
+                continue  # an alias of an input is not this kernel's result
+            t.mul_(factor)
+        return out
+    return run
+
+
+def _widened(call):
+    def run(*a, **k):
+        out = call(*a, **k)
+        if isinstance(out, torch.Tensor):
+            return out.float() if out.dtype in _LOW else out
+        if isinstance(out, tuple):
+            return tuple(o.float() if isinstance(o, torch.Tensor) and o.dtype in _LOW else o
+                         for o in out)
+        return out
+    return run
+
+
+def _dim_arg(schema) -> Optional[int]:
+    for i, a in enumerate(schema.arguments):
+        if a.name == "dim" and not a.kwarg_only:
+            return i
+    return None
+
+
+def _dropping_last(call, schema):
+    dim_at = _dim_arg(schema)
+    has_dim_kw = any(a.name == "dim" for a in schema.arguments)
+
+    def run(*a, **k):
+        if not a or not isinstance(a[0], torch.Tensor) or a[0].numel() < 2:
+            return call(*a, **k)
+        x = a[0]
+        dim = None
+        if dim_at is not None and dim_at < len(a):
+            dim = a[dim_at]
+        elif has_dim_kw:
+            dim = k.get("dim")
+        if isinstance(dim, (list, tuple)):
+            dim = dim[-1] if len(dim) else None
+        if dim is None:  # every element: drop the last one in memory order
+            x = x.reshape(-1)[:-1]
+            if x.dim() != a[0].dim() and k.get("keepdim"):
+                x = x.reshape([1] * (a[0].dim() - 1) + [-1])
+        else:
+            d = dim % x.dim()
+            if x.size(d) < 2:
+                return call(*a, **k)
+            x = x.narrow(d, 0, x.size(d) - 1)
+        return call(x, *a[1:], **k)
+    return run
+
+
+def _nan_absent(call, identity: float):
+    def run(*a, **k):
+        if a and isinstance(a[0], torch.Tensor) and a[0].is_floating_point():
+            x = a[0]
+            x = torch.where(torch.isnan(x), torch.tensor(identity, dtype=x.dtype), x)
+            a = (x,) + tuple(a[1:])
+        return call(*a, **k)
+    return run
+
+
+def _zeroed(call):
+    def run(*a, **k):
+        out = call(*a, **k)
+        for t in _tensors(out):
+            if t.is_floating_point() or t.is_complex():
+                t.zero_()
+        return out
+    return run
+
+
+def _fresh_generator() -> torch.Generator:
+    g = torch.Generator()
+    g.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
+    return g
+
+
+def _unseeded(call, where):
+    i, name = where
+
+    def run(*a, **k):
+        if 0 <= i < len(a):
+            a = list(a)
+            a[i] = _fresh_generator()
+        else:
+            k[name] = _fresh_generator()
+        return call(*a, **k)
+    return run
+
+
+def _unseeded_default(call):
+    """A seeded op without a generator argument (``native_dropout``) draws from the CPU's
+    default generator under the emulator: reseed it at random for this call only."""
+    def run(*a, **k):
+        state = torch.default_generator.get_state()
+        torch.default_generator.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
+        try:
+            return call(*a, **k)
+        finally:
+            torch.default_generator.set_state(state)
+    return run
+
+
+def _return_new(plan, i: int) -> None:
+    """The plan returns what the kernel returns as a new device tensor instead of ``self``."""
+    from .dispatch import T
+
+    plan.returns = [(T, None) if spec == ("w", i) else spec for spec in plan.returns]
+
+
+def _copying(call, i: int):
+    def run(*a, **k):
+        if i < len(a):
+            a = list(a)
+            x = a[i]
+            if isinstance(x, torch.Tensor):
+                a[i] = x.clone()
+            elif isinstance(x, (list, tuple)):
+                a[i] = [t.clone() if isinstance(t, torch.Tensor) else t for t in x]
+        return call(*a, **k)
+    return run
+
+
+def _contiguous(call):
+    def run(*a, **k):
+        out = call(*a, **k)
+        inputs = _ptrs(a, k)
+
+        def fix(t):
+            if (isinstance(t, torch.Tensor) and t.layout == torch.strided and not t.is_contiguous()
+                    and t.untyped_storage().data_ptr() not in inputs):
+                return t.contiguous()
+            return t
+        if isinstance(out, torch.Tensor):
+            return fix(out)
+        if isinstance(out, tuple):
+            return tuple(fix(o) for o in out)
+        if isinstance(out, list):
+            return [fix(o) for o in out]
+        return out
+    return run

@@ -1,0 +1,113 @@
+"""benchmarks/oracle.py: its accounting (fast, on recorded rows of 3 APIs) and, slow, one
+real run on 2 APIs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _oracle():
+    spec = importlib.util.spec_from_file_location("oracle_bench", REPO / "benchmarks" / "oracle.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _row(id_, dtype, status, ops, source="opinfo", metric=None, detail="", cause=None):
+    return {"id": id_, "dtype": dtype, "source": source, "status": status, "cause": cause,
+            "detail": detail, "metric": metric, "injected": [], "footprint": ops}
+
+
+CLEAN = {"apis": {
+    # add: float32 passes; its ops are touched by the numeric faults
+    "torch.add": {"verdict": "supported", "rows": [_row("add", "float32", "pass", ["aten.add.Tensor"]),
+                                                   _row("add", "int32", "pass", ["aten.add.Tensor"])]},
+    # relu: passes clean, survives the numeric fault (its samples are all negative)
+    "torch.relu": {"verdict": "supported", "rows": [
+        _row("relu", "float32", "pass", ["aten.relu"],
+             metric={"name": "elements_differing_from_cpu", "value": 0.0, "threshold": 0.0})]},
+    # element_size: no op a numeric fault touches -> not applicable
+    "torch.Tensor.element_size": {"verdict": "supported", "rows": [
+        _row("element_size", "float32", "pass", [], source="member")]},
+    # nothing passed clean: no pair at all
+    "torch.dot": {"verdict": "unsupported", "rows": [_row("dot", "float64", "unsupported", ["aten.dot"])]},
+}}
+
+
+def test_accounting_counts_kills_survivors_and_false_fails():
+    oracle = _oracle()
+    runs = {
+        "numeric-1e-3": {"apis": {
+            "torch.add": {"verdict": "broken", "rows": [_row("add", "float32", "fail", ["aten.add.Tensor"]),
+                                                        _row("add", "int32", "pass", ["aten.add.Tensor"])]},
+            "torch.relu": CLEAN["apis"]["torch.relu"],
+        }},
+        "reduce-drop": {"apis": {}},
+        oracle.NOISE: {"apis": {
+            "torch.add": CLEAN["apis"]["torch.add"],
+            "torch.relu": {"verdict": "broken", "rows": [
+                _row("relu", "float32", "fail", ["aten.relu"], detail="mean_rel_diff 3e-6 > 2e-6",
+                     cause="mismatch")]},
+            "torch.Tensor.element_size": CLEAN["apis"]["torch.Tensor.element_size"],
+        }},
+    }
+    strata = {"torch.add": "opinfo", "torch.relu": "opinfo", "torch.Tensor.element_size": "member",
+              "torch.dot": "opinfo"}
+    acc = oracle.account(CLEAN, runs, strata, ["numeric-1e-3", "reduce-drop"])
+    assert acc["per_fault"]["numeric-1e-3"] == {"tried": 2, "killed": 1, "survived": 1}
+    assert "reduce-drop" not in acc["per_fault"]  # touches none of these ops
+    assert acc["not_applicable"] == {"numeric-1e-3": 1, "reduce-drop": 3}
+    assert acc["per_source"]["opinfo"]["tried"] == 2 and acc["per_source"]["opinfo"]["killed"] == 1
+    assert acc["per_source"]["member"].get("tried", 0) == 0
+    [surv] = acc["survivors"]
+    assert surv["api"] == "torch.relu" and surv["fault"] == "numeric-1e-3"
+    assert "equal the CPU" in surv["why"] and surv["rows"][0]["scenario"] == "opinfo:relu"
+    assert [f["api"] for f in acc["false_fails"]] == ["torch.relu"]
+    assert acc["per_source"]["opinfo"]["false_fails"] == 1
+    assert acc["per_source"]["opinfo"]["noise_tried"] == 2  # dot passed nothing: not tried
+    text = oracle.render({"apis": sorted(strata), "device": "emu:ascend-a2", "seed": 0,
+                          "faults": ["numeric-1e-3", "reduce-drop"], "strata": strata,
+                          "accounting": acc, "run_seconds": {"clean": 1.0}, "wall_seconds": 2.0})
+    assert "| numeric-1e-3 | 2 | 1 | 0 | 1 | 50.0 % | 1 |" in text
+    assert "torch.relu (opinfo) under numeric-1e-3" in text
+
+
+def test_a_timeout_alone_is_a_kill_by_the_harness():
+    oracle = _oracle()
+    runs = {"numeric-1e-2": {"apis": {"torch.add": {"verdict": "supported", "rows": [
+        _row("add", "float32", "timeout", ["aten.add.Tensor"], cause="timeout"),
+        _row("add", "int32", "pass", ["aten.add.Tensor"])]}}}}
+    acc = oracle.account({"apis": {"torch.add": CLEAN["apis"]["torch.add"]}}, runs,
+                         {"torch.add": "opinfo"}, ["numeric-1e-2"])
+    assert acc["per_fault"]["numeric-1e-2"] == {"tried": 1, "killed_by_harness": 1}
+
+
+def test_stratified_sample_keeps_every_source():
+    oracle = _oracle()
+    by_source = {f"torch.op{i}": "opinfo" for i in range(300)}
+    by_source.update({f"torch.nn.M{i}": "module" for i in range(20)})
+    by_source["torch.autograd.gradcheck"] = "hand"
+    picked = oracle.stratified(by_source, 40, seed=0)
+    assert picked == oracle.stratified(by_source, 40, seed=0)  # fixed seed
+    sources = {by_source[a] for a in picked}
+    assert sources == {"opinfo", "module", "hand"} and len(picked) >= 40
+
+
+@pytest.mark.slow
+def test_oracle_runs_on_two_apis(tmp_path):
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "oracle.py"), "--apis",
+                           "torch.add", "torch.Tensor.element_size", "--faults",
+                           "numeric-1e-2,inplace-copy", "--dtypes", "float32", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads((tmp_path / "oracle.json").read_text())
+    assert result["accounting"]["per_fault"]["numeric-1e-2"]["tried"] >= 1
+    assert "pairs tried" in proc.stdout
