@@ -16,6 +16,7 @@ from ..devices import device_specs, get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
 from ..errors import DeviceUnavailableError, InputError
+from ..judge.evidence import row_evidence
 from ..judge.verdict import decide, load_rules
 from ..results.models import (
     EMULATED_BANNER,
@@ -92,6 +93,7 @@ def case_result(event: CaseEvent, sc: Scenario, dtype: str,
     """A worker's answer for one case (any kind) as a ScenarioResult and its footprint."""
     result, entries = _case_result(event, sc, dtype, emulated)
     result.source = sc.source
+    result.evidence = row_evidence(result.status, result.cause, entries, recorded="footprint" in (event.payload or {}))
     return result, entries
 
 
@@ -102,7 +104,8 @@ def scenario_row(api: str, sc: Scenario, dtype: str, event: CaseEvent,
     row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
                                status=result.status, cause=result.cause, detail=result.detail,
                                metric=result.metric.model_dump(mode="json") if result.metric else None,
-                               emulated=emulated, seconds=round(event.seconds, 4))
+                               emulated=emulated, seconds=round(event.seconds, 4),
+                               evidence=result.evidence)
     p = event.payload or {}
     for k in ("counts", "claimed", "claimed_backward", "kind", "note"):
         if k in p:

@@ -82,7 +82,7 @@ def api_verdicts(rows: Sequence[Dict[str, Any]]) -> Dict[str, str]:
         if r["status"] == "unknown":
             continue
         results.append(ScenarioResult(id=r["variant"], dtype=r["dtype"], status=r["status"],
-                                      cause=r.get("cause")))
+                                      cause=r.get("cause"), evidence=r.get("evidence")))
     out = {}
     for api, results in by_api.items():
         analysis = Analysis(qualified_name=api, kind="?", implementation="?")
@@ -258,7 +258,8 @@ def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples
                 if (name, sc.id, sc.source, dtype) in done:
                     continue
                 meta.append((name, sc, dtype))
-                cases.append(sources.case_for(sc, name, dtype, max_samples=max_samples))
+                cases.append(sources.case_for(sc, name, dtype, max_samples=max_samples,
+                                              footprint=True))  # the row's evidence
                 timeouts.append(sc.timeout_s or timeout)
     if on_planned:
         on_planned(len(names), len(names))
