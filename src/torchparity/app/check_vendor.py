@@ -99,7 +99,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       on_planned: Optional[Callable[[int, int], None]] = None,
                       tests_dir: Optional[str] = None,
                       executor: str = "local", ray_address: Optional[str] = None,
-                      namespaces: Sequence[str] = ()) -> ListedSummary:
+                      namespaces: Sequence[str] = (),
+                      only: Optional[Sequence[str]] = None) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
 
     ``limit``: only the first N listed APIs (``spread``: N spread evenly over the list, for
@@ -108,7 +109,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     candidate). ``namespaces``: only the listed APIs equal to one of these dotted names or
     under it (``torch.fx`` keeps ``torch.fx.Graph.lint``, not ``torch.fxfoo``), applied
     before ``limit``. ``tests_dir``: a test tree whose tests of each API are replayed too
-    (source ``upstream``, one census for the whole list).
+    (source ``upstream``, one census for the whole list). ``only``: just these listed
+    APIs (a benchmark's stratified sample), in list order.
     """
     check_executor(executor, ray_address)
     if timeout <= 0:
@@ -126,6 +128,9 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
         names = [n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes)]
         if not names:
             raise InputError(f"--namespace {', '.join(namespaces)}: the vendor docs list no API there")
+    if only is not None:
+        wanted = set(only)
+        names = [n for n in names if n in wanted]
     if limit is not None and spread and 0 < limit < len(names):
         step = len(names) / limit
         names = [names[int(i * step)] for i in range(limit)]

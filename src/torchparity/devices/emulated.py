@@ -79,16 +79,13 @@ class EmulatedAdapter(DeviceAdapter):
         return trace_ops()
 
     def error_patterns(self) -> List[Tuple[str, str, str]]:
-        # Which refusals are the chip's and which the emulator's own (tried before the
-        # generic table). A capability rule of the profile (autocast switched off for the
-        # chip) is the chip's answer, a prediction: feature_limit. What a Python backend
-        # cannot supply is an emulator limit (not an answer; needs hardware to decide):
-        # torch's own message where a PrivateUse1 hook is missing, e.g.
+        # Which refusals are the emulator's own (tried before the generic table, where a
+        # refusal naming the profile is the chip's rule, feature_limit): what a Python
+        # backend cannot supply is an emulator limit (not an answer; needs hardware to
+        # decide) — torch's own message where a PrivateUse1 hook is missing, e.g.
         # torch.empty(..., pin_memory=True) asking for a pinned allocator, like the
         # emulator's own "not supported by the emulated device".
-        return [(r"autocast on '\w+' is not supported by the emulated device \(profile",
-                 "unsupported", "feature_limit"),
-                (r"PrivateUse1HooksInterface.*implement `(getPinnedMemoryAllocator|"
+        return [(r"PrivateUse1HooksInterface.*implement `(getPinnedMemoryAllocator|"
                  r"getNewGenerator|getDefaultGenerator|resizePrivateUse1Bytes)`",
                  "skip", "emulator_limit"),
                 # the emulated device runs every op at once, on the host: it has no streams

@@ -55,6 +55,11 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
     ErrorRule(r"is not currently implemented for the \w+ device|no kernel image is available",
               Status.UNSUPPORTED, Cause.NO_KERNEL,
               "The operator 'aten::foo' is not currently implemented for the MPS device."),
+    # a capability rule of the chip's profile (autocast switched off for the chip): the
+    # emulator names the profile that refuses — the chip's answer, a prediction
+    ErrorRule(r"not supported by the emulated device \(profile '[^']+'\)",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "autocast on 'npu' is not supported by the emulated device (profile 'ascend-a2')"),
     # something the emulator itself cannot do (generators, pinned memory, sparse and nested
     # layouts, storage resizing, IPC): a gap of the emulator, not a rule of the chip's
     # profile — not an answer; needs hardware to decide. The emulated adapter's own
