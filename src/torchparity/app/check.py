@@ -93,7 +93,10 @@ def case_result(event: CaseEvent, sc: Scenario, dtype: str,
     """A worker's answer for one case (any kind) as a ScenarioResult and its footprint."""
     result, entries = _case_result(event, sc, dtype, emulated)
     result.source = sc.source
-    result.evidence = row_evidence(result.status, result.cause, entries, recorded="footprint" in (event.payload or {}))
+    # a world's device work runs in its rank processes, which the recorder (in this
+    # worker) does not reach: an empty footprint there is "not recorded", never host-only
+    recorded = "footprint" in (event.payload or {}) and not ("distributed" in sc.tags and not entries)
+    result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded)
     return result, entries
 
 
