@@ -1,27 +1,30 @@
-"""Coverage of the vendor-documented API list: how many APIs get an executed verdict.
+"""Coverage of the vendor-documented API list: how many APIs get a real answer.
 
 Runs ``check --apis-from-vendor-docs`` (``app.check_vendor.check_vendor_docs``, one worker
-pool, resumable) over every API that the shipped Ascend docs list for a torch version,
-on each device asked (default: ``emu:ascend-a2``, then ``cpu`` as the baseline), and
-prints per device:
+pool, resumable) over the APIs that the shipped Ascend docs list for a torch version, on
+each device asked (default: ``emu:ascend-a2``, then ``cpu`` as the baseline). By default
+a **stratified sample** (``--sample 400`` APIs, ``--seed 0``: every namespace keeps its
+share of the list, at least one API each; the machine is shared); ``--all`` runs the whole
+list (the slow suite). Prints per device, counting only real answers (issue 18):
 
-- how many listed APIs get at least one executed scenario (a row that ran: not skip, not
-  unknown) and a verdict other than ``unknown``, by namespace and by scenario source
-  (every source module found in ``scenarios/sources/`` is counted; a new one shows up
-  without touching this script);
-- the wall time (planning: resolving names and asking the sources, cached within the
-  process, so a second device plans in ~0 s; running);
+- APIs with a ``device-compute`` answer and APIs with a ``device-state`` answer (the
+  strongest ``evidence`` of their answering rows, derived from the footprint);
+- APIs **device-independent** (every answering row host-only);
+- APIs undetermined, grouped by named reason (no scenario source applies, the emulator
+  cannot do it, every case timed out, the harness failed, only skips / not comparable);
+- emulator limits and timeouts (rows and APIs): never counted as answers;
+- by namespace and by scenario source, the wall time (planning; running);
 - on ``cpu``: the fails / errors / crashes / timeouts, which are all the tool's own there
   (the device is the reference itself), listed.
 
-Targets (issue 9): >= 1,800 of 3,249 APIs with a verdict; <= 30 min for the whole list on
-2 cores; 0 such rows on the CPU. Whole-list mode caps OpInfo samples per case
-(``--max-samples``, default 2). Writes ``OUT/<device>/`` (store and matrix) and
-``OUT/coverage.json``; a rerun with the same ``--out`` resumes.
+A row answers when it is not a skip, not a timeout, and its cause is none of timeout,
+harness_error, emulator_limit, not_comparable, upstream_skip (``judge.evidence``). Writes
+``OUT/<device>/`` (store and matrix) and ``OUT/coverage.json`` (with the sampled names);
+a rerun with the same ``--out`` resumes.
 
-    python benchmarks/coverage.py [--device emu:ascend-a2 --device cpu] [--limit N]
-                                  [--out DIR] [--jobs 2] [--max-samples 2] [--tests DIR]
-                                  [--namespace torch.fx ...]
+    python benchmarks/coverage.py [--device emu:ascend-a2 --device cpu] [--sample 400]
+                                  [--seed 0] [--all] [--out DIR] [--jobs 2]
+                                  [--max-samples 2] [--tests DIR] [--namespace torch.fx ...]
 
 With ``--tests DIR`` the upstream tests of each API in that tree are replayed as well
 (source ``upstream``, counted like the others).
@@ -31,12 +34,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
@@ -72,7 +76,61 @@ class _Ticker:
         pass
 
 
-def measure(device: str, out: Path, args) -> Dict[str, Any]:
+def stratified(names: List[str], size: int, seed: int) -> List[str]:
+    """``size`` names drawn with ``seed``, every namespace keeping its share of the list
+    (at least one each, largest remainders first), in list order."""
+    if size <= 0 or size >= len(names):
+        return list(names)
+    groups: Dict[str, List[str]] = defaultdict(list)
+    for n in names:
+        groups[namespace(n)].append(n)
+    share = {ns: max(1, int(size * len(g) / len(names))) for ns, g in groups.items()}
+    order = sorted(groups, key=lambda ns: -(size * len(groups[ns]) / len(names) - share[ns]))
+    k = 0
+    while sum(share.values()) < size and k < 10 * len(order):
+        ns = order[k % len(order)]
+        if share[ns] < len(groups[ns]):
+            share[ns] += 1
+        k += 1
+    while sum(share.values()) > size:  # the minimum of one each overshot: trim the largest
+        ns = max(share, key=lambda x: share[x])
+        share[ns] -= 1
+    rng = random.Random(seed)
+    picked = set()
+    for ns in sorted(groups):
+        picked.update(rng.sample(groups[ns], min(share[ns], len(groups[ns]))))
+    return [n for n in names if n in picked]
+
+
+def classify_api(rows: List[Dict[str, Any]], verdict: str) -> Tuple[str, str]:
+    """(kind, reason) of one API from its rows and verdict status: kind is
+    device-compute | device-state | device-independent | host-only-differs | undetermined;
+    reason names why an undetermined API has no answer."""
+    from torchparity.judge.evidence import is_answer, strongest
+
+    answers = [r for r in rows if r["status"] != "unknown" and is_answer(r["status"], r.get("cause"))]
+    if answers:
+        best = strongest(r.get("evidence") for r in answers)
+        if best in ("device-compute", "device-state"):
+            return best, ""
+        if verdict == "device-independent":
+            return "device-independent", ""
+        if best == "host-only":
+            return "host-only-differs", ""
+        return "undetermined", ("answers without a recorded footprint (a crash, or a world's rank "
+                                "processes, which the recorder does not reach)")
+    causes = Counter(r.get("cause") for r in rows if r["status"] != "unknown")
+    for cause, reason in (("emulator_limit", "emulator limit (needs hardware to decide)"),
+                          ("timeout", "timeout"), ("harness_error", "harness error")):
+        if causes.get(cause):
+            return "undetermined", reason
+    if any(r["status"] == "timeout" for r in rows):
+        return "undetermined", "timeout"
+    reasons = _left_reasons(rows)
+    return "undetermined", reasons.get(rows[0]["api"], "no row recorded") if rows else "no row recorded"
+
+
+def measure(device: str, out: Path, args, sample: List[str]) -> Dict[str, Any]:
     from torchparity.app.check_vendor import check_vendor_docs
     from torchparity.results.sweep_store import open_store
     from torchparity.scenarios.sources import all_sources
@@ -84,43 +142,53 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
                                 tests_dir=str(args.tests) if args.tests else None,
                                 max_samples=args.max_samples, limit=args.limit,
                                 timeout=args.timeout, progress=_Ticker(device), spread=True,
-                                namespaces=args.namespace or ())
+                                namespaces=args.namespace or (), only=sample or None)
     wall = time.monotonic() - start
     store = open_store(folder, must_exist=True)
     rows = store.rows()
     store.close()
     listed = set(summary.verdicts)
     rows = [r for r in rows if r["api"] in listed]
-
-    executed: Dict[str, set] = defaultdict(set)  # api -> sources with a row that ran
+    by_api: Dict[str, List[Dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        if r["status"] not in ("skip", "unknown"):
-            executed[r["api"]].add(r["sample_set"])
-    covered = {a for a, v in summary.verdicts.items() if v != "unknown" and executed.get(a)}
+        by_api[r["api"]].append(r)
+
+    kinds: Dict[str, str] = {}
+    left: Counter = Counter()  # named reason -> APIs undetermined
+    for api in summary.verdicts:
+        kind, reason = classify_api(by_api.get(api, []), summary.verdicts[api])
+        kinds[api] = kind
+        if kind == "undetermined":
+            left[reason] += 1
+    answered = {a for a, k in kinds.items() if k != "undetermined"}
 
     by_ns: Dict[str, Counter] = defaultdict(Counter)
     for api in summary.verdicts:
         by_ns[namespace(api)]["listed"] += 1
-        by_ns[namespace(api)]["covered"] += api in covered
-    by_source: Counter = Counter()
-    for api in covered:
-        for s in executed[api]:
+        by_ns[namespace(api)]["answered"] += api in answered
+    by_source: Counter = Counter()  # source -> APIs it gave an answering row
+    from torchparity.judge.evidence import is_answer
+
+    for api in answered:
+        for s in {r["sample_set"] for r in by_api[api] if is_answer(r["status"], r.get("cause"))
+                  and r["status"] != "unknown"}:
             by_source[s] += 1
     for mod in all_sources():
         by_source.setdefault(mod.name, 0)
     problems = [r for r in rows if r["status"] in TOOL_PROBLEMS]
-    ran_by_source: Dict[str, Counter] = defaultdict(Counter)  # source -> rows ran / passed
+    ran_by_source: Dict[str, Counter] = defaultdict(Counter)  # source -> answering rows / passed
     for r in rows:
-        if r["status"] not in ("skip", "unknown"):
+        if r["status"] != "unknown" and is_answer(r["status"], r.get("cause")):
             ran_by_source[r["sample_set"]]["ran"] += 1
             ran_by_source[r["sample_set"]]["pass"] += r["status"] == "pass"
-    left: Counter = Counter()  # named reason -> APIs left without a verdict
-    reasons = _left_reasons(rows)
-    for api in set(summary.verdicts) - covered:
-        left[reasons.get(api, "no row recorded")] += 1
+    emu_rows = [r for r in rows if r.get("cause") == "emulator_limit"]
+    timeout_rows = [r for r in rows if r["status"] == "timeout" or r.get("cause") == "timeout"]
     return {
-        "device": device, "apis": summary.apis, "covered": len(covered),
+        "device": device, "apis": summary.apis, "answered": len(answered),
+        "kinds": dict(Counter(kinds.values())),
         "verdicts": dict(Counter(summary.verdicts.values())),
+        "emulator_limit": {"rows": len(emu_rows), "apis": len({r["api"] for r in emu_rows})},
+        "timeouts": {"rows": len(timeout_rows), "apis": len({r["api"] for r in timeout_rows})},
         "by_namespace": {k: dict(v) for k, v in sorted(by_ns.items(), key=lambda kv: -kv[1]["listed"])},
         "by_source": dict(sorted(by_source.items(), key=lambda kv: -kv[1])),
         "cases": len([r for r in rows if r["status"] != "unknown"]),
@@ -132,6 +200,7 @@ def measure(device: str, out: Path, args) -> Dict[str, Any]:
         "problem_rows": len(problems),
         "problems": [{k: r[k] for k in ("api", "variant", "sample_set", "dtype", "status", "cause", "detail")}
                      for r in problems[:50]],
+        "emulator_limits": [{k: r[k] for k in ("api", "variant", "dtype", "detail")} for r in emu_rows[:30]],
     }
 
 
@@ -161,27 +230,39 @@ def _clause(text: str, limit: int = 90) -> str:
 
 
 def report(results: List[Dict[str, Any]]) -> str:
-    lines = ["| device | listed APIs | with a verdict | plan s | run s | wall s | fail/error/crash/timeout rows |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| device | APIs | device-compute | device-state | device-independent | undetermined "
+             "| emulator limits (rows / APIs) | timeouts (rows / APIs) | wall s | fail/error/crash/timeout rows |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
-        lines.append(f"| {r['device']} | {r['apis']} | {r['covered']} | {r['plan_seconds']} | "
-                     f"{r['run_seconds']} | {r['wall_seconds']} | {r['problem_rows']} |")
+        k = r["kinds"]
+        lines.append(f"| {r['device']} | {r['apis']} | {k.get('device-compute', 0)} | "
+                     f"{k.get('device-state', 0)} | {k.get('device-independent', 0)} | "
+                     f"{k.get('undetermined', 0)} | {r['emulator_limit']['rows']} / {r['emulator_limit']['apis']} | "
+                     f"{r['timeouts']['rows']} / {r['timeouts']['apis']} | {r['wall_seconds']} | "
+                     f"{r['problem_rows']} |")
+        if k.get("host-only-differs"):
+            lines.append(f"| {r['device']}: host-only answers that differ from the CPU | "
+                         f"{k['host-only-differs']} | | | | | | | | |")
     for r in results:
-        lines += ["", f"### {r['device']}: by source (APIs with an executed verdict)", "",
+        lines += ["", f"### {r['device']}: undetermined APIs, by named reason", "",
+                  "| reason | APIs |", "|---|---:|"]
+        lines += [f"| {k.replace('|', '/')} | {v} |" for k, v in r["left_by_reason"].items()]
+        lines += ["", f"### {r['device']}: by source (APIs with an answering row)", "",
                   "| source | APIs |", "|---|---:|"]
         lines += [f"| {k} | {v} |" for k, v in r["by_source"].items()]
-        lines += ["", f"### {r['device']}: rows that ran, by source (docstring examples included)", "",
-                  "| source | rows ran | pass | pass rate |", "|---|---:|---:|---:|"]
+        lines += ["", f"### {r['device']}: answering rows by source", "",
+                  "| source | rows | pass | pass rate |", "|---|---:|---:|---:|"]
         lines += [f"| {k} | {v.get('ran', 0)} | {v.get('pass', 0)} | "
                   f"{100.0 * v.get('pass', 0) / max(1, v.get('ran', 0)):.1f} % |"
                   for k, v in r["rows_ran_by_source"].items()]
-        lines += ["", f"### {r['device']}: APIs left without an executed verdict, by named reason", "",
-                  "| reason | APIs |", "|---|---:|"]
-        lines += [f"| {k.replace('|', '/')} | {v} |" for k, v in r["left_by_reason"].items()]
-        lines += ["", f"### {r['device']}: by namespace", "", "| namespace | listed | with a verdict |",
+        lines += ["", f"### {r['device']}: by namespace", "", "| namespace | listed | answered |",
                   "|---|---:|---:|"]
-        lines += [f"| {k} | {v.get('listed', 0)} | {v.get('covered', 0)} |"
+        lines += [f"| {k} | {v.get('listed', 0)} | {v.get('answered', 0)} |"
                   for k, v in r["by_namespace"].items()]
+        if r["emulator_limits"]:
+            lines += ["", f"### {r['device']}: emulator limits (first 30; not answers)", ""]
+            lines += [f"- {p['api']} [{p['variant']}] {p['dtype']}: {p['detail'][:160]}"
+                      for p in r["emulator_limits"]]
         if r["problems"]:
             lines += ["", f"### {r['device']}: fail / error / crash / timeout rows (first 50)", ""]
             lines += [f"- {p['api']} [{p['variant']}, {p['sample_set']}] {p['dtype']}: {p['status']} "
@@ -198,6 +279,10 @@ def main() -> None:
     parser.add_argument("--namespace", action="append", default=[],
                         help="only listed APIs under this dotted name (repeatable), e.g. torch.fx")
     parser.add_argument("--limit", type=int, default=None, help="only N listed APIs, spread evenly over the list (a trial)")
+    parser.add_argument("--sample", type=int, default=400,
+                        help="a stratified sample of N listed APIs (by namespace) [default: 400]")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's random seed [default: 0]")
+    parser.add_argument("--all", action="store_true", help="the whole list (the slow suite)")
     parser.add_argument("--out", type=Path, default=None, help="folder (a rerun resumes) [default: temp]")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
@@ -210,10 +295,22 @@ def main() -> None:
     if args.out is None:
         tmp = tempfile.TemporaryDirectory()
         args.out = Path(tmp.name)
-    results = [measure(d, args.out, args) for d in devices]
+    sample: List[str] = []
+    if not args.all:
+        from torchparity.app.check_vendor import listed_apis
+
+        names, _ = listed_apis(str(args.docs), args.torch_version)
+        sample = stratified(names, args.sample, args.seed)
+        print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed})",
+              file=sys.stderr, flush=True)
+    results = [measure(d, args.out, args, sample) for d in devices]
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "coverage.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n",
+    doc = {"sample": {"size": len(sample), "seed": args.seed, "apis": sample} if sample else None,
+           "results": results}
+    (args.out / "coverage.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
                                             encoding="utf-8")
+    if sample:
+        print(f"Stratified sample of {len(sample)} listed APIs (seed {args.seed}); --all for the whole list.\n")
     print(report(results))
     if tmp is not None:
         tmp.cleanup()

@@ -119,7 +119,8 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
                                    "torch.no_such_api_here": "unknown",
                                    "torch.cuda.change_current_allocator": "unknown"}
     csv = (out / "matrix.csv").read_text(encoding="utf-8").splitlines()
-    assert csv[0].endswith(",source") and any(line.endswith(",opinfo") for line in csv)
+    assert csv[0].endswith(",source,evidence")
+    assert any(line.endswith(",opinfo,device-compute") for line in csv)  # torch.mm ran on the device
     assert "## No executed scenario (unknown)" in (out / "matrix.md").read_text(encoding="utf-8")
     again = _cli(*args)
     assert again.returncode == 0, again.stderr

@@ -46,7 +46,8 @@ def test_every_label_is_used_by_a_template():
     text = "".join((HERE / name).read_text(encoding="utf-8") for name in (
         "templates/report.md.j2", "templates/report.html.j2", "report_view.py"))
     unused = [k for k in labels() if f"L.{k}" not in text and f'"{k}' not in text and f"'{k}'" not in text
-              and not any(k.startswith(p) for p in ("status_", "involvement_", "source_"))]
+              and not any(k.startswith(p) for p in ("status_", "involvement_", "source_", "evidence_device",
+                                                    "evidence_host", "evidence_none"))]
     assert unused == []
 
 
@@ -80,3 +81,18 @@ def test_chinese_report_uses_the_seed_section_names():
     for heading in ("API 功能分析", "上游用例检查", "资料检查", "API 功能测试", "结论"):
         assert re.search(rf"^## .*{heading}", md, re.M), heading
     assert label_table("zh")["env_cann"] in md
+
+
+def test_reports_show_each_rows_evidence_and_the_device_independent_verdict():
+    from torchparity.deliver.html import render_html
+
+    report = _report()
+    api = report.apis[0]
+    api.scenarios[0].evidence = "host-only"
+    api.verdict = Verdict(status="device-independent", category="1.2①", evidence="host-only",
+                          summary=Text(en="s", zh="s"), category_reason=Text(en="reason", zh="原因"))
+    zh, en = render_markdown(report, "zh"), render_markdown(report, "en")
+    assert "| 证据 |" in zh and "与设备无关" in zh and "仅主机侧" in zh
+    assert "| Evidence |" in en and "device-independent" in en and "host only" in en
+    html = render_html(report)
+    assert "host-only" in html and "Evidence" in html

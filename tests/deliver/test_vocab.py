@@ -7,7 +7,8 @@ import pytest
 from torchparity.deliver.vocab import term, vocabulary
 from torchparity.results.models import Cause, Status
 
-VERDICT_STATUSES = ("supported", "partial", "unsupported", "broken", "unknown")
+VERDICT_STATUSES = ("supported", "partial", "unsupported", "broken", "unknown", "device-independent")
+EVIDENCE = ("device-compute", "device-state", "host-only", "none")
 IMPLEMENTATIONS = ("python_function", "python_class", "cpp_builtin", "aten_operator", "module")
 KINDS = ("function", "class", "method", "module", "builtin", "op")
 INVOLVEMENT = ("none", "indirect", "direct")
@@ -26,6 +27,7 @@ PRIORITIES = ("high", "medium", "low")
     ("footprint_source", SOURCES),
     ("docs_status", DOCS),
     ("priority", PRIORITIES),
+    ("evidence", EVIDENCE),
 ])
 def test_every_value_has_both_languages(group, values):
     table = vocabulary()[group]
@@ -36,10 +38,12 @@ def test_every_value_has_both_languages(group, values):
 
 
 def test_verdict_statuses_are_those_decide_gives():
-    from torchparity.judge.verdict import decide
+    from torchparity.judge.verdict import DEVICE_INDEPENDENT, decide
 
     source = inspect.getsource(decide)
     given = set(__import__("re").findall(r'status = "(\w+)"', source))
+    if "status = DEVICE_INDEPENDENT" in source:
+        given.add(DEVICE_INDEPENDENT)
     assert given == set(VERDICT_STATUSES)
 
 

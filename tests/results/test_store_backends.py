@@ -76,6 +76,7 @@ def test_a_store_from_before_the_migrations_is_adopted_as_it_is(tmp_path):
     db.close()
     s = open_store(tmp_path, must_exist=True)
     assert s.meta() == {"device": {"spec": "cpu"}} and s.count() == 1
+    assert s.rows()[0]["evidence"] is None  # revision 0002 adds the column; no guessed value
     s.add(dict(row(api="torch.abs"), variant="abs", status="fail"))  # the old key is upserted
     assert [r["status"] for r in s.rows()] == ["fail"]
     s.close()
@@ -111,3 +112,23 @@ def test_matrix_points_a_sweep_store_to_sweep_matrix(tmp_path):
         with pytest.raises(InputError, match="sweep-matrix") as err:
             matrix([given])
         assert "secret" not in str(err.value)
+
+
+def test_every_row_keeps_its_evidence_into_the_matrix(tmp_path):
+    """Issue 18 item 3: the store and the matrix carry each row's evidence."""
+    from torchparity.deliver.sweep_matrix import build_matrix, render_csv, render_markdown
+
+    s = SweepStore(str(tmp_path / "results.sqlite"))
+    s.add(row(evidence="device-compute"))
+    s.add(row(api="torch.backends.mkl.is_available", dtype="float32", evidence="host-only"))
+    s.add(row(api="torch.distributed.fsdp.fully_shard", status="skip", cause="emulator_limit",
+              evidence="none"))
+    got = {r["api"]: r["evidence"] for r in s.rows()}
+    s.close()
+    assert got == {"torch.add": "device-compute", "torch.backends.mkl.is_available": "host-only",
+                   "torch.distributed.fsdp.fully_shard": "none"}
+    doc = build_matrix(SweepStore(str(tmp_path / "results.sqlite")).rows(), {"device": {"type": "npu"}})
+    assert {r["api"]: r["evidence"] for r in doc["rows"]} == got
+    assert doc["counts"]["by_evidence"] == {"device-compute": 1, "host-only": 1, "none": 1}
+    assert render_csv(doc).splitlines()[0].endswith(",evidence")
+    assert "| evidence (from the footprint) | results |" in render_markdown(doc)

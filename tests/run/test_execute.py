@@ -191,3 +191,41 @@ def test_the_footprint_recorder_raises_a_backward_kernel_error_where_backward_wa
         with rec:
             Refuses.apply(x).sum().backward()
     assert rec.take_backward_failure() is None  # nothing kept where nothing was kept
+
+
+def test_a_dtype_difference_stays_metadata_whatever_path_it_took():
+    """Issue 20 item 7: a device that widens float16 results to float32 takes another path
+    too (its later ops run in float32); the first real difference is the dtype."""
+    import torch
+
+    from torchparity.judge.judgement import Judgement
+    from torchparity.results.models import Cause, Status
+    from torchparity.run.execute import explain_by_path
+
+    def widened(device, dtype):  # the "device" returns float32 where the CPU keeps float16
+        out = torch.ones(4, dtype=dtype) / 3
+        return out if device == "cpu" else out.float() * 1
+
+    sc = Scenario(id="s", api="x.f", fn=widened, description=Text(en="x", zh="x"), expected=Text(en="x", zh="x"))
+    j = Judgement(Status.FAIL, Cause.METADATA, "output: dtype torch.float32, CPU gave torch.float16")
+    explain_by_path(sc, torch.float16, ADAPTER, j)
+    assert j.cause == Cause.METADATA, j.detail
+    assert j.detail.startswith("output: dtype torch.float32") and "note: the API takes another code path" in j.detail
+
+
+def test_a_counter_that_differs_is_state():
+    from torchparity.judge.judgement import Judgement
+    from torchparity.results.models import Cause, FootprintEntry, Metric, Status
+    from torchparity.run.execute import explain_by_state
+
+    exact = Metric(name="equal", value=0.0, threshold=1.0, standard="exact")
+    counter = [FootprintEntry(op="runtime.npu.memory_allocated", source="api", count=1, dtypes=[])]
+    j = Judgement(Status.FAIL, Cause.MISMATCH, "output['grows_by_nbytes']: CPU gave True, device gave False", exact)
+    explain_by_state(j, counter)
+    assert j.cause == Cause.STATE
+    # a number the API computed on the device stays a values difference
+    computed = [FootprintEntry(op="aten.sum", source="api", count=1, dtypes=["float32"])]
+    j = Judgement(Status.FAIL, Cause.MISMATCH, "output: CPU gave 3, device gave 4",
+                  Metric(name="abs_diff", value=1.0, threshold=0.0, standard="exact"))
+    explain_by_state(j, computed)
+    assert j.cause == Cause.MISMATCH

@@ -80,6 +80,10 @@ def test_ascend_profile_in_a_check(tmp_path):
     rows = {a["name"]: a["scenarios"][0] for a in report["apis"]}
     # torch_npu answers None without TORCH_NPU_DEVICE_CAPABILITY: not the promised pair
     assert rows["torch.cuda.get_device_capability"]["status"] == "fail"
-    # NPUGraph exists on torch.npu, but capture cannot be emulated
+    # NPUGraph exists on torch.npu, but capture cannot be emulated: the emulator's own
+    # limit, not an answer about the chip (issue 18)
     assert (rows["torch.cuda.CUDAGraph"]["status"], rows["torch.cuda.CUDAGraph"]["cause"]) == (
-        "unsupported", "feature_limit")
+        "skip", "emulator_limit")
+    assert rows["torch.cuda.CUDAGraph"]["evidence"] == "none"
+    # a pair of ints the device module reports, not computed on the device: a state difference
+    assert rows["torch.cuda.get_device_capability"]["cause"] == "state"

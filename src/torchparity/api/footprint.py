@@ -192,8 +192,14 @@ class FootprintRecorder:
     """
 
     def __init__(self, device_type: str, api_objects: Iterable[Any] = (),
-                 api_codes: Iterable[types.CodeType] = (), user_files: Iterable[str] = ()):
+                 api_codes: Iterable[types.CodeType] = (), user_files: Iterable[str] = (),
+                 runtime: bool = False):
         self.device_type = device_type
+        # also record calls of the device module's functions (memory counters, streams,
+        # device queries): entries ``runtime.<module>.<name>`` with no dtype
+        self.runtime = runtime
+        self._patched: List[Tuple[Any, str, Any]] = []
+        self._in_runtime = False
         self.attr = _Attribution(api_codes, user_files, api_objects)
         self.counts: Dict[Tuple[str, str], int] = defaultdict(int)
         self.dtypes: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
@@ -242,7 +248,57 @@ class FootprintRecorder:
         if first is not None:
             self.checked[(str(func), source)].add(first)
 
+    def _runtime_source(self, fn: Any) -> str:
+        # a device-module API (torch.cuda.X asked of the device under test's module, as
+        # the devmod source does) is answered by the member of the same name there
+        families = ("torch.cuda", "torch.cpu", "torch.accelerator", f"torch.{self.device_type}",
+                    "torch_npu")
+        names = {getattr(o, "__name__", None) for o in self.attr.api_objects
+                 if str(getattr(o, "__module__", "") or "").startswith(families)}
+        if any(fn is o for o in self.attr.api_objects) or getattr(fn, "__name__", "") in names:
+            return "api"
+        return self.attr.from_stack() or "scenario"
+
+    def _wrap_runtime(self, module: Any, label: str, name: str, fn: Any) -> Any:
+        rec = self
+
+        def runtime_call(*args, **kwargs):
+            if rec._in_runtime:  # one entry per outermost call
+                return fn(*args, **kwargs)
+            rec._in_runtime = True
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                rec._in_runtime = False
+                rec.counts[(f"runtime.{label}.{name}", rec._runtime_source(fn))] += 1
+
+        runtime_call.__name__ = getattr(fn, "__name__", name)
+        runtime_call.__wrapped__ = fn
+        return runtime_call
+
+    def _patch_runtime(self) -> None:
+        try:
+            module = torch.cpu if self.device_type == "cpu" else torch.get_device_module(self.device_type)
+        except Exception:  # no device module for this type
+            return
+        modules = [(module, self.device_type), (getattr(torch, "accelerator", None), "accelerator")]
+        for mod, label in modules:
+            if mod is None:
+                continue
+            for name, fn in list(vars(mod).items()):
+                if name.startswith("_") or not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+                    continue
+                self._patched.append((mod, name, fn))
+                setattr(mod, name, self._wrap_runtime(mod, label, name, fn))
+
+    def _unpatch_runtime(self) -> None:
+        for mod, name, fn in reversed(self._patched):
+            setattr(mod, name, fn)
+        self._patched = []
+
     def __enter__(self) -> "FootprintRecorder":
+        if self.runtime:
+            self._patch_runtime()
         fmode = _FunctionMode(self.attr, self)
         dmode = _DispatchMode(self)
         fmode.__enter__()
@@ -250,6 +306,7 @@ class FootprintRecorder:
             dmode.__enter__()
         except BaseException:
             fmode.__exit__(None, None, None)
+            self._unpatch_runtime()
             raise
         self._modes = [fmode, dmode]
         return self
@@ -260,6 +317,7 @@ class FootprintRecorder:
         fmode.__exit__(*exc)
         self._modes = []
         self._backward_failure = None
+        self._unpatch_runtime()
 
     def entries(self) -> List[FootprintEntry]:
         return [
@@ -285,9 +343,18 @@ def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
             for (op, src), n in sorted(counts.items())]
 
 
+RUNTIME_PREFIX = "runtime."  # entries of device-module calls (FootprintRecorder(runtime=True))
+
+
+def is_runtime(entry: FootprintEntry) -> bool:
+    return entry.op.startswith(RUNTIME_PREFIX)
+
+
 def compute_ops(entries: Iterable[FootprintEntry], source: str = "api") -> List[FootprintEntry]:
-    """Entries of ``source`` that do real work (not views, copies or allocation)."""
-    return [e for e in entries if e.source == source and e.op.split(".", 1)[-1] not in METADATA_OPS]
+    """Entries of ``source`` that do real work (not views, copies, allocation or runtime
+    calls)."""
+    return [e for e in entries if e.source == source and not is_runtime(e)
+            and e.op.split(".", 1)[-1] not in METADATA_OPS]
 
 
 def involvement(entries: Iterable[FootprintEntry]) -> str:

@@ -15,6 +15,7 @@ from ..devices import device_specs, get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
 from ..errors import DeviceUnavailableError, InputError
+from ..judge.evidence import row_evidence
 from ..judge.verdict import decide, load_rules
 from ..results.models import (
     EMULATED_BANNER,
@@ -91,6 +92,10 @@ def case_result(event: CaseEvent, sc: Scenario, dtype: str,
     """A worker's answer for one case (any kind) as a ScenarioResult and its footprint."""
     result, entries = _case_result(event, sc, dtype, emulated)
     result.source = sc.source
+    # a world's device work runs in its rank processes, which the recorder (in this
+    # worker) does not reach: an empty footprint there is "not recorded", never host-only
+    recorded = "footprint" in (event.payload or {}) and not ("distributed" in sc.tags and not entries)
+    result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded)
     return result, entries
 
 
@@ -101,7 +106,8 @@ def scenario_row(api: str, sc: Scenario, dtype: str, event: CaseEvent,
     row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
                                status=result.status, cause=result.cause, detail=result.detail,
                                metric=result.metric.model_dump(mode="json") if result.metric else None,
-                               emulated=emulated, seconds=round(event.seconds, 4))
+                               emulated=emulated, seconds=round(event.seconds, 4),
+                               evidence=result.evidence)
     p = event.payload or {}
     for k in ("counts", "claimed", "claimed_backward", "kind", "note"):
         if k in p:

@@ -84,7 +84,7 @@ def api_verdicts(rows: Sequence[Dict[str, Any]]) -> Dict[str, str]:
         if r["status"] == "unknown":
             continue
         results.append(ScenarioResult(id=r["variant"], dtype=r["dtype"], status=r["status"],
-                                      cause=r.get("cause")))
+                                      cause=r.get("cause"), evidence=r.get("evidence")))
     out = {}
     for api, results in by_api.items():
         analysis = Analysis(qualified_name=api, kind="?", implementation="?")
@@ -101,7 +101,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                       on_planned: Optional[Callable[[int, int], None]] = None,
                       tests_dir: Optional[str] = None,
                       executor: str = "local", ray_address: Optional[str] = None,
-                      namespaces: Sequence[str] = ()) -> ListedSummary:
+                      namespaces: Sequence[str] = (),
+                      only: Optional[Sequence[str]] = None) -> ListedSummary:
     """Run (or resume) every API the vendor docs list into ``out``; see the module doc.
 
     ``limit``: only the first N listed APIs (``spread``: N spread evenly over the list, for
@@ -110,7 +111,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     candidate). ``namespaces``: only the listed APIs equal to one of these dotted names or
     under it (``torch.fx`` keeps ``torch.fx.Graph.lint``, not ``torch.fxfoo``), applied
     before ``limit``. ``tests_dir``: a test tree whose tests of each API are replayed too
-    (source ``upstream``, one census for the whole list).
+    (source ``upstream``, one census for the whole list). ``only``: just these listed
+    APIs (a benchmark's stratified sample), in list order.
     """
     check_executor(executor, ray_address)
     if timeout <= 0:
@@ -128,6 +130,9 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
         names = [n for n in names if any(n == p or n.startswith(p + ".") for p in prefixes)]
         if not names:
             raise InputError(f"--namespace {', '.join(namespaces)}: the vendor docs list no API there")
+    if only is not None:
+        wanted = set(only)
+        names = [n for n in names if n in wanted]
     if limit is not None and spread and 0 < limit < len(names):
         step = len(names) / limit
         names = [names[int(i * step)] for i in range(limit)]
@@ -261,7 +266,8 @@ def _plan(names: Sequence[str], store, done, emulated: bool, dtypes, max_samples
                 if (name, sc.id, sc.source, dtype) in done:
                     continue
                 meta.append((name, sc, dtype))
-                cases.append(sources.case_for(sc, name, dtype, max_samples=max_samples))
+                cases.append(sources.case_for(sc, name, dtype, max_samples=max_samples,
+                                              footprint=True))  # the row's evidence
                 timeouts.append(sc.timeout_s or timeout)
     if on_planned:
         on_planned(len(names), len(names))

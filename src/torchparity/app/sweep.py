@@ -26,7 +26,8 @@ from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
 from ..dtypes import DTYPE_NAMES
 from ..errors import DeviceUnavailableError, InputError, OutputError, UnknownApiError
-from ..results.models import Cause, Status
+from ..judge.evidence import row_evidence
+from ..results.models import Cause, FootprintEntry, Status
 from ..results.store import prepare_out
 from ..results.sweep_store import FILENAME, SweepLock, SweepStore, open_store
 from ..run.executors import check_executor, make_executor
@@ -65,7 +66,7 @@ class Case:
         e = self.entry
         return {"kind": "opinfo", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
                 "dtype": self.dtype, "reference": reference, "grads": grads,
-                "max_samples": max_samples}
+                "max_samples": max_samples, "footprint": True}  # the row's evidence
 
 
 @dataclass
@@ -85,7 +86,7 @@ class SourceCase:
         from ..scenarios import sources
 
         return sources.case_for(self.scenario, self.api, self.dtype, max_samples=max_samples,
-                                grads=grads)
+                                grads=grads, footprint=True)  # the row's evidence
 
 
 @dataclass
@@ -236,6 +237,9 @@ def _row(case: Any, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
               "note"):
         if k in p:
             row[k] = p[k]
+    entries = [FootprintEntry.model_validate(e) for e in p.get("footprint", [])]
+    row["evidence"] = row_evidence(row.get("status"), row.get("cause"), entries,
+                                   recorded="footprint" in p)
     return row
 
 

@@ -10,7 +10,7 @@ from ..results.models import Report
 
 STYLE = {"pass": "green", "fail": "red", "unsupported": "yellow", "error": "red",
          "crash": "bold red", "timeout": "magenta", "skip": "dim", "partial": "yellow",
-         "supported": "green", "broken": "red", "unknown": "dim"}
+         "supported": "green", "device-independent": "green", "broken": "red", "unknown": "dim"}
 
 
 def summary_renderable(report: Report, details: bool = True) -> Group:

@@ -24,7 +24,7 @@ from .templating import make_environment
 HTML_NAME = "report.html"
 
 # how bad a status is: tables sort worst-first on this
-STATUS_RANK = {"pass": 0, "supported": 0, "skip": 1, "unknown": 1, "partial": 2, "unsupported": 3,
+STATUS_RANK = {"pass": 0, "supported": 0, "device-independent": 0, "skip": 1, "unknown": 1, "partial": 2, "unsupported": 3,
                "fail": 4, "broken": 4, "error": 5, "timeout": 5, "crash": 6}
 
 

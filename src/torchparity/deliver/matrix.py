@@ -36,7 +36,8 @@ for _short, _dtype in DTYPE_NAMES.items():
     DTYPE_SHORT.setdefault(_dtype, _short)
 
 MARK = {"pass": "✔", "fail": "✘", "unsupported": "✘", "error": "✘", "crash": "✘", "timeout": "✘",
-        "skip": "–", "partial": "◐", "supported": "✔", "broken": "✘", "unknown": "?"}
+        "skip": "–", "partial": "◐", "supported": "✔", "broken": "✘", "unknown": "?",
+        "device-independent": "✔"}
 # refusals a docs entry can still call "supported, with limits"
 SOFT_LIMITS = {"dtype_limit"}
 
@@ -127,6 +128,7 @@ class Cell:
     passed: int = 0
     total: int = 0
     category: Optional[str] = None
+    evidence: Optional[str] = None  # device-compute | device-state | host-only | none
 
 
 @dataclass
@@ -176,12 +178,13 @@ def build(bundles: Sequence[Tuple[str, Report]]) -> Matrix:
             m.api_cells[(api.name, col.index)] = Cell(
                 status=api.verdict.status, passed=sum(1 for s in counted if s.status == "pass"),
                 total=len(counted), category=api.verdict.category,
-                detail=", ".join(api.verdict.causes))
+                detail=", ".join(api.verdict.causes), evidence=api.verdict.evidence)
             for s in api.scenarios:
                 key = (api.name, s.id, s.dtype or "")
                 if key not in m.cases:
                     m.cases.append(key)
-                m.case_cells[key + (col.index,)] = Cell(status=s.status, cause=s.cause, detail=s.detail)
+                m.case_cells[key + (col.index,)] = Cell(status=s.status, cause=s.cause, detail=s.detail,
+                                                        evidence=s.evidence)
     api_pos = {a: i for i, a in enumerate(apis)}
     m.cases.sort(key=lambda k: api_pos[k[0]])  # stable: scenario order within an API kept
     return m
@@ -225,6 +228,15 @@ def render_markdown(m: Matrix) -> str:
     for api in m.apis:
         lines.append(f"| `{cell(api)}` | " + " | ".join(
             api_cell_text(m.api_cells.get((api, c.index))) for c in m.columns) + " |")
+    lines += ["", "## Evidence by API and environment", "",
+              "What the answers compared, from the footprint: device-compute (device ops of the API "
+              "ran, outputs compared), device-state (device metadata or runtime state), host-only "
+              "(no device op of the API: device-independent), none (not an answer).", "",
+              header, rule]
+    for api in m.apis:
+        lines.append(f"| `{cell(api)}` | " + " | ".join(
+            cell((m.api_cells.get((api, c.index)) or Cell(status="")).evidence or "—")
+            for c in m.columns) + " |")
     lines += ["", "## Results by scenario", "",
               "| API | scenario | dtype | " + " | ".join(cell(c.label) for c in m.columns) + " |",
               "| --- | --- | --- | " + " | ".join("---" for _ in m.columns) + " |"]
@@ -241,7 +253,7 @@ def render_markdown(m: Matrix) -> str:
         for col in cols:
             cells = [m.api_cells.get((api, col.index)) for api in m.apis]
             done = [c for c in cells if c is not None]
-            ok = sum(1 for c in done if c.status == "supported")
+            ok = sum(1 for c in done if c.status in ("supported", "device-independent"))
             lines.append(f"- v{cell(col.torch)}: {ok}/{len(done)} APIs supported; "
                          + "; ".join(f"`{cell(api)}` {api_cell_text(c)}" for api, c in zip(m.apis, cells)
                                      if c is not None))
@@ -263,7 +275,7 @@ def _csv_safe(value: Any) -> str:
 
 
 CSV_FIELDS = ("api", "scenario", "dtype", "status", "cause", "detail", "column", "torch", "torch_full",
-              "device_type", "device_name", "chips", "emulated", "profile", "source")
+              "device_type", "device_name", "chips", "emulated", "profile", "source", "evidence")
 
 
 def render_csv(m: Matrix) -> str:
@@ -280,7 +292,7 @@ def render_csv(m: Matrix) -> str:
                 api, sid, dtype, c.status, c.cause or "", c.detail, col.label, col.torch,
                 r.environment.torch, col.device, r.environment.device_name or "",
                 " ".join(ch.id for ch in col.chips), "yes" if col.emulated else "no",
-                r.device.profile or "", col.source)])
+                r.device.profile or "", col.source, c.evidence or "")])
     return buf.getvalue()
 
 

@@ -409,7 +409,7 @@ def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str
         words = term("verdict_status", status, lang)
         if mark and status in ("unsupported", "broken"):
             out.append(t("chip_mark", lang, chip=chip.term, mark="✔", where=where, status=words))
-        elif not mark and status in ("supported", "partial"):
+        elif not mark and status in ("supported", "partial", "device-independent"):
             text = t("chip_mark", lang, chip=chip.term, mark="✘", where=where, status=words)
             if bad:
                 causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause"), lang) for s in bad))

@@ -32,7 +32,8 @@ STATUS_ORDER = ("pass", "partial", "fail", "unsupported", "error", "crash", "tim
 MARK = {"pass": "✓", "partial": "◐", "fail": "✗", "unsupported": "–", "error": "E",
         "crash": "C", "timeout": "T", "skip": "s", "unknown": "?"}
 CSV_HEADER = ("device", "api", "variant", "dtype", "status", "cause", "detail", "claimed",
-              "metric", "metric_value", "threshold", "standard", "kind", "seconds", "source")
+              "metric", "metric_value", "threshold", "standard", "kind", "seconds", "source",
+              "evidence")
 # sweep stores file OpInfo cases under their sample set; `check --apis-from-vendor-docs`
 # files every case under its scenario source, and an API with none under "-" (status unknown)
 OPINFO_SAMPLE_SETS = ("sample_inputs", "reference_inputs")
@@ -110,6 +111,9 @@ def build_matrix(rows: Iterable[Dict[str, Any]], meta: Dict[str, Any],
             "claimed": r.get("claimed"), "metric": metric or None, "kind": r.get("kind"),
             "sample_set": r.get("sample_set"), "seconds": r.get("seconds"),
             "counts": r.get("counts"), "note": r.get("note"), "source": source_of(r),
+            # what the row compared, from its footprint (judge/evidence.py); an API's
+            # "unknown" row and a row stored before the column existed: none
+            "evidence": r.get("evidence") or "none",
         })
     out_rows.sort(key=lambda r: (r["api"], r["variant"], _dtype_key(r["dtype"])))
     dtypes = sorted({r["dtype"] for r in out_rows if r["status"] != "unknown"}, key=_dtype_key)
@@ -139,6 +143,7 @@ def _counts(rows: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
         "by_status": dict(sorted(Counter(r["status"] for r in rows).items(),
                                  key=lambda kv: STATUS_ORDER.index(kv[0]) if kv[0] in STATUS_ORDER else 99)),
         "by_cause": dict(Counter(r["cause"] for r in rows if r.get("cause")).most_common()),
+        "by_evidence": dict(Counter(r.get("evidence") or "none" for r in rows).most_common()),
     }
 
 
@@ -206,6 +211,12 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
         lines.append("|---|---:|")
         for k, v in counts["by_cause"].items():
             lines.append(f"| {k} | {v} |")
+    if counts.get("by_evidence"):
+        lines.append("")
+        lines.append("| evidence (from the footprint) | results |")
+        lines.append("|---|---:|")
+        for k, v in counts["by_evidence"].items():
+            lines.append(f"| {k} | {v} |")
     lines.append("")
     legend = ", ".join(f"{m} {s}" for s, m in MARK.items())
     lines.append("## Matrix")
@@ -237,13 +248,14 @@ def render_markdown(doc: Dict[str, Any], detail_limit: int = 160) -> str:
     bad = [r for r in doc["rows"] if r["status"] not in ("pass", "skip", "unknown")]
     if bad:
         lines += ["", "## Not passing", "", "| " + " | ".join(
-            (["device"] if multi else []) + ["API", "variant", "dtype", "status", "cause", "detail"]) + " |"]
-        lines.append("|" + "---|" * (6 + multi))
+            (["device"] if multi else []) + ["API", "variant", "dtype", "status", "cause", "evidence",
+                                             "detail"]) + " |"]
+        lines.append("|" + "---|" * (7 + multi))
         for r in bad:
             detail = r["detail"] if len(r["detail"]) <= detail_limit else r["detail"][:detail_limit - 1] + "…"
             lines.append("| " + " | ".join(([r["device"]] if multi else []) + [
                 f"`{r['api']}`", _cell(r["variant"]), r["dtype"], r["status"], _cell(r["cause"]),
-                _cell(detail)]) + " |")
+                r.get("evidence") or "none", _cell(detail)]) + " |")
     diffs = [e for e in doc.get("dtype_discovery", [])
              if e["claimed_not_supported"] or e["supported_not_claimed"]]
     if diffs:
@@ -273,7 +285,8 @@ def render_csv(doc: Dict[str, Any]) -> str:
                     r.get("detail") or "", "" if r.get("claimed") is None else int(bool(r["claimed"])),
                     m.get("name", ""), _num(m.get("value")), _num(m.get("threshold")),
                     m.get("standard", "") or "", r.get("kind") or "",
-                    "" if r.get("seconds") is None else r["seconds"], r.get("source") or ""])
+                    "" if r.get("seconds") is None else r["seconds"], r.get("source") or "",
+                    r.get("evidence") or "none"])
     return buf.getvalue()
 
 

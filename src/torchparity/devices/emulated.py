@@ -92,14 +92,17 @@ class EmulatedAdapter(DeviceAdapter):
         return trace_ops()
 
     def error_patterns(self) -> List[Tuple[str, str, str]]:
-        # What torch itself says where a Python backend cannot supply a hook, e.g.
-        # torch.empty(..., pin_memory=True) asking the PrivateUse1 hooks for a pinned
-        # allocator: a missing device feature, like the emulator's own refusals.
+        # Which refusals are the emulator's own (tried before the generic table, where a
+        # refusal naming the profile is the chip's rule, feature_limit): what a Python
+        # backend cannot supply is an emulator limit (not an answer; needs hardware to
+        # decide) — torch's own message where a PrivateUse1 hook is missing, e.g.
+        # torch.empty(..., pin_memory=True) asking for a pinned allocator, like the
+        # emulator's own "not supported by the emulated device".
         return [(r"PrivateUse1HooksInterface.*implement `(getPinnedMemoryAllocator|"
                  r"getNewGenerator|getDefaultGenerator|resizePrivateUse1Bytes)`",
-                 "unsupported", "feature_limit"),
+                 "skip", "emulator_limit"),
                 # the emulated device runs every op at once, on the host: it has no streams
                 # or events, and torch says so where FSDP / checkpoint writers ask for them
                 (r"Custom backend '\w+' not implement 'torch\.\w+\.(current_stream|Stream|Event|stream)'"
                  r"|module 'torch\.\w+' has no attribute '(current_stream|Stream|Event|stream)'",
-                 "unsupported", "feature_limit")]
+                 "skip", "emulator_limit")]

@@ -25,6 +25,9 @@ from typing import Any, Dict, List, Optional
 from ..results.models import Cause, Metric, Status
 from .judgement import Judgement
 
+# which difference a case names first when its samples differ in several ways
+_PRECEDENCE = {Cause.METADATA.value: 3, Cause.STATE.value: 2, Cause.MISMATCH.value: 1}
+
 CATEGORIES = ("pass", "warn", "fail", "not_comparable", "unsupported", "same_error", "error",
               "harness")
 RAN = ("pass", "warn", "fail", "not_comparable")
@@ -97,11 +100,18 @@ def aggregate(outcomes: List[SampleOutcome]) -> CaseResult:
     harness = pick(everything, "harness")
     fails = pick(everything, "fail")
     ran = pick(fwd, *RAN)
-    refused = pick(fwd, "unsupported")
+    # what the emulator itself cannot do is no answer about the chip: those samples are
+    # left out (named in the detail), never a refusal of the device
+    emu = [x for x in everything if x[2].category == "unsupported"
+           and x[2].judgement.cause == Cause.EMULATOR_LIMIT]
+    refused = [x for x in pick(fwd, "unsupported") if x not in emu]
     same = pick(fwd, "same_error")
     bwd_ran = pick(bwd, *RAN)
-    bwd_refused = pick(bwd, "unsupported")  # raising like the CPU is the op's own limit
+    bwd_refused = [x for x in pick(bwd, "unsupported") if x not in emu]  # raising like the CPU is the op's own limit
     same_note = f" ({len(same)} of {n} samples raise on the CPU too)" if same and ran else ""
+    if emu and (ran or refused or same):
+        same_note += (f" ({len({i for i, _, _ in emu})} of {n} samples left out: "
+                      f"emulator limit, {_first(emu, 160)})")
 
     def result(status: Status, cause, detail: str, metric) -> CaseResult:
         return CaseResult(status=status.value, cause=cause, detail=detail[:600],
@@ -117,7 +127,9 @@ def aggregate(outcomes: List[SampleOutcome]) -> CaseResult:
                                  standard="support"))
     if fails:
         k = len({i for i, _, _ in fails})
-        worst_fail = max(fails, key=lambda x: _severity(x[2].judgement.metric))
+        # the first real difference (metadata before values), then the worst metric
+        worst_fail = max(fails, key=lambda x: (_PRECEDENCE.get(_cause(x[2]), 0),
+                                               _severity(x[2].judgement.metric)))
         return result(Status.FAIL, _cause(worst_fail[2]),
                       f"{_first([worst_fail])} [{k} of {n} samples differ]",
                       worst_fail[2].judgement.metric)
@@ -132,6 +144,10 @@ def aggregate(outcomes: List[SampleOutcome]) -> CaseResult:
                           f"{_first(same)} [all {n} samples raise on the CPU too]",
                           Metric(name="refused_samples", value=float(len(same)),
                                  threshold=float(n), standard="support"))
+        if emu:
+            return result(Status.SKIP, Cause.EMULATOR_LIMIT,
+                          f"{_first(emu)} [{len(emu)} of {n} samples: the emulator cannot run "
+                          "them; needs hardware to decide]", None)
         return result(Status.SKIP, None, "no sample could be judged", None)
     if refused:
         return result(Status.PARTIAL, _cause(refused[0][2]),

@@ -23,6 +23,11 @@ class ErrorRule:
 
 
 ERROR_RULES: Tuple[ErrorRule, ...] = (
+    # a world whose rank was killed from outside (SIGKILL / SIGTERM: the machine's load, an
+    # operator, the harness's own limit): not the device's answer
+    ErrorRule(r"^(\w+: )+rank \d+ exited with -(9|15) without a result",
+              Status.ERROR, Cause.HARNESS_ERROR,
+              "RuntimeError: rank 1 exited with -9 without a result: "),
     # a rank process of a distributed world died (signal) before giving its result: the
     # device run crashed, whatever its last stderr lines say (checked first for that reason)
     ErrorRule(r"^(\w+: )+rank \d+ exited with -\d+ without a result",
@@ -50,9 +55,17 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
     ErrorRule(r"is not currently implemented for the \w+ device|no kernel image is available",
               Status.UNSUPPORTED, Cause.NO_KERNEL,
               "The operator 'aten::foo' is not currently implemented for the MPS device."),
-    # a device capability that the backend lacks (generators, pinned memory, sparse)
-    ErrorRule(r"(?i)not supported (by|on) the emulated device|cannot be emulated",
+    # a capability rule of the chip's profile (autocast switched off for the chip): the
+    # emulator names the profile that refuses — the chip's answer, a prediction
+    ErrorRule(r"not supported by the emulated device \(profile '[^']+'\)",
               Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "autocast on 'npu' is not supported by the emulated device (profile 'ascend-a2')"),
+    # something the emulator itself cannot do (generators, pinned memory, sparse and nested
+    # layouts, storage resizing, IPC): a gap of the emulator, not a rule of the chip's
+    # profile — not an answer; needs hardware to decide. The emulated adapter's own
+    # patterns (tried first) keep the profile's capability rules apart (feature_limit).
+    ErrorRule(r"(?i)not supported (by|on) the emulated device|cannot be emulated",
+              Status.SKIP, Cause.EMULATOR_LIMIT,
               "torch.Generator(device='npu') is not supported by the emulated device"),
     # the device module (torch.npu, ...) has no counterpart of a torch.cuda member
     ErrorRule(r"the device module [\w.]+ has no member",
@@ -109,7 +122,21 @@ CAUSE_TEXT = {
     Cause.UPSTREAM_SKIP: Text(en="skipped by the upstream OpInfo entry", zh="上游 OpInfo 标记跳过"),
     Cause.OP_LIMIT: Text(en="the op itself does not support this (the CPU refuses it too)",
                          zh="算子本身不支持（CPU 上同样报错）"),
+    Cause.EMULATOR_LIMIT: Text(en="emulator limit: the emulated device cannot do this; needs hardware "
+                                  "to decide",
+                               zh="模拟器限制：模拟设备无法执行该操作，需要在硬件上判定"),
+    Cause.STATE: Text(en="a counter or runtime state differs from the CPU's",
+                      zh="计数器或运行时状态与 CPU 不一致"),
 }
+
+# What is not an answer about the device (never counted in coverage, categories, verdicts)
+NOT_ANSWER_CAUSES = frozenset({Cause.TIMEOUT, Cause.HARNESS_ERROR, Cause.EMULATOR_LIMIT,
+                               Cause.NOT_COMPARABLE, Cause.UPSTREAM_SKIP})
+
+# The first real difference, when a case differs in several ways: metadata (dtype, shape,
+# device, kind) before a counter or runtime state before values; ``device_path`` names a
+# values difference whose only other sign is the footprint (see run.execute).
+DIFFERENCE_ORDER = (Cause.METADATA, Cause.STATE, Cause.MISMATCH, Cause.DEVICE_PATH)
 
 # Causes that are limits of the device or build, not bugs of the API's implementation.
 LIMIT_CAUSES = frozenset({Cause.DTYPE_LIMIT, Cause.NO_KERNEL, Cause.BUILD_CONFIG,

@@ -39,4 +39,10 @@ def worst(judgements: Sequence[Judgement]) -> Judgement:
     """The worst wins: error > fail > unsupported > warn > pass > skip (not comparable)."""
     if not judgements:
         return Judgement(Status.PASS)
-    return max(judgements, key=rank)
+    # among equally bad ones, the first real difference: metadata (dtype, shape) explains
+    # a values difference, not the other way round
+    return max(judgements, key=lambda j: (rank(j), _PRECEDENCE.get(j.cause, 0)))
+
+
+_PRECEDENCE = {Cause.METADATA: 3, Cause.STATE: 2, Cause.MISMATCH: 1,
+               Cause.METADATA.value: 3, Cause.STATE.value: 2, Cause.MISMATCH.value: 1}

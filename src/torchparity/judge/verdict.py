@@ -13,9 +13,17 @@ from ..errors import InputError
 from ..results.models import Analysis, Cause, ScenarioResult, Status, Text, Verdict
 from ..yamlmodel import load_yaml_model
 from .causes import CAUSE_TEXT, LIMIT_CAUSES
+from .evidence import api_evidence, device_independent, is_answer
 
 RULES_FILE = Path(__file__).resolve().parent / "rules" / "categories.yaml"
-FACT_NAMES = ("involvement", "implementation", "harness")
+FACT_NAMES = ("involvement", "implementation", "harness", "evidence")
+# every answering row host-only: no device operator of the API ran (seed 000's "pure
+# Python, no device operator"); category 1.2① through the rules' evidence fact
+DEVICE_INDEPENDENT = "device-independent"
+DEVICE_INDEPENDENT_TEXT = Text(
+    en="Device-independent: every answering scenario is host-only evidence (no device operator "
+       "attributed to the API ran; see its footprint).",
+    zh="与设备无关：所有得出结论的场景均为仅主机侧证据（没有归属于该 API 的设备算子运行，见算子足迹）。")
 # the category of an API with no judged scenario: no rule fires without a measured fact
 UNDETERMINED = "undetermined"
 UNDETERMINED_TEXT = Text(
@@ -95,47 +103,57 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
            why_none: Optional[Text] = None) -> Verdict:
     """The verdict of one API. ``why_none``: why no scenario ran (the sources tried), said
     in the summary of an API left ``unknown``."""
-    counted = [r for r in results if r.status != Status.SKIP.value]
+    # what is not an answer (timeouts, the harness's own failures, worlds killed from
+    # outside, emulator limits, skips) is never counted: only named
+    not_answers = [r for r in results if r.status != Status.SKIP.value and not is_answer(r.status, r.cause)]
+    not_answers += [r for r in results if r.status == Status.SKIP.value and r.cause == Cause.EMULATOR_LIMIT.value]
+    counted = [r for r in results if is_answer(r.status, r.cause)]
     limit_causes = {c.value for c in LIMIT_CAUSES}
     # OpInfo cases: some samples ran and passed, the rest were refused for a device limit
     partial = [r for r in counted if r.status == Status.PARTIAL.value and r.cause in limit_causes]
     passed = [r for r in counted if r.status == Status.PASS.value]
     limits = [r for r in counted if r.status == Status.UNSUPPORTED.value
               and r.cause in limit_causes] + partial
-    harness = [r for r in counted if r.cause == Cause.HARNESS_ERROR.value]
-    broken = [r for r in counted if r not in passed and r not in limits and r not in harness]
-    causes = sorted({r.cause for r in counted if r.cause})
+    broken = [r for r in counted if r not in passed and r not in limits]
+    causes = sorted({r.cause for r in counted + not_answers if r.cause})
     # a source (the user's --scenarios, OpInfo, ...) none of whose cases could be judged:
     # what it was asked to show is unknown, whatever other sources say
     by_source: Dict[str, List[ScenarioResult]] = {}
-    for r in counted:
+    for r in counted + not_answers:
         by_source.setdefault(r.source or "hand", []).append(r)
-    unjudged = [src for src, rs in by_source.items() if all(r in harness for r in rs)]
+    unjudged = [src for src, rs in by_source.items() if all(r in not_answers for r in rs)]
+    evidence = api_evidence(counted)
 
     if not counted:
         status = "unknown"
     elif broken:
         status = "broken"
-    elif harness and (unjudged or (not passed and not partial)):
+    elif unjudged:
         status = "unknown"
     elif limits and (passed or partial):
         status = "partial"
     elif limits:
         status = "unsupported"
-    elif harness:
-        status = "partial"
+    elif device_independent(counted):
+        status = DEVICE_INDEPENDENT
     else:
         status = "supported"
 
     n, total = len(passed), len(counted)
     en = [f"{n} of {total} scenarios pass on {device_label}."]
     zh = [f"{total} 个场景中 {n} 个在 {device_label} 上通过。"]
+    if not_answers:
+        en.append(f"{len(not_answers)} not answered (not counted).")
+        zh.append(f"另有 {len(not_answers)} 个未得出结论（不计入）。")
     if not counted and why_none is not None:
         en.append(why_none.en)
         zh.append(why_none.zh)
-    by_cause = Counter(r.cause for r in counted if r.cause)
+    if status == DEVICE_INDEPENDENT:
+        en.append(DEVICE_INDEPENDENT_TEXT.en)
+        zh.append(DEVICE_INDEPENDENT_TEXT.zh)
+    by_cause = Counter(r.cause for r in counted + not_answers if r.cause)
     for cause, _count in sorted(by_cause.items()):
-        group = [r for r in counted if r.cause == cause]
+        group = [r for r in counted + not_answers if r.cause == cause]
         text = CAUSE_TEXT[Cause(cause)]
         extra = _limit_phrase(group)
         en.append(f"{_ids(group)}: {text.en}{extra}.")
@@ -144,7 +162,11 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
     if status == "supported":
         adaptation = Text(en="No API adaptation needed: the API works on the device.",
                           zh="无需适配，API 已支持。")
-    elif status in ("partial", "unsupported") and not harness:
+    elif status == DEVICE_INDEPENDENT:
+        adaptation = Text(en="No API adaptation needed: the API runs no device operator of its own "
+                             "(host-only evidence), so it behaves the same on any device.",
+                          zh="无需适配：该 API 本身不下发设备算子（仅主机侧证据），与设备无关。")
+    elif status in ("partial", "unsupported"):
         kinds_en = "; ".join(sorted({CAUSE_TEXT[Cause(r.cause)].en for r in limits}))
         kinds_zh = "；".join(sorted({CAUSE_TEXT[Cause(r.cause)].zh for r in limits}))
         adaptation = Text(
@@ -167,7 +189,9 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
     if status == "unknown":  # nothing measured: no category rule may fire
         return Verdict(status=status, category=UNDETERMINED, category_rule=None,
                        category_reason=UNDETERMINED_TEXT, causes=causes,
-                       summary=Text(en=" ".join(en), zh="".join(zh)), adaptation=adaptation)
+                       summary=Text(en=" ".join(en), zh="".join(zh)), adaptation=adaptation,
+                       evidence=evidence)
+    facts = dict(facts, evidence=evidence)
     rule = categorise(facts, rules)
     return Verdict(
         status=status,
@@ -177,4 +201,5 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
         causes=causes,
         summary=Text(en=" ".join(en), zh="".join(zh)),
         adaptation=adaptation,
+        evidence=evidence,
     )

@@ -43,6 +43,20 @@ class Cause(str, Enum):
     NOT_COMPARABLE = "not_comparable"  # random or uninitialised output: not compared
     UPSTREAM_SKIP = "upstream_skip"  # OpInfo's own skip/xfail for this case
     OP_LIMIT = "op_limit"  # the op itself refuses this dtype: the CPU raises the same
+    # added: something the emulator cannot do (a gap of the emulator, not a rule of the
+    # chip's profile): not an answer about the chip; needs hardware to decide
+    EMULATOR_LIMIT = "emulator_limit"
+    # added: a counter or runtime state (memory counters, streams, flags) differs
+    STATE = "state"
+
+
+class RowEvidence(str, Enum):
+    """What a result row compared, derived from its footprint (``judge.evidence``)."""
+
+    DEVICE_COMPUTE = "device-compute"  # device ops attributed to the API ran, outputs compared
+    DEVICE_STATE = "device-state"  # device metadata / runtime state the API owns was compared
+    HOST_ONLY = "host-only"  # no device op or runtime call attributed to the API ran
+    NONE = "none"  # not an answer: nothing was compared (timeout, harness error, emulator gap)
 
 
 class Strict(BaseModel):
@@ -111,10 +125,12 @@ class ScenarioResult(Strict):
     # ``numerics:device``: the emulated device under TORCHPARITY_EMU_FAULT / _NUMERICS);
     # empty on a plain run
     injected: List[str] = Field(default_factory=list)
+    # added: device-compute | device-state | host-only | none, from the footprint
+    evidence: Optional[str] = None
 
 
 class Verdict(Strict):
-    # supported | partial | unsupported | broken | unknown
+    # supported | partial | unsupported | broken | unknown | device-independent
     status: str
     category: Optional[str] = None  # e.g. "1.1①"
     category_rule: Optional[str] = None  # name of the rule that decided the category
@@ -122,6 +138,9 @@ class Verdict(Strict):
     causes: List[str] = Field(default_factory=list)
     summary: Text
     adaptation: Optional[Text] = None  # "API adaptation" verdict of the seeds
+    # added: the API's evidence, from its rows' (device-compute > device-state > host-only;
+    # none where no row is an answer)
+    evidence: Optional[str] = None
 
 
 class TestSite(Strict):

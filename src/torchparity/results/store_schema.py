@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
-HEAD = "0001"  # the newest revision in migrations/versions (a test checks it is Alembic's head)
+HEAD = "0002"  # the newest revision in migrations/versions (a test checks it is Alembic's head)
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Postgres: one migration at a time per database (two machines opening a new store at once)
 _PG_MIGRATION_LOCK = 0x7470_7377  # "tpsw"
@@ -58,10 +58,13 @@ results_table = Table(
     Column("emulated", Integer, nullable=False, server_default="0"),
     Column("created", Float, nullable=False),
     Column("note", Text),
+    Column("evidence", Text),  # revision 0002: device-compute | device-state | host-only | none
     PrimaryKeyConstraint("api", "variant", "sample_set", "dtype", name="results_pkey"),
 )
 
 KEY_COLUMNS = ("api", "variant", "sample_set", "dtype")
+# columns a later revision adds: an older store lacks them until it is migrated
+ADDED_BY_MIGRATIONS = ("evidence",)
 COLUMNS = tuple(c.name for c in results_table.columns)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from ..errors import InputError
-from .store_schema import COLUMNS, KEY_COLUMNS, meta_table, results_table
+from .store_schema import ADDED_BY_MIGRATIONS, COLUMNS, KEY_COLUMNS, meta_table, results_table
 
 FILENAME = "results.sqlite"
 Key = Tuple[str, str, str, str]  # (api, variant, sample_set, dtype)
@@ -63,7 +63,7 @@ class SweepStore:
         self.where = str(self.path) if self.path else url.render_as_string(hide_password=True)
         try:
             self.engine = _engine(url)
-            self._validate()
+            self._validate(before_migrations=True)
             from .store_schema import migrate
 
             migrate(self.engine)
@@ -80,7 +80,7 @@ class SweepStore:
             raise InputError(f"{self.where}: {what} ({_one_line(exc)})") from None
 
     # -- opening ------------------------------------------------------------------------
-    def _validate(self) -> None:
+    def _validate(self, before_migrations: bool = False) -> None:
         """A results.sqlite of another program (same table names, other columns) or a
         damaged one is refused here, before any migration writes to it, not with a
         traceback halfway through a sweep."""
@@ -96,7 +96,8 @@ class SweepStore:
                 if not inspector.has_table(table):
                     continue
                 have = {c["name"] for c in inspector.get_columns(table)}
-                missing = [c for c in wanted if c not in have]
+                missing = [c for c in wanted if c not in have
+                           and not (before_migrations and c in ADDED_BY_MIGRATIONS)]
                 if missing:
                     raise ValueError(f"table {table} lacks column(s) {', '.join(missing)}")
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import torch
 from torch.utils._pytree import tree_map
 
-from ..api.footprint import FootprintRecorder
+from ..api.footprint import METADATA_OPS, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
 from ..judge.causes import classify_exception
 from ..judge.compare import Judgement, compare_outputs
@@ -149,7 +149,7 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
                      adapter: DeviceAdapter) -> List[FootprintEntry]:
     """Run the scenario once more on the device under the footprint recorder."""
     recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
-                                 api_codes=api_codes, user_files=[sc.source_file])
+                                 api_codes=api_codes, user_files=[sc.source_file], runtime=True)
     torch.manual_seed(SEED)
     try:
         with recorder:
@@ -162,15 +162,42 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
 
 def explain_by_path(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement) -> None:
     """A differing result whose device run dispatched other ops or dtypes than the CPU
-    run: the API itself computes otherwise on the device (cause ``device_path``)."""
+    run: the API itself computes otherwise on the device (cause ``device_path``).
+
+    The cause names the first real difference: an output dtype, shape or kind that differs
+    stays ``metadata`` (another path is then a consequence, noted in the detail), a
+    counter stays ``state``; only values that differ while the outputs' metadata agree
+    and the footprint differs are ``device_path``."""
     if judgement.cause not in (Cause.MISMATCH, Cause.METADATA):
         return
     why = path_difference(record_path(lambda: run_reference(sc.fn, dtype, adapter)),
                           record_path(lambda: _run(sc.fn, adapter.torch_device, dtype, adapter)),
                           adapter.type)
-    if why is not None:
+    if why is None:
+        return
+    if judgement.cause == Cause.MISMATCH:
         judgement.cause = Cause.DEVICE_PATH
         judgement.detail = f"{why}; {judgement.detail}"
+    else:
+        judgement.detail = f"{judgement.detail}; note: {why}"
+
+
+# the metric of a non-tensor leaf compared exactly (a number, a flag, a string)
+_SCALAR_METRICS = ("equal", "abs_diff")
+
+
+def explain_by_state(judgement: Judgement, entries: Sequence[FootprintEntry]) -> None:
+    """A differing number or flag where the API computed nothing on the device itself (no
+    compute op of its own in the footprint) is a counter or runtime state it reports:
+    cause ``state`` (memory counters, stream and device indices, flags)."""
+    if judgement.cause != Cause.MISMATCH or judgement.metric is None:
+        return
+    if judgement.metric.name not in _SCALAR_METRICS or judgement.metric.standard != "exact":
+        return
+    if any(e.source in ("api", "callable") and not is_runtime(e)
+           and e.op.split(".", 1)[-1] not in METADATA_OPS for e in entries):
+        return
+    judgement.cause = Cause.STATE
 
 
 def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -> Optional[List[List[str]]]:
@@ -195,6 +222,9 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
     dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
     judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
     explain_by_path(sc, dtype, adapter, judgement)
+    entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
+    if footprint:
+        explain_by_state(judgement, entries)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     result = ScenarioResult(
@@ -203,5 +233,4 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         description=sc.description, expected=sc.expected, tags=tags,
         metric=judgement.metric, emulated=adapter.emulated,
     )
-    entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
     return result, entries

@@ -220,8 +220,10 @@ class _Case:
     def _explain_by_path(self, orig, process, seed: int, forward, backward) -> None:
         """Where values differ, run the sample once more on each side under a path
         recorder; if the device run dispatched other ops or dtypes, that is the cause."""
+        # values only: a dtype or shape difference stays ``metadata`` (the first real
+        # difference; another path is then its consequence)
         failed = [p for p in (forward, backward) if p is not None and p.category == "fail"
-                  and p.judgement.cause in (Cause.MISMATCH, Cause.METADATA)]
+                  and p.judgement.cause == Cause.MISMATCH]
         if not failed:
             return
         with_grads = backward is not None

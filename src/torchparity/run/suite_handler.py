@@ -22,8 +22,9 @@ def handle_suite(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     api_obj = resolve(case["api"]).obj
     result, entries = execute(sc, case["dtype"], ctx.adapter, footprint=case.get("footprint", False),
                               api_obj=api_obj, api_codes=code_objects(api_obj))
-    payload = {"result": result.model_dump(mode="json"),
-               "footprint": [e.model_dump(mode="json") for e in entries]}
+    payload = {"result": result.model_dump(mode="json")}
+    if case.get("footprint"):  # recorded only when asked: no key, no evidence to derive
+        payload["footprint"] = [e.model_dump(mode="json") for e in entries]
     if case.get("device_ops"):
         payload["device_ops"] = trace_device_ops(sc, getattr(torch, case["dtype"]), ctx.adapter)
     return payload

@@ -92,7 +92,7 @@ def test_nested_tensors_refused_cleanly_not_a_dead_process(tmp_path):
         """)
     lines = out.splitlines()
     assert lines[0] == "leaf True True 2 2"
-    assert lines[1:5] == ["EmulatorFeatureError feature_limit"] * 4
+    assert lines[1:5] == ["EmulatorFeatureError emulator_limit"] * 4
     assert lines[5] == "jagged True 13.0"
 
 

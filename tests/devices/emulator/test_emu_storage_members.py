@@ -49,20 +49,21 @@ def test_new_makes_an_empty_storage_on_the_device(dev):
     assert torch.arange(3.0).untyped_storage().new().device.type == "cpu"  # CPU storages unchanged
 
 
-def test_resize_is_a_feature_limit_and_cpu_storages_still_resize(dev):
+def test_resize_is_an_emulator_limit_and_cpu_storages_still_resize(dev):
+    """What fully_shard trips over: a gap of the emulator, not a rule of the chip (issue 18)."""
     from torchparity.judge.causes import classify_exception
 
     for st in (torch.arange(6.0).to(dev).untyped_storage(), torch.arange(6.0).to(dev).storage()):
         with pytest.raises(RuntimeError, match="not supported by the emulated device") as info:
             st.resize_(48)
         status, cause = classify_exception(type(info.value).__name__, str(info.value))
-        assert (status.value, cause.value) == ("unsupported", "feature_limit")
+        assert (status.value, cause.value) == ("skip", "emulator_limit")
     host = torch.arange(3.0).untyped_storage()
     host.resize_(24)
     assert host.nbytes() == 24
 
 
-def test_torchs_own_hook_message_for_resize_is_a_feature_limit():
+def test_torchs_own_hook_message_for_resize_is_an_emulator_limit():
     # what torch raises where a C++ path reaches resizePrivateUse1Bytes of a Python backend
     from torchparity.devices.emulated import EmulatedAdapter
     from torchparity.judge.causes import classify_exception
@@ -71,7 +72,7 @@ def test_torchs_own_hook_message_for_resize_is_a_feature_limit():
            "and implement `resizePrivateUse1Bytes` at the same time for PrivateUse1.")
     rows = EmulatedAdapter("emu:allow-all", "allow-all").error_patterns()
     status, cause = classify_exception("NotImplementedError", msg, rows)
-    assert (status.value, cause.value) == ("unsupported", "feature_limit")
+    assert (status.value, cause.value) == ("skip", "emulator_limit")
     assert classify_exception("NotImplementedError", msg) is None  # an emulator limit only
 
 

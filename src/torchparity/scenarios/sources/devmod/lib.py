@@ -96,7 +96,9 @@ class Ctx:
         return fn(*args, **kwargs)
 
     def tensor(self, n: int = 12, dtype=torch.float32) -> torch.Tensor:
-        return torch.arange(n, dtype=dtype).reshape(-1, 4).to(self.device) / 4
+        # made on the CPU, then moved: the shared prelude does no device work of its own
+        # (a block's device ops are its API's, or evidence of nothing)
+        return (torch.arange(n, dtype=dtype).reshape(-1, 4) / 4).to(self.device)
 
     def big(self) -> torch.Tensor:
         return torch.empty(NBYTES // 4, dtype=torch.float32, device=self.device)

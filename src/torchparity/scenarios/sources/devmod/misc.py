@@ -178,8 +178,10 @@ def _cudnn(flag: str, value: str) -> str:
     test harness forbids plain assignment once it has frozen the global flags), around a
     device convolution; the flag read back inside."""
     keep = ", ".join(f"{f}=cudnn.{f}" for f in _CUDNN_FLAGS if f != flag)
+    # the convolution only where the build has cuDNN (it reads the flag there); elsewhere a
+    # device convolution beside the flag would be decorative: the flag is host-only there
     return (f"cudnn = torch.backends.cudnn\nold = cudnn.{flag}\nwith cudnn.flags({flag}={value}, {keep}):\n"
-            f"    seen = cudnn.{flag}\n    {_CONV_WORK}\n"
+            f"    seen = cudnn.{flag}\n    y = None\n    if cudnn.is_available():\n        {_CONV_WORK}\n"
             f"out = {{'flag': seen, 'y': y, 'restored': cudnn.{flag} == old}}\n")
 _MM_WORK = "y = x.matmul(x.T)"
 _SDPA = """
@@ -202,10 +204,10 @@ BACKENDS = {
     "cudnn.benchmark_limit": (_CONV + _cudnn("benchmark_limit", "4"), FLAG),
     "cudnn.deterministic": (_CONV + _cudnn("deterministic", "True"), FLAG),
     "cudnn.enabled": (_CONV + _cudnn("enabled", "False"), FLAG),
-    "cudnn.is_available": (_CONV + _CONV_WORK + "\nout = {'available': torch.backends.cudnn.is_available(), 'y': y}\n",
-                           "the same build answers on the CPU; the computation runs on both"),
+    "cudnn.is_available": ("out = {'available': torch.backends.cudnn.is_available()}\n",
+                           "the same build answers on the CPU (a build query: host-only)"),
     "cuda.matmul.allow_tf32": (_flag(_BK + ".matmul.allow_tf32 = {v}", "False", _BK + ".matmul.allow_tf32", _MM_WORK), FLAG),
-    "cuda.is_built": (_MM_WORK + "\nout = {'built': torch.backends.cuda.is_built(), 'y': y}\n",
+    "cuda.is_built": ("out = {'built': torch.backends.cuda.is_built()}\n",
                       "the same build answers on the CPU"),
     "cuda.enable_flash_sdp": (_SDPA + _flag(_BK + ".enable_flash_sdp({v})", "False", _BK + ".flash_sdp_enabled()", _SDPA_WORK), FLAG),
     "cuda.flash_sdp_enabled": (_SDPA + _flag(_BK + ".enable_flash_sdp({v})", "False", _BK + ".flash_sdp_enabled()", _SDPA_WORK), FLAG),
@@ -265,17 +267,17 @@ else:
     cache[c.index].clear()
     out = {"empty_after_clear": cache[c.index].size == 0, "y": y}
 """, "the promise: size 0 after clear()"),
-    "cpu.get_cpu_capability": (_MM_WORK + "\ncap = torch.backends.cpu.get_cpu_capability()\nout = {'str': isinstance(cap, str), 'y': y}\n",
+    "cpu.get_cpu_capability": ("cap = torch.backends.cpu.get_cpu_capability()\nout = {'str': isinstance(cap, str)}\n",
                                "the same build answers on the CPU"),
-    "mkl.is_available": (_MM_WORK + "\nout = {'available': torch.backends.mkl.is_available(), 'y': y}\n",
+    "mkl.is_available": ("out = {'available': torch.backends.mkl.is_available()}\n",
                          "the same build answers on the CPU"),
-    "mkldnn.is_available": (_MM_WORK + "\nout = {'available': torch.backends.mkldnn.is_available(), 'y': y}\n",
+    "mkldnn.is_available": ("out = {'available': torch.backends.mkldnn.is_available()}\n",
                             "the same build answers on the CPU"),
-    "openmp.is_available": (_MM_WORK + "\nout = {'available': torch.backends.openmp.is_available(), 'y': y}\n",
+    "openmp.is_available": ("out = {'available': torch.backends.openmp.is_available()}\n",
                             "the same build answers on the CPU"),
-    "mps.is_available": (_MM_WORK + "\nout = {'available': torch.backends.mps.is_available(), 'y': y}\n",
+    "mps.is_available": ("out = {'available': torch.backends.mps.is_available()}\n",
                          "the same build answers on the CPU"),
-    "mps.is_built": (_MM_WORK + "\nout = {'built': torch.backends.mps.is_built(), 'y': y}\n",
+    "mps.is_built": ("out = {'built': torch.backends.mps.is_built()}\n",
                      "the same build answers on the CPU"),
     "mkl.verbose": ("with torch.backends.mkl.verbose(torch.backends.mkl.VERBOSE_OFF):\n    y = x.matmul(x.T)\nout = y\n", FLAG),
     "mkldnn.verbose": ("with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_OFF):\n    y = x.matmul(x.T)\nout = y\n", FLAG),
@@ -293,9 +295,9 @@ else:
     seen, y = None, torch.einsum('ij,jk,kl->il', a, b, d)
 out = {"flag": seen, "y": y}
 """, FLAG),
-    "opt_einsum.is_available": (_EINSUM + _EINSUM_WORK + "\nout = {'available': torch.backends.opt_einsum.is_available(), 'y': y}\n",
+    "opt_einsum.is_available": ("out = {'available': torch.backends.opt_einsum.is_available()}\n",
                                 "the same build answers on the CPU"),
-    "opt_einsum.get_opt_einsum": (_EINSUM + _EINSUM_WORK + "\nout = {'module': torch.backends.opt_einsum.get_opt_einsum() is not None, 'y': y}\n",
+    "opt_einsum.get_opt_einsum": ("out = {'module': torch.backends.opt_einsum.get_opt_einsum() is not None}\n",
                                   "the same build answers on the CPU"),
 }
 
