@@ -16,7 +16,7 @@ from ..judge.causes import classify_exception
 from ..judge.compare import Judgement, compare_outputs
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
-from ..scenarios.registry import NotRunnable, Raises, Scenario
+from ..scenarios.registry import NotRunnable, Raises, Scenario, ScaffoldingRefused, device_under_test
 from .paths import record_path
 
 SEED = 0
@@ -93,6 +93,9 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
     extra = adapter.error_patterns()
     if isinstance(cpu.exc, NotRunnable):  # nothing to compare: the scenario cannot run at all
         return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"not runnable: {cpu.exc}")
+    for side in (dev, cpu):  # no scaffolding the device runs in this dtype: not the API's answer
+        if isinstance(side.exc, ScaffoldingRefused):
+            return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"scaffolding refused: {side.exc}")
     if dev.raised:
         unsupported = classify_exception(type(dev.exc).__name__, str(dev.exc), extra)
     else:
@@ -160,6 +163,33 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
     return recorder.entries()
 
 
+SCAFFOLD_SOURCES = ("scenario", "callable")
+
+
+def explain_scaffolding(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement,
+                        api_obj: Any, api_codes: Sequence[Any]) -> None:
+    """A device refusal raised by an op the scenario runs around the API (its loss, an
+    input transform, a callable it hands the API) is not the API's answer: the device run
+    is repeated under the footprint recorder and, where the refused op's issuer is the
+    scenario, the row becomes ``skip`` / ``not_comparable`` ("scaffolding refused")."""
+    if judgement.status != Status.UNSUPPORTED or (api_obj is None and not api_codes):
+        return
+    recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
+                                 api_codes=api_codes, user_files=[sc.source_file])
+    torch.manual_seed(SEED)
+    try:
+        with recorder:
+            sc.fn(adapter.torch_device, dtype)
+            adapter.synchronize()
+    except Exception:
+        pass  # the refusal itself: recorder.failed names the op that raised
+    if recorder.failed is not None and recorder.failed[1] in SCAFFOLD_SOURCES:
+        op, source, dts = recorder.failed
+        judgement.status, judgement.cause = Status.SKIP, Cause.NOT_COMPARABLE
+        judgement.detail = (f"scaffolding refused: {op} ({dts}) is issued by the {source}, not the API; "
+                            f"{judgement.detail}")
+
+
 def explain_by_path(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement) -> None:
     """A differing result whose device run dispatched other ops or dtypes than the CPU
     run: the API itself computes otherwise on the device (cause ``device_path``)."""
@@ -191,10 +221,12 @@ def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -
 def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint: bool = False,
             api_obj: Any = None, api_codes: Sequence[Any] = ()) -> Tuple[ScenarioResult, List[FootprintEntry]]:
     dtype = getattr(torch, dtype_name)
-    cpu = run_reference(sc.fn, dtype, adapter)
-    dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
-    judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
-    explain_by_path(sc, dtype, adapter, judgement)
+    with device_under_test(adapter.torch_device):
+        cpu = run_reference(sc.fn, dtype, adapter)
+        dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
+        judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
+        explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes)
+        explain_by_path(sc, dtype, adapter, judgement)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     result = ScenarioResult(
@@ -203,5 +235,6 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         description=sc.description, expected=sc.expected, tags=tags,
         metric=judgement.metric, emulated=adapter.emulated,
     )
-    entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
+    with device_under_test(adapter.torch_device):
+        entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
     return result, entries

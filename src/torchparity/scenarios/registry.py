@@ -24,8 +24,9 @@ import os
 import pkgutil
 import sys
 import textwrap
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
@@ -37,6 +38,56 @@ class NotRunnable(Exception):
     needs names it does not define, files or the network; a scaffold's unwritten body).
     Raised on the CPU reference run, the case is recorded as ``skip`` with the reason:
     never a pass, never the device's fault."""
+
+
+class ScaffoldingRefused(Exception):
+    """Raised by a scenario whose scaffolding (the ops it runs around the API: a model's
+    loss, an input transform) the device under test refuses in the dtype under test, every
+    candidate of :func:`scaffold` included. The row is ``skip`` / ``not_comparable``
+    ("scaffolding refused"): never a verdict on the API."""
+
+
+# the device under test, set by the runner around both runs of a case (the CPU reference
+# and the device run), so that both pick the same scaffolding (see :func:`scaffold`)
+_UNDER_TEST: List[str] = []
+_SCAFFOLD_CACHE: Dict[Tuple[str, str, str], bool] = {}
+
+
+@contextmanager
+def device_under_test(device: str) -> Iterator[None]:
+    """Scenario runs inside pick their scaffolding for ``device`` (the CPU run too)."""
+    _UNDER_TEST.append(device)
+    try:
+        yield
+    finally:
+        _UNDER_TEST.pop()
+
+
+def _runs_on(name: str, op: Callable, device: str, dtype: Any) -> bool:
+    key = (name, device, str(dtype))
+    if key not in _SCAFFOLD_CACHE:
+        import torch
+
+        try:
+            x = torch.linspace(-1.0, 1.0, 4, dtype=torch.float64).to(dtype).to(device).requires_grad_()
+            op(x).sum().backward()
+            _SCAFFOLD_CACHE[key] = True
+        except Exception:  # the device refuses this op (or its backward) in this dtype
+            _SCAFFOLD_CACHE[key] = False
+    return _SCAFFOLD_CACHE[key]
+
+
+def scaffold(device: str, dtype: Any, candidates: Sequence[Tuple[str, Callable]]) -> Callable:
+    """The first of ``candidates`` (``(name, elementwise fn)``) that the device under test
+    runs forward and backward in ``dtype`` — the device of the enclosing
+    :func:`device_under_test`, else ``device`` — so the CPU reference and the device run
+    use the same scaffolding. None runs: :class:`ScaffoldingRefused`."""
+    target = _UNDER_TEST[-1] if _UNDER_TEST else device
+    for name, op in candidates:
+        if _runs_on(name, op, target, dtype):
+            return op
+    names = ", ".join(n for n, _ in candidates)
+    raise ScaffoldingRefused(f"the device refuses every scaffolding candidate ({names}) in {dtype}")
 
 
 @dataclass(frozen=True)
