@@ -16,7 +16,13 @@ from ..judge.causes import classify_exception
 from ..judge.compare import Judgement, compare_outputs
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
-from ..scenarios.registry import NotRunnable, Raises, Scenario, ScaffoldingRefused, device_under_test
+from ..scenarios.registry import (
+    NotRunnable,
+    Raises,
+    ScaffoldingRefused,
+    Scenario,
+    device_under_test,
+)
 from .paths import record_path
 
 SEED = 0
