@@ -21,6 +21,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Unio
 import torch
 
 from ..results.models import Cause, Metric, Status
+from ..scenarios.registry import Draws
 from . import standards
 from .judgement import Judgement, rank, worst
 
@@ -50,17 +51,18 @@ def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", 
     _walk(cpu, dev, device_type, path, (), results, leaves)
 
     golden_tree: Any = _MISSING
-    for leaf_path, keys, c, d in leaves:
+    for leaf_path, keys, c, d, leaf_kind in leaves:
+        leaf_kind = leaf_kind or kind
         g = None
-        if golden is not None and standards.needs_golden(c, d, kind):
+        if golden is not None and standards.needs_golden(c, d, leaf_kind):
             if golden_tree is _MISSING:
                 golden_tree = _evaluate(golden)
             g = _follow(golden_tree, keys)
-        if kind == "uninitialised":
+        if leaf_kind == "uninitialised":
             results.append(Judgement(Status.PASS, None, "", Metric(
                 name="metadata_mismatches", value=0.0, threshold=0.0, standard="uninitialised")))
         else:
-            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=kind))
+            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=leaf_kind))
     if not results:
         return Judgement(Status.PASS, None, "", Metric(name="outputs", value=0.0, threshold=None,
                                                        standard="metadata"))
@@ -90,14 +92,21 @@ def _is_seq(x: Any) -> bool:
 
 
 def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...],
-          out: List[Judgement], leaves: list) -> None:
+          out: List[Judgement], leaves: list, leaf_kind: Optional[str] = None) -> None:
+    if isinstance(cpu, Draws) or isinstance(dev, Draws):  # random draws: a two-sample test
+        if not (isinstance(cpu, Draws) and isinstance(dev, Draws)):
+            out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
+                             _meta("output_kind")))
+            return
+        _walk(cpu.tensor, dev.tensor, device_type, path, keys + ("tensor",), out, leaves, "random")
+        return
     if isinstance(cpu, torch.Tensor) or isinstance(dev, torch.Tensor):
         j = _tensor_meta(cpu, dev, device_type, path)
         if j is not None:
             out.append(j)
         else:
             c, d = _dense(cpu.detach()), _dense(dev.detach().cpu())
-            leaves.append((path, keys, c, d))
+            leaves.append((path, keys, c, d, leaf_kind))
         return
     if cpu is None or dev is None:
         if cpu is not dev:

@@ -22,6 +22,7 @@ from ..scenarios.registry import (
     ScaffoldingRefused,
     Scenario,
     device_under_test,
+    draws_in,
 )
 from .paths import record_path
 
@@ -169,6 +170,30 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
     return recorder.entries()
 
 
+def repeat_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
+                 judgement: Judgement) -> None:
+    """A scenario returning :class:`~torchparity.scenarios.registry.Draws`: the device run
+    repeated under the same seed (and the default generator) must draw bit-identical
+    values; otherwise the row fails, whatever the distributions say."""
+    first = draws_in(dev.value) if not dev.raised else []
+    if not first or judgement.status not in (Status.PASS, Status.FAIL):
+        return
+    again = _run(sc.fn, adapter.torch_device, dtype, adapter)
+    second = draws_in(again.value) if not again.raised else []
+    if len(second) != len(first):
+        return  # the repeat itself failed: the judged run already said what it could
+    for i, (a, b) in enumerate(zip(first, second)):
+        a, b = a.detach().cpu(), b.detach().cpu()
+        same = a.shape == b.shape and a.dtype == b.dtype and bool(
+            torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.isnan(), b.isnan())
+                                  and torch.equal(a.nan_to_num(), b.nan_to_num())))
+        if not same:
+            judgement.status, judgement.cause, judgement.warn = Status.FAIL, Cause.MISMATCH, False
+            judgement.detail = (f"draws[{i}]: two device runs under the same seed and generator drew "
+                                f"different values (a seeded API must repeat its draws); {judgement.detail}")
+            return
+
+
 SCAFFOLD_SOURCES = ("scenario", "callable")
 
 
@@ -233,6 +258,7 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
         explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes)
         explain_by_path(sc, dtype, adapter, judgement)
+        repeat_draws(sc, dtype, adapter, dev, judgement)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     result = ScenarioResult(

@@ -90,6 +90,34 @@ def scaffold(device: str, dtype: Any, candidates: Sequence[Tuple[str, Callable]]
     raise ScaffoldingRefused(f"the device refuses every scaffolding candidate ({names}) in {dtype}")
 
 
+class Draws:
+    """A scenario output holding random draws (``Draws(tensor)``): judged against the
+    CPU's draws by the two-sample test of the ``random`` standard, and a second device run
+    under the same seed and generator must draw exactly the same values (a fail
+    otherwise, see ``run.execute``)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Any):
+        self.tensor = tensor
+
+    def __repr__(self) -> str:  # never the values: printing a device tensor runs ops on it
+        t = self.tensor
+        shape = tuple(getattr(t, "shape", ()))
+        return f"Draws(shape={shape}, dtype={str(getattr(t, 'dtype', '?')).replace('torch.', '')})"
+
+
+def draws_in(tree: Any) -> List[Any]:
+    """The tensors of every :class:`Draws` in nested lists / tuples / dicts, in order."""
+    if isinstance(tree, Draws):
+        return [tree.tensor]
+    if isinstance(tree, dict):
+        return [t for v in tree.values() for t in draws_in(v)]
+    if isinstance(tree, (list, tuple)):
+        return [t for v in tree for t in draws_in(v)]
+    return []
+
+
 @dataclass(frozen=True)
 class Raises:
     """The exception a scenario expects on every device (CPU included)."""
