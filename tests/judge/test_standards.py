@@ -64,17 +64,20 @@ def test_integer_off_by_one_fails():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_random_ops_never_fail(seed):
+def test_random_ops_fail_only_past_the_two_sample_tests_level(seed):
     g = torch.Generator().manual_seed(seed)
     big_cpu = torch.rand(5000, generator=g)
-    # another generator, another distribution even: at worst a warning
-    for dev in (torch.rand(5000, generator=g), torch.randn(5000, generator=g) * 100,
-                torch.full((5000,), float("nan")), torch.zeros(5000)):
+    # another generator, the same distribution (or nothing to compare): never a fail
+    for dev in (torch.rand(5000, generator=g), torch.full((5000,), float("nan"))):
         j = compare_outputs(big_cpu, dev, "cpu", kind="random")
         assert j.status in (Status.PASS, Status.SKIP), j
         assert j.metric is not None and j.metric.standard == "random"
-    j = compare_outputs(big_cpu, torch.randn(5000, generator=g) * 100, "cpu", kind="random")
-    assert j.warn and j.metric.name == "ks_statistic"
+    # another distribution: the KS test at significance 1e-5 fails it
+    for dev in (torch.randn(5000, generator=g) * 100, torch.zeros(5000)):
+        j = compare_outputs(big_cpu, dev, "cpu", kind="random")
+        assert j.status == Status.FAIL and j.metric.name == "ks_statistic", j
+        assert j.metric.threshold == pytest.approx(
+            THRESHOLDS["random"]["*"]["ks_coefficient_fail"] * (2 / 5000) ** 0.5)
     small = compare_outputs(torch.rand(5, generator=g), torch.rand(5, generator=g), "cpu", kind="random")
     assert (small.status, small.cause) == (Status.SKIP, Cause.NOT_COMPARABLE)
     assert (small.metric.name, small.metric.threshold) == ("numel", THRESHOLDS["random"]["*"]["min_numel"])
@@ -179,6 +182,8 @@ def _statuses_battery():
     r = torch.rand(500, generator=G)
     out.append(judge_values(r, r.flip(0), "o", kind="random"))
     out.append(judge_values(r, r * 10, "o", kind="random"))
+    u = torch.linspace(0, 1, 500)  # KS statistic 0.14: past the 1e-3 level, short of 1e-5
+    out.append(judge_values(u, u + 0.14, "o", kind="random"))
     out.append(judge_values(r[:3], r[:3], "o", kind="random"))
     c = torch.tensor([1.0, float("nan"), float("inf"), -0.0])
     out.append(judge_values(c, torch.tensor([1.0, 2.0, float("inf"), -0.0]), "o"))

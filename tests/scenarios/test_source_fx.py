@@ -107,7 +107,11 @@ def test_check_on_ascend_a2(tmp_path):
     assert report["device"]["spec"] == "emu:ascend-a2" and report["device"]["emulated"]
     rows = [s for a in report["apis"] for s in a["scenarios"]]
     assert rows and all(s["source"] == "fx" for s in rows)
-    assert {s["status"] for s in rows} == {"pass"}, rows
+    assert {s["status"] for s in rows if s["dtype"] != "float64"} == {"pass"}, rows
+    # float64: the traced Linear's addmm is the block's model, refused by A2: scaffolding,
+    # not the Tracer's answer
+    f64 = [s for s in rows if s["dtype"] == "float64"]
+    assert all(s["status"] == "skip" and "scaffolding refused" in s["detail"] for s in f64), f64
     assert all(s["emulated"] for s in rows)
     # the judge compared the flags and the generated code (Linear traced through)
     assert rows[0]["detail"].startswith("matches the CPU: (True, False, False, ")

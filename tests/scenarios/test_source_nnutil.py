@@ -27,7 +27,7 @@ def test_other_namespaces_are_answered_without_work():
 def test_offer_reaches_the_source_with_stable_ids():
     found = offer("torch.nn.utils.clip_grad_norm_", torch.nn.utils.clip_grad_norm_)
     mine = [sc for sc in found.scenarios if sc.source == "nnutil"]
-    assert [sc.id for sc in mine] == ["use"] and mine[0].dtypes == ("float32", "float64")
+    assert [sc.id for sc in mine] == ["use"] and mine[0].dtypes == ("float32", "float64", "float16", "bfloat16")
     assert found.tried["nnutil"] == "1 scenario(s)"
     assert "clip_grad_norm_(net.parameters()" in mine[0].snippet('"npu"')
 

@@ -89,8 +89,10 @@ def test_random_outputs_are_compared_by_summary(cpu):
     assert module.is_random(torch.nn.RReLU()) and not module.is_random(torch.nn.RReLU().eval())
     draw = distribution.scenarios("torch.distributions.normal.Normal.sample", None)[0]
     torch.manual_seed(0)
-    assert draw.fn("cpu", torch.float32) == {"shape": (64, 2), "dtype": "torch.float32",
-                                             "on_device": True, "in_support": True}
+    out = draw.fn("cpu", torch.float32)
+    draws = out.pop("draws")  # the draws themselves: a two-sample test and a seeded repeat
+    assert out == {"shape": (64, 2), "dtype": "torch.float32", "on_device": True, "in_support": True}
+    assert tuple(draws.tensor.shape) == (64, 2)
 
 
 def test_cpu_not_implemented_is_expected_on_the_device(cpu):

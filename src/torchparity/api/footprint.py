@@ -181,7 +181,14 @@ class _DispatchMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
         self.rec._record(func, args, kwargs)
-        return call_from_mode(func, args, kwargs, self.rec._keep_backward_failure)
+        try:
+            out = call_from_mode(func, args, kwargs, self.rec._keep_backward_failure)
+        except Exception:
+            self.rec._note_failure()
+            raise
+        if isinstance(out, KernelFailed):
+            self.rec._note_failure()
+        return out
 
 
 class FootprintRecorder:
@@ -207,6 +214,13 @@ class FootprintRecorder:
         self.checked: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
         self._modes: List[Any] = []
         self._backward_failure: Optional[BaseException] = None
+        self._last: Optional[Tuple[str, str, str]] = None
+        # (op, source, dtype) of the first op whose kernel raised (None: none raised)
+        self.failed: Optional[Tuple[str, str, str]] = None
+
+    def _note_failure(self) -> None:
+        if self.failed is None and self._last is not None:
+            self.failed = self._last
 
     def _keep_backward_failure(self, exc: BaseException) -> None:
         if self._backward_failure is None:  # the engine stops at the first failure
@@ -229,6 +243,7 @@ class FootprintRecorder:
         return source or "api"
 
     def _record(self, func: Any, args: tuple, kwargs: dict) -> None:
+        self._last = None
         tensors = _tensors((args, kwargs))
         on_device = [t for t in tensors if t.device.type == self.device_type]
         if not on_device:
@@ -242,6 +257,7 @@ class FootprintRecorder:
             dtypes = {dtype_name(t.dtype) for t in on_device}
         source = self._source()
         key = (op_packet_name(func), source)
+        self._last = (key[0], source, ",".join(sorted(dtypes)))
         self.counts[key] += 1
         self.dtypes[key].update(dtypes)
         first = checked_dtype(args, kwargs) if on_device else next(iter(dtypes))

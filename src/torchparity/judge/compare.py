@@ -21,6 +21,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Unio
 import torch
 
 from ..results.models import Cause, Metric, Status
+from ..scenarios.registry import Draws
 from . import standards
 from .judgement import Judgement, rank, worst
 
@@ -41,26 +42,35 @@ def _meta(name: str) -> Metric:
 
 
 def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", *,
-                    golden: Golden = None, kind: str = "values") -> Judgement:
-    """Judge ``dev`` (from the device run) against ``cpu`` (the CPU reference run)."""
+                    golden: Golden = None, kind: str = "values", layout: bool = False) -> Judgement:
+    """Judge ``dev`` (from the device run) against ``cpu`` (the CPU reference run).
+
+    ``layout``: the API's contract fixes its outputs' layout (views, ``*_like`` with
+    preserve_format, ``empty_strided``, ``contiguous``, in-place and ``out=`` variants):
+    strides (of dimensions longer than one), storage offsets and which outputs share
+    storage are compared too."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     results: List[Judgement] = []
     leaves: List[Tuple[str, Tuple[Any, ...], torch.Tensor, torch.Tensor]] = []
-    _walk(cpu, dev, device_type, path, (), results, leaves)
+    pairs: List[Tuple[str, torch.Tensor, torch.Tensor]] = []
+    _walk(cpu, dev, device_type, path, (), results, leaves, pairs=pairs)
+    if layout:
+        results.extend(layout_differences(pairs))
 
     golden_tree: Any = _MISSING
-    for leaf_path, keys, c, d in leaves:
+    for leaf_path, keys, c, d, leaf_kind in leaves:
+        leaf_kind = leaf_kind or kind
         g = None
-        if golden is not None and standards.needs_golden(c, d, kind):
+        if golden is not None and standards.needs_golden(c, d, leaf_kind):
             if golden_tree is _MISSING:
                 golden_tree = _evaluate(golden)
             g = _follow(golden_tree, keys)
-        if kind == "uninitialised":
+        if leaf_kind == "uninitialised":
             results.append(Judgement(Status.PASS, None, "", Metric(
                 name="metadata_mismatches", value=0.0, threshold=0.0, standard="uninitialised")))
         else:
-            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=kind))
+            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=leaf_kind))
     if not results:
         return Judgement(Status.PASS, None, "", Metric(name="outputs", value=0.0, threshold=None,
                                                        standard="metadata"))
@@ -89,15 +99,61 @@ def _is_seq(x: Any) -> bool:
     return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
 
 
+def layout_differences(pairs: Sequence[Tuple[str, torch.Tensor, torch.Tensor]]) -> List[Judgement]:
+    """Strides, storage offset and storage sharing of (path, CPU, device) tensor pairs."""
+    out: List[Judgement] = []
+    strided = [(p, c, d) for p, c, d in pairs
+               if c.layout == torch.strided and d.layout == torch.strided and c.shape == d.shape]
+    for p, c, d in strided:
+        if c.numel() == 0:
+            continue
+        cs = [st for st, n in zip(c.stride(), c.shape) if n > 1]
+        ds = [st for st, n in zip(d.stride(), d.shape) if n > 1]
+        if cs != ds:
+            out.append(_fail(Cause.METADATA, f"{p}: strides {tuple(d.stride())}, CPU gave {tuple(c.stride())}",
+                             _meta("output_strides")))
+        elif c.storage_offset() != d.storage_offset():
+            out.append(_fail(Cause.METADATA, f"{p}: storage offset {d.storage_offset()}, CPU gave "
+                             f"{c.storage_offset()}", _meta("output_storage_offset")))
+    for i, (p, c, d) in enumerate(strided):  # aliasing: outputs that share storage
+        for q, c2, d2 in strided[i + 1:]:
+            cpu_shared = _storage(c) == _storage(c2)
+            if cpu_shared != (_storage(d) == _storage(d2)):
+                how = "share" if cpu_shared else "do not share"
+                out.append(_fail(Cause.METADATA, f"{p} and {q}: on the CPU they {how} storage, "
+                                 "not on the device", _meta("output_aliasing")))
+    if strided and not out:
+        out.append(Judgement(Status.PASS, None, "", Metric(name="layout_mismatches", value=0.0,
+                                                           threshold=0.0, standard="metadata")))
+    return out
+
+
+def _storage(t: torch.Tensor) -> int:
+    try:
+        return t.untyped_storage().data_ptr()
+    except Exception:  # a tensor without storage (a wrapper subclass)
+        return id(t)
+
+
 def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...],
-          out: List[Judgement], leaves: list) -> None:
+          out: List[Judgement], leaves: list, leaf_kind: Optional[str] = None,
+          pairs: Optional[list] = None) -> None:
+    if isinstance(cpu, Draws) or isinstance(dev, Draws):  # random draws: a two-sample test
+        if not (isinstance(cpu, Draws) and isinstance(dev, Draws)):
+            out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
+                             _meta("output_kind")))
+            return
+        _walk(cpu.tensor, dev.tensor, device_type, path, keys + ("tensor",), out, leaves, "random", pairs)
+        return
     if isinstance(cpu, torch.Tensor) or isinstance(dev, torch.Tensor):
         j = _tensor_meta(cpu, dev, device_type, path)
         if j is not None:
             out.append(j)
         else:
+            if pairs is not None:
+                pairs.append((path, cpu, dev))
             c, d = _dense(cpu.detach()), _dense(dev.detach().cpu())
-            leaves.append((path, keys, c, d))
+            leaves.append((path, keys, c, d, leaf_kind))
         return
     if cpu is None or dev is None:
         if cpu is not dev:
@@ -110,7 +166,7 @@ def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...]
                              _meta("output_keys")))
             return
         for k in cpu:
-            _walk(cpu[k], dev[k], device_type, f"{path}[{k!r}]", keys + (k,), out, leaves)
+            _walk(cpu[k], dev[k], device_type, f"{path}[{k!r}]", keys + (k,), out, leaves, leaf_kind, pairs)
         return
     if _is_seq(cpu):
         if not _is_seq(dev) or len(cpu) != len(dev):
@@ -118,7 +174,7 @@ def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...]
                              _meta("output_length")))
             return
         for i, (a, b) in enumerate(zip(cpu, dev)):
-            _walk(a, b, device_type, f"{path}[{i}]", keys + (i,), out, leaves)
+            _walk(a, b, device_type, f"{path}[{i}]", keys + (i,), out, leaves, leaf_kind, pairs)
         return
     if isinstance(cpu, bool) or isinstance(dev, bool):
         ok = cpu == dev and type(cpu) is type(dev)

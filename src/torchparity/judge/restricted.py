@@ -11,12 +11,13 @@ part that is defined, and says which standard it used (``Metric.standard``):
 ``seeded-cpu``
     random ops on a device whose generator, seeded like the CPU's, draws the CPU's
     numbers (probed per case: the emulated device does, a CUDA or NPU generator does
-    not): values compared with the CPU's under the usual precision standards. A
-    difference warns (random outputs never fail).
+    not): values compared with the CPU's under the usual precision standards; where they
+    differ, their distribution is judged as ``random`` (a difference alone warns).
 ``seeded-repeat``
-    random ops elsewhere: the device run repeated with the same seed must give the same
-    values (a difference warns); the distribution against the CPU's is judged as
-    ``random`` (``standards.judge_random``) where there are enough elements.
+    every random op: the device run repeated with the same seed and generator must give
+    the same values (a difference fails: a seeded API that does not repeat its draws is
+    wrong); where the generator does not mirror the CPU's, the distribution against the
+    CPU's draws is judged as ``random`` (``standards.judge_random``: a two-sample test).
 ``in-range``
     integer casts (``Tensor.byte``, ``char``, ``short``, ``int``, ``long``: "overflow when
     downcasting is undefined") compared exactly on the elements whose input value

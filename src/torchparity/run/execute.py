@@ -16,7 +16,14 @@ from ..judge.causes import classify_exception
 from ..judge.compare import Judgement, compare_outputs
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
-from ..scenarios.registry import NotRunnable, Raises, Scenario
+from ..scenarios.registry import (
+    NotRunnable,
+    Raises,
+    ScaffoldingRefused,
+    Scenario,
+    device_under_test,
+    draws_in,
+)
 from .paths import record_path
 
 SEED = 0
@@ -93,6 +100,9 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
     extra = adapter.error_patterns()
     if isinstance(cpu.exc, NotRunnable):  # nothing to compare: the scenario cannot run at all
         return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"not runnable: {cpu.exc}")
+    for side in (dev, cpu):  # no scaffolding the device runs in this dtype: not the API's answer
+        if isinstance(side.exc, ScaffoldingRefused):
+            return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"scaffolding refused: {side.exc}")
     if dev.raised:
         unsupported = classify_exception(type(dev.exc).__name__, str(dev.exc), extra)
     else:
@@ -160,6 +170,57 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
     return recorder.entries()
 
 
+def repeat_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
+                 judgement: Judgement) -> None:
+    """A scenario returning :class:`~torchparity.scenarios.registry.Draws`: the device run
+    repeated under the same seed (and the default generator) must draw bit-identical
+    values; otherwise the row fails, whatever the distributions say."""
+    first = draws_in(dev.value) if not dev.raised else []
+    if not first or judgement.status not in (Status.PASS, Status.FAIL):
+        return
+    again = _run(sc.fn, adapter.torch_device, dtype, adapter)
+    second = draws_in(again.value) if not again.raised else []
+    if len(second) != len(first):
+        return  # the repeat itself failed: the judged run already said what it could
+    for i, (a, b) in enumerate(zip(first, second)):
+        a, b = a.detach().cpu(), b.detach().cpu()
+        same = a.shape == b.shape and a.dtype == b.dtype and bool(
+            torch.equal(a, b) or (a.is_floating_point() and torch.equal(a.isnan(), b.isnan())
+                                  and torch.equal(a.nan_to_num(), b.nan_to_num())))
+        if not same:
+            judgement.status, judgement.cause, judgement.warn = Status.FAIL, Cause.MISMATCH, False
+            judgement.detail = (f"draws[{i}]: two device runs under the same seed and generator drew "
+                                f"different values (a seeded API must repeat its draws); {judgement.detail}")
+            return
+
+
+SCAFFOLD_SOURCES = ("scenario", "callable")
+
+
+def explain_scaffolding(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement,
+                        api_obj: Any, api_codes: Sequence[Any]) -> None:
+    """A device refusal raised by an op the scenario runs around the API (its loss, an
+    input transform, a callable it hands the API) is not the API's answer: the device run
+    is repeated under the footprint recorder and, where the refused op's issuer is the
+    scenario, the row becomes ``skip`` / ``not_comparable`` ("scaffolding refused")."""
+    if judgement.status != Status.UNSUPPORTED or (api_obj is None and not api_codes):
+        return
+    recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
+                                 api_codes=api_codes, user_files=[sc.source_file])
+    torch.manual_seed(SEED)
+    try:
+        with recorder:
+            sc.fn(adapter.torch_device, dtype)
+            adapter.synchronize()
+    except Exception:
+        pass  # the refusal itself: recorder.failed names the op that raised
+    if recorder.failed is not None and recorder.failed[1] in SCAFFOLD_SOURCES:
+        op, source, dts = recorder.failed
+        judgement.status, judgement.cause = Status.SKIP, Cause.NOT_COMPARABLE
+        judgement.detail = (f"scaffolding refused: {op} ({dts}) is issued by the {source}, not the API; "
+                            f"{judgement.detail}")
+
+
 def explain_by_path(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement) -> None:
     """A differing result whose device run dispatched other ops or dtypes than the CPU
     run: the API itself computes otherwise on the device (cause ``device_path``).
@@ -218,11 +279,14 @@ def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -
 def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint: bool = False,
             api_obj: Any = None, api_codes: Sequence[Any] = ()) -> Tuple[ScenarioResult, List[FootprintEntry]]:
     dtype = getattr(torch, dtype_name)
-    cpu = run_reference(sc.fn, dtype, adapter)
-    dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
-    judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
-    explain_by_path(sc, dtype, adapter, judgement)
-    entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
+    with device_under_test(adapter.torch_device):
+        cpu = run_reference(sc.fn, dtype, adapter)
+        dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
+        judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
+        explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes)
+        explain_by_path(sc, dtype, adapter, judgement)
+        repeat_draws(sc, dtype, adapter, dev, judgement)
+        entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
     if footprint:
         explain_by_state(judgement, entries)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])

@@ -161,6 +161,8 @@ class _Case:
         # in-range-cast | in-range-shift | order-free; ``mark`` is OpInfo's reason
         self.standard = standard
         self.mark = mark
+        # the op's contract fixes its outputs' layout: strides, offsets, aliasing compared
+        self.layout = oi.layout_fixed(e.opinfo, e.call)
         self.standards_used: set = set()
         self._golden: Optional[_Run] = None
         self.kwargs: Dict[str, Any] = {}
@@ -293,7 +295,7 @@ class _Case:
         try:
             j = compare_outputs(cpu.value, dev.value, self.device_type, path,
                                 golden=golden if (self.golden_ok and kind == "values") else None,
-                                kind=kind)
+                                kind=kind, layout=self.layout and kind == "values")
         except Exception as exc:  # a judging problem is ours, not the device's
             return _cat("harness", Judgement(Status.ERROR, Cause.HARNESS_ERROR,
                                              f"{path}: judging failed: {describe_exception(exc)}"))
@@ -449,6 +451,13 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     limit = case.get("max_samples")
     if limit:
         samples = samples[: int(limit)]
+    if samples and oi.layout_fixed(op, e.call):
+        # a layout-fixing op is also asked on a non-contiguous input: contiguous samples
+        # alone cannot tell a device that makes every output contiguous
+        try:
+            samples = list(samples) + [samples[0].noncontiguous()]
+        except Exception:
+            pass  # a sample that has no non-contiguous form: the others are judged
     if not samples:
         return dict(base, status="skip", cause=Cause.HARNESS_ERROR.value,
                     detail=f"OpInfo makes no {dtype_name} samples",

@@ -426,6 +426,22 @@ def claimed_dtypes(opinfo, device_type: str, backward: bool = False) -> List[str
     return sorted(dtype_name(d) for d in found)
 
 
+# ops whose contract fixes the layout of their result: views (the result's strides and
+# storage offset follow from the input's), ``*_like`` and ``clone`` with preserve_format,
+# ``contiguous``, ``empty_strided``; in-place variants return their input (aliasing)
+LAYOUT_OPS = frozenset({
+    "T", "mT", "as_strided", "chunk", "diagonal", "expand", "movedim", "narrow", "permute",
+    "select", "split", "squeeze", "t", "transpose", "unbind", "unflatten", "unfold", "unsqueeze",
+    "view", "view_as", "clone", "contiguous", "empty_strided", "new_empty_strided", "to",
+})
+
+
+def layout_fixed(opinfo, call: str = "op") -> bool:
+    """Whether strides, storage offset and aliasing of the op's outputs are compared."""
+    return (opinfo.name in LAYOUT_OPS or opinfo.name.endswith("_like")
+            or call.startswith(("inplace", "alias_inplace")))
+
+
 def output_kind(opinfo) -> str:
     """values | random | uninitialised, from the op's family."""
     if opinfo.name in UNINITIALISED_OPS:

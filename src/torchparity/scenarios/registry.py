@@ -24,8 +24,9 @@ import os
 import pkgutil
 import sys
 import textwrap
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
@@ -37,6 +38,84 @@ class NotRunnable(Exception):
     needs names it does not define, files or the network; a scaffold's unwritten body).
     Raised on the CPU reference run, the case is recorded as ``skip`` with the reason:
     never a pass, never the device's fault."""
+
+
+class ScaffoldingRefused(Exception):
+    """Raised by a scenario whose scaffolding (the ops it runs around the API: a model's
+    loss, an input transform) the device under test refuses in the dtype under test, every
+    candidate of :func:`scaffold` included. The row is ``skip`` / ``not_comparable``
+    ("scaffolding refused"): never a verdict on the API."""
+
+
+# the device under test, set by the runner around both runs of a case (the CPU reference
+# and the device run), so that both pick the same scaffolding (see :func:`scaffold`)
+_UNDER_TEST: List[str] = []
+_SCAFFOLD_CACHE: Dict[Tuple[str, str, str], bool] = {}
+
+
+@contextmanager
+def device_under_test(device: str) -> Iterator[None]:
+    """Scenario runs inside pick their scaffolding for ``device`` (the CPU run too)."""
+    _UNDER_TEST.append(device)
+    try:
+        yield
+    finally:
+        _UNDER_TEST.pop()
+
+
+def _runs_on(name: str, op: Callable, device: str, dtype: Any) -> bool:
+    key = (name, device, str(dtype))
+    if key not in _SCAFFOLD_CACHE:
+        import torch
+
+        try:
+            x = torch.linspace(-1.0, 1.0, 4, dtype=torch.float64).to(dtype).to(device).requires_grad_()
+            op(x).sum().backward()
+            _SCAFFOLD_CACHE[key] = True
+        except Exception:  # the device refuses this op (or its backward) in this dtype
+            _SCAFFOLD_CACHE[key] = False
+    return _SCAFFOLD_CACHE[key]
+
+
+def scaffold(device: str, dtype: Any, candidates: Sequence[Tuple[str, Callable]]) -> Callable:
+    """The first of ``candidates`` (``(name, elementwise fn)``) that the device under test
+    runs forward and backward in ``dtype`` — the device of the enclosing
+    :func:`device_under_test`, else ``device`` — so the CPU reference and the device run
+    use the same scaffolding. None runs: :class:`ScaffoldingRefused`."""
+    target = _UNDER_TEST[-1] if _UNDER_TEST else device
+    for name, op in candidates:
+        if _runs_on(name, op, target, dtype):
+            return op
+    names = ", ".join(n for n, _ in candidates)
+    raise ScaffoldingRefused(f"the device refuses every scaffolding candidate ({names}) in {dtype}")
+
+
+class Draws:
+    """A scenario output holding random draws (``Draws(tensor)``): judged against the
+    CPU's draws by the two-sample test of the ``random`` standard, and a second device run
+    under the same seed and generator must draw exactly the same values (a fail
+    otherwise, see ``run.execute``)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Any):
+        self.tensor = tensor
+
+    def __repr__(self) -> str:  # never the values: printing a device tensor runs ops on it
+        t = self.tensor
+        shape = tuple(getattr(t, "shape", ()))
+        return f"Draws(shape={shape}, dtype={str(getattr(t, 'dtype', '?')).replace('torch.', '')})"
+
+
+def draws_in(tree: Any) -> List[Any]:
+    """The tensors of every :class:`Draws` in nested lists / tuples / dicts, in order."""
+    if isinstance(tree, Draws):
+        return [tree.tensor]
+    if isinstance(tree, dict):
+        return [t for v in tree.values() for t in draws_in(v)]
+    if isinstance(tree, (list, tuple)):
+        return [t for v in tree for t in draws_in(v)]
+    return []
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ runs under ``torch.random.fork_rng`` with the runner's seed, so it changes nothi
 from __future__ import annotations
 
 import contextlib
+import dis
 import re
 import warnings
 from abc import ABC, abstractmethod
@@ -23,10 +24,35 @@ from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional
 import torch
 
 from ...results.models import Text
-from ..registry import Raises, Scenario
+from ..registry import Draws, Raises, Scenario
 
 SEED = 0
 FLOATS = ("float32", "float64", "float16", "bfloat16")
+
+
+_NOT_A_READ = ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_CONST", "LOAD_SMALL_INT")
+
+
+def _reads(code: Any, name: str) -> bool:
+    """Whether compiled ``code`` (or a function defined in it) reads the variable ``name``
+    (an attribute of that name, ``t.dtype``, does not count)."""
+    for ins in dis.get_instructions(code):
+        if not ins.opname.startswith("LOAD_") or ins.opname in _NOT_A_READ:
+            continue
+        if ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval):
+            return True
+    return any(_reads(c, name) for c in code.co_consts if hasattr(c, "co_code"))
+
+
+def widened(dtypes: Sequence[str], fn: Optional[Callable] = None) -> Tuple[str, ...]:
+    """The dtypes a case is asked in: a case declared in float32 is asked in every float
+    dtype of FLOATS (float32, float64, float16, bfloat16) — the CPU's probe then keeps
+    those the API accepts — unless its code never reads ``dtype`` (a code block whose
+    answer cannot depend on it: more rows would only repeat it)."""
+    ds = list(dtypes)
+    if "float32" in ds and getattr(fn, "uses_dtype", True):
+        ds += [d for d in FLOATS if d not in ds]
+    return tuple(ds)
 
 
 def probe(fn: Callable[[str, Any], Any], dtypes: Sequence[str]) -> Dict[str, Optional[BaseException]]:
@@ -43,6 +69,9 @@ def probe(fn: Callable[[str, Any], Any], dtypes: Sequence[str]) -> Dict[str, Opt
     return out
 
 
+_CPU_KERNEL_LIMIT = re.compile(r"^Could not run|not implemented for '\w+'")
+
+
 def _first_line(exc: BaseException) -> str:
     return next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
 
@@ -52,23 +81,27 @@ def probed(base_id: str, api: str, source: str, fn: Callable[[str, Any], Any],
            code: str = "", compare: str = "values", tags: Sequence[str] = (),
            skipped: Optional[Dict[str, str]] = None,
            expected: Tuple[type, ...] = (NotImplementedError,),
-           golden: Optional[Callable[[Any], Any]] = None) -> List[Scenario]:
+           golden: Optional[Callable[[Any], Any]] = None, widen: bool = True) -> List[Scenario]:
     """The scenarios of one generated case, split by what the CPU answered per dtype.
 
     ``expected``: the exception types that, raised on the CPU, are the API's own answer
     (the device must raise the same); ``skipped`` (optional) collects
     ``"id[dtype]" -> why`` for dtypes left out; ``golden`` (optional): see
-    :attr:`Scenario.golden`.
+    :attr:`Scenario.golden`; ``widen``: ask the case in every float dtype
+    (:func:`widened`), not only those given.
     """
+    if widen:
+        dtypes = widened(dtypes, fn)
     outcomes = probe(fn, dtypes)
     groups: Dict[Tuple[str, str], List[str]] = {}
     for d in dtypes:
         exc = outcomes[d]
         if exc is None:
             groups.setdefault(("ok", ""), []).append(d)
-        elif isinstance(exc, expected) and not _first_line(exc).startswith("Could not run"):
-            # the API's own "not implemented" (a dispatcher's "Could not run ..." means
-            # the CPU has no kernel: not a question about the device)
+        elif isinstance(exc, expected) and not _CPU_KERNEL_LIMIT.search(_first_line(exc)):
+            # the API's own "not implemented" (a dispatcher's "Could not run ..." or a
+            # kernel's "... not implemented for 'Half'" means the CPU has no kernel for
+            # it: not a question about the device)
             groups.setdefault(("raises:" + type(exc).__name__, _first_line(exc)), []).append(d)
         elif skipped is not None:
             skipped[f"{base_id}[{d}]"] = f"the CPU raises {type(exc).__name__}: {_first_line(exc)[:160]}"
@@ -98,7 +131,7 @@ def block_fn(code: Any, extra: Optional[Dict[str, Any]] = None, name: str = "tor
     ``device``, ``dtype`` (and ``extra``) in scope and returns what it left in ``out``.
     ``quiet``: warnings the block raises are not shown (deprecation notices per call)."""
     def fn(device, dtype):
-        ns = {"torch": torch, "device": device, "dtype": dtype, "__name__": name}
+        ns = {"torch": torch, "device": device, "dtype": dtype, "__name__": name, "Draws": Draws}
         if extra:
             ns.update(extra)
         if quiet:
@@ -112,13 +145,16 @@ def block_fn(code: Any, extra: Optional[Dict[str, Any]] = None, name: str = "tor
     # tells scenario code from the API's by file, and the block is compiled under its
     # source module's name
     fn.__code__ = fn.__code__.replace(co_filename=code.co_filename)
+    fn.uses_dtype = _reads(code, "dtype")  # type: ignore[attr-defined]
     return fn
 
 
 def block_snippet(prelude: str, block: str, imports: str = "import torch\n") -> str:
     """The runnable snippet of a code-block case (``{device}`` / ``{dtype}`` filled in by
     :meth:`Scenario.snippet`)."""
-    return imports + "\ndevice, dtype = {device}, {dtype}\n" + prelude + block + "\nprint(out)\n"
+    return (imports + "\ndevice, dtype = {device}, {dtype}\n"
+            "Draws = lambda t: t  # random draws: torchparity compares their distribution and repeat\n"
+            + prelude + block + "\nprint(out)\n")
 
 
 def reproducer(source: str, api: str, scenario_id: str) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import torch
 
 from ..registry import Scenario
-from .base import ModuleSource, dtype_names_of, probed, resolve_quiet, summary
+from .base import ModuleSource, dtype_names_of, probed, resolve_quiet, summary, widened
 
 NAME = "module"
 ORDER = 20
@@ -190,7 +190,9 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
     info = info_for(cls)
     if info is None:
         return ()
-    dtypes = dtype_names_of(info.supported_dtypes("cpu"))
+    # every float dtype, not only ModuleInfo's claim (float16 / bfloat16 are what an
+    # Ascend user trains in): the CPU's probe keeps those the module runs
+    dtypes = list(widened(dtype_names_of(info.supported_dtypes("cpu"))))
     dtypes = [d for d in dtypes if upstream_skip(info, getattr(torch, d)) is None]
     if not dtypes:
         return ()

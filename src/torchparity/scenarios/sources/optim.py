@@ -30,12 +30,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from ..registry import Scenario
-from .base import ModuleSource, probed, reproducer, resolve_quiet, split_member
+from ..registry import Scenario, scaffold
+from .base import FLOATS, ModuleSource, probed, reproducer, resolve_quiet, split_member
 
 NAME = "optim"
 ORDER = 30
-DTYPES = ("float32", "float64")
+DTYPES = FLOATS
+# the loss's activation is scaffolding, not the optimizer: the first the device under test
+# runs (forward and backward) in the dtype under test (tanh is refused in float64 on A2)
+ACTIVATIONS = (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("square", torch.square))
 CONFIGS = 3
 STEPS = 3
 HOOKS = ("register_step_pre_hook", "register_step_post_hook", "register_state_dict_pre_hook",
@@ -70,22 +73,25 @@ class _Run:
     """Parameters made on the CPU (seeded by the runner), moved, and a loss over them
     (elementwise ops and sums only: a device's matmul limits are not the optimizer's)."""
 
-    def __init__(self, info, device: str, dtype: torch.dtype):
+    def __init__(self, info, device: str, dtype: torch.dtype, compute: Optional[torch.dtype] = None):
+        # compute: the float64 golden makes its inputs in ``dtype`` and computes in float64
         self.sparse = bool(info.only_supports_sparse_grads)
         self.device = device
-        w = torch.randn(4, 3, dtype=dtype)
-        b = torch.randn(4, dtype=dtype)
-        self.x = torch.randn(4, 3, dtype=dtype).to(device)
+        c = compute or dtype
+        w = torch.randn(4, 3, dtype=dtype).to(c)
+        b = torch.randn(4, dtype=dtype).to(c)
+        self.x = torch.randn(4, 3, dtype=dtype).to(c).to(device)
         self.idx = torch.tensor([0, 2, 3]).to(device)
         self.w = torch.nn.Parameter(w.to(device))
         self.b = torch.nn.Parameter((w.flip(0) if self.sparse else b).to(device))
         self.params = [self.w, self.b]
+        self.act = scaffold(device, dtype, ACTIVATIONS)  # chosen for the dtype under test
 
     def loss(self):
         if self.sparse:  # SparseAdam takes sparse gradients only: two embedding tables
             emb = torch.nn.functional.embedding
             return (emb(self.idx, self.w, sparse=True) ** 2).sum() + emb(self.idx, self.b, sparse=True).sum()
-        return (((self.w * self.x).sum(1) + self.b).tanh() ** 2).sum()
+        return (self.act((self.w * self.x).sum(1) + self.b) ** 2).sum()
 
     def closure(self, opt):
         def closure():
@@ -104,9 +110,10 @@ def _make(info, kwargs, params):
     return info.optim_cls(params, **kwargs)
 
 
-def run_member(name: str, kwargs: dict, member: str, device: str, dtype: torch.dtype) -> Any:
+def run_member(name: str, kwargs: dict, member: str, device: str, dtype: torch.dtype,
+               compute: Optional[torch.dtype] = None) -> Any:
     info = _infos()[name]
-    r = _Run(info, device, dtype)
+    r = _Run(info, device, dtype, compute)
     if member == "add_param_group":
         opt = _make(info, kwargs, [r.w])
         opt.add_param_group({"params": [r.b]})
@@ -129,7 +136,7 @@ def run_member(name: str, kwargs: dict, member: str, device: str, dtype: torch.d
         return to_device(opt.state_dict(), device)
     if member == "load_state_dict":
         r.steps(opt, 2)
-        r2 = _Run(info, device, dtype)
+        r2 = _Run(info, device, dtype, compute)
         opt2 = _make(info, kwargs, r2.params)
         opt2.load_state_dict(opt.state_dict())
         r2.steps(opt2, 1)
@@ -180,7 +187,8 @@ def _code(name: str, kwargs: dict, member: str) -> str:
             "b = torch.nn.Parameter(torch.randn(4, dtype=dtype).to(device))\n"
             "x = torch.randn(4, 3, dtype=dtype).to(device)\n"
             f"opt = torch.optim.{name}([w, b], **{kwargs!r})\n"
-            "def closure():\n    opt.zero_grad()\n    loss = (((w * x).sum(1) + b).tanh() ** 2).sum()\n"
+            "act = torch.tanh  # scaffolding: the first of tanh, sigmoid, square the device runs in dtype\n"
+            "def closure():\n    opt.zero_grad()\n    loss = (act((w * x).sum(1) + b) ** 2).sum()\n"
             "    loss.backward()\n    return loss\n"
             f"for _ in range({STEPS}):\n    opt.step(closure)\n"
             f"# member under test: {member}\nprint(w, b, opt.state_dict())\n")
@@ -203,6 +211,9 @@ def _optimizer_scenarios(api: str, name: str, member: Optional[str], prefix: str
     for sid, kwargs, m in todo:
         def fn(device, dtype, _n=name, _k=kwargs, _m=m):
             return run_member(_n, _k, _m, device, dtype)
+
+        def golden(dtype, _n=name, _k=kwargs, _m=m):
+            return run_member(_n, _k, _m, "cpu", dtype, torch.float64)
         what = f"{name}({kwargs})" if m == "config" else f"{name}.{m}"
         out.extend(probed(prefix + sid, api, NAME, fn, DTYPES,
                           en=f"{what}: {STEPS} steps with device-resident parameters, same parameters "
@@ -212,7 +223,7 @@ def _optimizer_scenarios(api: str, name: str, member: Optional[str], prefix: str
                           expect_zh="参数与状态与 CPU 一致",
                           code=reproducer(NAME, api, prefix + sid) if info.only_supports_sparse_grads
                           else _code(name, kwargs, m),
-                          expected=(NotImplementedError, ValueError)))
+                          expected=(NotImplementedError, ValueError), golden=golden))
     return out
 
 
@@ -251,9 +262,10 @@ x = torch.randn(4, 3, dtype=dtype).to(device)
 opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
 sched = %s
 lrs = []
+act = scaffold(device, dtype, ACTIVATIONS)  # the loss's activation: scaffolding, not the API
 for epoch in range(%d):
     opt.zero_grad()
-    loss = ((w * x).sum(1).tanh() ** 2).sum()
+    loss = (act((w * x).sum(1)) ** 2).sum()
     loss.backward()
     opt.step()
     sched.step(loss.item()) if isinstance(sched, S.ReduceLROnPlateau) else sched.step()
@@ -292,7 +304,7 @@ def _scheduler_scenarios(api: str, name: str, member: Optional[str]) -> List[Sce
     code = compile(src, __file__, "exec")
 
     def fn(device, dtype):
-        ns = {"device": device, "dtype": dtype}
+        ns = {"device": device, "dtype": dtype, "scaffold": scaffold, "ACTIVATIONS": ACTIVATIONS}
         exec(code, ns)
         return ns["out"]
     return probed(m, api, NAME, fn, DTYPES,
@@ -300,7 +312,7 @@ def _scheduler_scenarios(api: str, name: str, member: Optional[str]) -> List[Sce
                      "rates (and parameters) as on the CPU",
                   zh=f"lr_scheduler.{name}.{m}：优化器参数在设备上，{EPOCHS} 个 epoch 的学习率（及参数）与 CPU 一致",
                   expect_en="the same learning rates as the CPU", expect_zh="学习率与 CPU 一致",
-                  code=block + "print(out)\n")
+                  code=block.replace("scaffold(device, dtype, ACTIVATIONS)", "torch.tanh") + "print(out)\n")
 
 
 # -- API name -> what it is ---------------------------------------------------------------

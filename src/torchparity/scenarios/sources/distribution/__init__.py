@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from ...registry import Scenario
+from ...registry import Draws, Scenario
 from ..base import ModuleSource, probed, resolve_quiet, split_member
 from . import build as B
 from .build import norm
@@ -41,6 +41,9 @@ IN_SUPPORT = 0.95
 AT_VALUE = ("log_prob", "cdf")
 # members whose output is random: compared by distribution
 RANDOM = ("sample", "rsample", "sample_n")
+# what a constructed distribution computes (its "construct" row judges these, not the
+# parameters it was given back)
+COMPUTES = ("log_prob", "cdf", "mean", "variance", "entropy")
 
 
 # -- normalising outputs ------------------------------------------------------------------
@@ -49,7 +52,20 @@ def sample_summary(d, s: torch.Tensor, device: str) -> Dict[str, Any]:
     frac = d.support.check(s).float().mean().item()
     return {"shape": tuple(s.shape), "dtype": str(s.dtype),
             "on_device": s.device.type == torch.device(device).type,
-            "in_support": frac >= IN_SUPPORT}
+            "in_support": frac >= IN_SUPPORT, "draws": Draws(s.detach())}
+
+
+def computed(spec: B.Spec, device: str, dtype: torch.dtype) -> Dict[str, Any]:
+    """The constructed distribution and what it computes on device values: ``log_prob``
+    and ``cdf`` at a CPU-drawn value, ``mean``, ``variance``, ``entropy()``; a member the
+    class does not implement is named (the same on both sides)."""
+    out: Dict[str, Any] = {"object": norm(B.build(spec, device, dtype))}
+    for m in COMPUTES:
+        try:
+            out[m] = call_member(spec, m, device, dtype)
+        except NotImplementedError:
+            out[m] = "NotImplementedError"
+    return out
 
 
 # -- one member on one distribution -------------------------------------------------------
@@ -138,7 +154,8 @@ def _code(spec: B.Spec, member: str) -> str:
     elif member == "enumerate_support":
         body = f"{make}\nprint(d.enumerate_support(expand=True), d.enumerate_support(expand=False))\n"
     elif member == "construct":
-        body = f"{make}\nprint(d)\n"
+        body = (f"{cpu}{make}\nprint(d, d.log_prob(value.to(device)), d.cdf(value.to(device)), "
+                "d.mean, d.variance, d.entropy())\n")
     else:
         body = f"{make}\nvalue = d.{member}\nprint(value() if callable(value) else value)\n"
     return head + body
@@ -150,7 +167,7 @@ def _member_scenarios(api: str, cls: type, member: str, prefix: str = "") -> Lis
         return []
     if member == "construct":
         def fn(device, dtype, _spec=spec):
-            return norm(B.build(_spec, device, dtype))
+            return computed(_spec, device, dtype)
     else:
         def fn(device, dtype, _spec=spec, _m=member):
             return call_member(_spec, _m, device, dtype)

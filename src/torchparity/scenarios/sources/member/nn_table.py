@@ -165,7 +165,8 @@ GLOBAL_HOOKS: Dict[str, str] = {
 }
 
 _DRAW = ("w = torch.empty(64, 64, dtype=dtype).to(device)\n{call}\n"
-         "out = [tuple(w.shape), str(w.dtype), on_run_device(w), bool(torch.isfinite(w).all()), {check}]")
+         "out = [tuple(w.shape), str(w.dtype), on_run_device(w), bool(torch.isfinite(w).all()), {check},\n"
+         "       Draws(w)]")
 INIT: Dict[str, str] = {
     "calculate_gain": "out = [torch.nn.init.calculate_gain(n) for n in ('linear', 'relu', 'tanh', 'selu')]",
     "constant_": "w = torch.empty(3, 4, dtype=dtype).to(device)\nout = torch.nn.init.constant_(w, 0.25)",

@@ -59,7 +59,9 @@ TENSOR: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "is_complex": ("out = [x.is_complex(), torch.complex(x, x).is_complex()]", ("float32", "float64")),
     "is_conj": ("c = torch.complex(x, x)\nout = [x.is_conj(), c.conj().is_conj()]", ("float32", "float64")),
     "is_signed": ("out = x.is_signed()", ALL),
-    "is_contiguous": ("out = [x.is_contiguous(), x.contiguous().is_contiguous(), "
+    "is_contiguous": ("y = torch.randn(3, 4, dtype=dtype).t().to(device)\n"
+                      "out = [y.is_contiguous(), torch.zeros_like(y).is_contiguous(), "
+                      "x.is_contiguous(), x.contiguous().is_contiguous(), "
                       "x.t().is_contiguous(memory_format=torch.contiguous_format)]", ALL),
     "is_inference": ("with torch.inference_mode():\n    y = x * 2\nout = [x.is_inference(), y.is_inference()]", ALL),
     "is_quantized": ("out = [x.is_quantized, " + "torch.quantize_per_tensor(torch.randn(2), 0.1, 0, torch.qint8)"
@@ -80,7 +82,10 @@ TENSOR: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "nbytes": ("out = x.nbytes", ALL),
     "shape": ("out = tuple(x.shape)", ALL),
     "size": ("out = [tuple(x.size()), x.size(0), x.size(-1)]", ALL),
-    "stride": ("out = [x.stride(), x.stride(0)]", ALL),
+    # y: a non-contiguous tensor the device's own copy kernel made (preserve_format), and
+    # its empty_like: strides a device that makes every output contiguous would lose
+    "stride": ("y = torch.randn(3, 4, dtype=dtype).t().to(device)\n"
+               "out = [x.stride(), x.stride(0), y.stride(), torch.empty_like(y).stride()]", ALL),
     "storage_offset": ("out = x.storage_offset()", ALL),
     "dim_order": ("out = [x.dim_order(), x.t().dim_order()]", ALL),
     "requires_grad": (LEAF + "out = [g.requires_grad, x.requires_grad, (g * 2).requires_grad]", ("float32", "float64")),

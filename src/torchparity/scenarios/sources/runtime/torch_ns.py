@@ -90,10 +90,10 @@ out = [on, torch.is_warn_always_enabled() == prev, y]
 # (reproducibility, shape, dtype, place), not their values
 _MANUAL_SEED = '''\
 torch.manual_seed(7)
-a = torch.rand(16, dtype=dtype, device=device)
+a = torch.rand(256, dtype=dtype, device=device)
 torch.manual_seed(7)
-b = torch.rand(16, dtype=dtype, device=device)
-out = [tuple(a.shape), str(a.dtype), on_run_device(a), torch.equal(a, b), torch.initial_seed()]
+b = torch.rand(256, dtype=dtype, device=device)
+out = [tuple(a.shape), str(a.dtype), on_run_device(a), torch.equal(a, b), torch.initial_seed(), Draws(a)]
 '''
 
 _SEED = '''\
@@ -107,8 +107,8 @@ out = [isinstance(s, int), s == torch.initial_seed(), torch.equal(a, b), on_run_
 _INITIAL_SEED = '''\
 torch.manual_seed(1234)
 s = torch.initial_seed()
-y = torch.randn(8, dtype=dtype, device=device)
-out = [s, tuple(y.shape), on_run_device(y)]
+y = torch.randn(256, dtype=dtype, device=device)
+out = [s, tuple(y.shape), on_run_device(y), Draws(y)]
 '''
 
 # the CPU generator's state (set_rng_state restores only the CPU's): CPU draws, moved
