@@ -17,12 +17,15 @@ The device is the test session's: ``pytest --torchparity-device SPEC`` (which se
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 ENV = "TORCHPARITY_DEVICE"
+# a file that receives one JSON line per judged test (benchmarks/gentest_coverage.py)
+LOG_ENV = "TORCHPARITY_GENTEST_LOG"
 _CONTEXT: Dict[str, Any] = {}
 
 
@@ -148,22 +151,45 @@ def expect(test, entry: Dict[str, Any], dtype: str, sample: Optional[int] = None
         f", sample {sample}]" if sample is not None else "]")
     limits = entry.get("limits", {}) if limits_apply(entry.get("limits_device"), spec) else {}
     limit = limits.get(dtype)
+    verdict, message = _decide(out, limit, sample)
+    _log(entry, dtype, sample, spec, out, verdict)
+    if verdict == "skip":
+        test.skipTest(f"{where}: {message}"[:500])
+    if verdict == "fail":
+        test.fail(f"{where}: {message}"[:2000])
+    return out
+
+
+def _decide(out: Outcome, limit: Optional[Dict[str, str]], sample: Optional[int]):
+    """(pass | refused | skip | fail, message) of one judged case (see :func:`expect`)."""
     if out.status == "skip":
-        test.skipTest(f"{where}: not judged, as in check: {out.detail}"[:500])
-    if sample is not None and out.status == "unsupported" and out.cause == "op_limit":
+        return "skip", f"not judged, as in check: {out.detail}"
+    if sample is not None and out.status == "unsupported" and out.cause == "op_limit" \
+            and (not limit or limit.get("cause") != "op_limit"):
         # this sample raises on the CPU too: the op's own limit, not a device question
-        if not limit or limit.get("cause") != "op_limit":
-            test.skipTest(f"{where}: the CPU refuses this sample too: {out.detail}"[:500])
+        return "skip", f"the CPU refuses this sample too: {out.detail}"
     if limit:
         if out.status in REFUSED and out.cause == limit.get("cause"):
-            return out  # refused as check recorded it on this device
-        if out.status == "pass" and (limit.get("status") == "partial" and sample is not None):
-            return out  # a partial row: some samples run
-        test.fail(f"{where}: check recorded {limit.get('status')} ({limit.get('cause')}) on "
-                  f"{entry.get('limits_device')}, the device now gives {out}"[:2000])
+            return "refused", ""  # refused as check recorded it on this device
+        if out.status == "pass" and limit.get("status") == "partial" and sample is not None:
+            return "pass", ""  # a partial row: some samples run
+        return "fail", (f"check recorded {limit.get('status')} ({limit.get('cause')}) on this "
+                        f"device, it now gives {out}")
     if out.status != "pass":
-        test.fail(f"{where}: {out}"[:2000])
-    return out
+        return "fail", str(out)
+    return "pass", ""
+
+
+def _log(entry: Dict[str, Any], dtype: str, sample: Optional[int], spec: str, out: Outcome,
+         verdict: str) -> None:
+    path = os.environ.get(LOG_ENV)
+    if not path:
+        return
+    line = {"api": entry.get("api") or entry["case"].get("api"), "id": entry["id"], "dtype": dtype, "sample": sample,
+            "device": spec, "status": out.status, "cause": out.cause, "verdict": verdict,
+            "detail": out.detail[:300]}
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
 
 
 def opinfo_samples(case: Dict[str, Any], dtype: str) -> int:
