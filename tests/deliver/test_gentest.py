@@ -141,7 +141,7 @@ def test_generated_tests_can_fail_and_hostile_texts_stay_data(fixture_files):
     tree = ast.parse(text)
     # hostile texts are string constants, never statements
     imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    assert [a.name for n in imports for a in n.names] == ["contextlib", "importlib", "math", "os", "re", "torch"]
+    assert [a.name for n in imports for a in n.names] == ["contextlib", "importlib", "importlib.util", "math", "os", "re", "sys", "torch"]
     calls = [ast.unparse(n.value.func) for n in tree.body
              if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
     assert calls == ["instantiate_device_type_tests"]

@@ -7,7 +7,7 @@ page (and the re-rendered Markdown) can link everything the folder holds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from ..deliver.gentest import STYLES
 from ..deliver.html import write_html
@@ -49,12 +49,13 @@ def expand_styles(styles: Sequence[str]) -> List[str]:
 
 def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool = True,
                         gentest_styles: Sequence[str] = (),
-                        scenario_modules: Sequence[str] = ()) -> List[Writer]:
+                        scenario_modules: Sequence[str] = (),
+                        max_samples: Optional[int] = None) -> List[Writer]:
     writers: List[Writer] = []
     if screenshot:
         writers.append(lambda report, out: write_screenshot(report, out, png=png))
     for style in dict.fromkeys(gentest_styles):
-        writers.append(gentest_writer(style, scenario_modules))
+        writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples))
     if html:
         writers.append(write_html)
     return writers

@@ -1,9 +1,15 @@
-"""`torchparity gentest`: test files from the registered scenarios of some APIs.
+"""`torchparity gentest`: test files from the scenarios of some APIs, from every source.
 
-It asks the scenario sources (``scenarios.sources``) like every command, and writes the
-scenarios whose function source is a readable test on its own: the hand-written ones
-(``GENERATED_FROM``). Scenarios of the generated sources (OpInfo, ...) are run by
-``check`` and ``sweep``; upstream's own test files already hold them.
+It asks the scenario sources (``scenarios.sources``) as ``check`` does and writes one file
+per API:
+
+- hand-written scenarios (source ``hand``): their functions copied into the file, which
+  runs on its own (``deliver.gentest.generate``);
+- every other source (OpInfo, module, optim, distribution, the code-block sources,
+  distributed worlds, ...): each scenario's worker case (``sources.case_for``, the route
+  ``check`` takes) as data, one test per dtype — per dtype and OpInfo sample for OpInfo —
+  judged by ``run.standalone`` with check's comparison (``deliver.gentest.generate_replay``).
+  An API with both gets the second file as ``test_<api>_sources.py``.
 """
 
 from __future__ import annotations
@@ -12,40 +18,82 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ..api.resolve import resolve
-from ..deliver.gentest import DEFAULT_SUPPORTED_DEVICES, STYLES, GeneratedFile, generate
+from ..deliver.gentest import (
+    DEFAULT_SUPPORTED_DEVICES,
+    STYLES,
+    GeneratedFile,
+    ReplayCase,
+    file_name,
+    generate,
+    generate_replay,
+)
 from ..errors import InputError
 from ..results.models import Report
 from ..results.store import write_text_atomic
+from ..run.standalone import opinfo_samples
 from ..scenarios import registry, sources
 from ..version import __version__
+from ..scenarios.registry import Scenario
+from .check import plan_scenarios
 
-GENERATED_FROM = ("hand",)
+HAND = "hand"  # written as functions; every other source as worker cases
+
+
+def replay_case(sc: Scenario, api: str, max_samples: Optional[int] = None) -> ReplayCase:
+    """One generated-source scenario as data for its test file."""
+    case = sources.case_for(sc, api, sc.dtypes[0], max_samples=max_samples)
+    case.pop("dtype", None)
+    case.pop("footprint", None)
+    runs: list = []
+    for d in sc.dtypes:
+        n = opinfo_samples(case, d) if case.get("kind") == "opinfo" else 0
+        runs += [(d, i) for i in range(n)] if n else [(d, None)]
+    try:
+        snippet = sc.snippet("DEVICE")
+    except Exception:  # a snippet is for reading; the case is the test
+        snippet = ""
+    return ReplayCase(id=sc.id, source=sc.source, case=case, runs=runs,
+                      doc=sc.description.en, snippet=snippet)
 
 
 def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
             scenario_modules: Sequence[str] = (), report: Optional[Report] = None,
-            supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES) -> List[GeneratedFile]:
-    """Generate one test file per API in ``style``; writes them under ``out`` when given.
+            supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES,
+            max_samples: Optional[int] = None,
+            dtypes: Optional[Sequence[str]] = None) -> List[GeneratedFile]:
+    """Generate the test files of each API in ``style``; writes them under ``out`` when given.
 
-    ``report``: a check report whose refused cases (status unsupported) become recorded
-    limits in the files (skipped on that device type only if they still raise there).
+    ``report``: a check report whose refused cases become recorded limits in the files.
+    ``max_samples``: at most N OpInfo samples per dtype (as ``check --max-samples``);
+    ``dtypes``: only those dtypes (as ``check --dtypes``).
     """
     if style not in STYLES:
         raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
     if not apis:
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck")
+    if max_samples is not None and max_samples < 1:
+        raise InputError("--max-samples must be at least 1")
     resolved = [resolve(name) for name in apis]
     registry.load_suites(scenario_modules)
     files = []
     for r in resolved:
-        offer = sources.offer(r.name, r.obj)
-        scenarios = [sc for sc in offer.scenarios if sc.source in GENERATED_FROM]
-        others = sorted({sc.source for sc in offer.scenarios} - set(GENERATED_FROM))
-        if not scenarios and others:
-            raise InputError(f"{r.name}: only the {', '.join(others)} source(s) apply; gentest writes "
-                             "hand-written scenarios only (check and sweep run the others)")
-        files.append(generate(r.name, r.qualified_name, scenarios, style, tool_version=__version__,
-                              report=report, supported_devices=supported_devices))
+        offer = plan_scenarios(r.name, r.obj, dtypes)
+        hand = [sc for sc in offer.scenarios if sc.source == HAND]
+        others = [sc for sc in offer.scenarios if sc.source != HAND]
+        if not offer.scenarios:
+            raise InputError(f"{r.name}: no scenario source gives it a scenario ({offer.reason}); "
+                             "there is nothing to generate")
+        if hand:
+            files.append(generate(r.name, r.qualified_name, hand, style, tool_version=__version__,
+                                  report=report, supported_devices=supported_devices))
+        if others:
+            name = file_name(r.name)
+            if hand:
+                name = name[:-3] + "_sources.py"
+            cases = [replay_case(sc, r.name, max_samples) for sc in others]
+            files.append(generate_replay(r.name, r.qualified_name, cases, style,
+                                         tool_version=__version__, report=report,
+                                         supported_devices=supported_devices, name=name))
     if out is not None:
         folder = Path(out)
         if folder.exists() and not folder.is_dir():
@@ -55,16 +103,16 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
     return files
 
 
-def gentest_writer(style: str, scenario_modules: Sequence[str] = ()):
+def gentest_writer(style: str, scenario_modules: Sequence[str] = (),
+                   max_samples: Optional[int] = None):
     """A check() writer: the report's APIs as test files under ``out/tests/<style>/``,
     with the cases the device refused recorded as limits."""
 
     def write(report: Report, out: Path) -> None:
-        apis = [a.name for a in report.apis
-                if any((s.source or "hand") in GENERATED_FROM for s in a.scenarios)]
+        apis = [a.name for a in report.apis if a.scenarios]
         if apis:
             gentest(apis, style, str(Path(out) / "tests" / style), report=report,
-                    scenario_modules=scenario_modules)
+                    scenario_modules=scenario_modules, max_samples=max_samples)
 
     write.__name__ = f"gentest_{style.replace('-', '_')}"
     return write

@@ -25,6 +25,8 @@ def gentest(
     limits_from: Optional[Path] = typer.Option(None, "--limits-from",
                                                help="report.json (or its folder) of a check run: "
                                                     "its refused cases become recorded limits."),
+    max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1,
+                                              help="At most N OpInfo samples per dtype (as check --max-samples)."),
     supported_devices: Optional[str] = typer.Option(None, "--supported-devices",
                                                     help="npu style: comma-separated SupportedDevices "
                                                          "names (default Ascend910B,Ascend910_93,Ascend950)."),
@@ -38,7 +40,7 @@ def gentest(
     chips = [c.strip() for c in supported_devices.split(",") if c.strip()] if supported_devices \
         else list(DEFAULT_SUPPORTED_DEVICES)
     files = run_gentest(apis, style, str(out), scenario_modules=scenarios, report=report,
-                        supported_devices=chips)
+                        supported_devices=chips, max_samples=max_samples)
     for f in files:
         out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
 

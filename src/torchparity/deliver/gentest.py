@@ -232,3 +232,90 @@ def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str
     )
     ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
     return GeneratedFile(api=api, style=style, name=name, text=text, tests=len(cases))
+
+
+# ----------------------------------------------------------------------------- generated sources
+
+
+@dataclass
+class ReplayCase:
+    """One scenario of a generated source as data for its test file: its worker case
+    (``scenarios.sources.case_for``, dtype left out), the (dtype, OpInfo sample) pairs to
+    test, and the snippet that shows it by hand."""
+
+    id: str
+    source: str
+    case: Dict[str, Any]
+    runs: List[Tuple[str, Optional[int]]]
+    doc: str
+    snippet: str = ""
+
+
+def _comment_lines(text: str, limit: int = 60) -> List[str]:
+    """Lines safe inside a ``#`` comment: no line breaks, printable characters only."""
+    lines = []
+    for ln in (text or "").splitlines()[:limit]:
+        lines.append((" " + "".join(ch if ch.isprintable() else "?" for ch in ln)).rstrip())
+    return lines
+
+
+def limits_by_source(report: Optional[Report], api: str, qualified: str) -> Tuple[Optional[str], Dict[Tuple[str, str, str], Dict[str, str]]]:
+    """(device spec, {(source, scenario id, dtype): {status, cause}}) of the cases the
+    report found refused (``unsupported``, ``partial``)."""
+    if report is None:
+        return None, {}
+    out: Dict[Tuple[str, str, str], Dict[str, str]] = {}
+    for a in report.apis:
+        if a.name not in (api, qualified) and a.qualified_name != qualified:
+            continue
+        for s in a.scenarios:
+            if s.status in ("unsupported", "partial"):
+                out[(s.source or "hand", s.id, s.dtype or "")] = {
+                    "status": s.status, "cause": s.cause or ""}
+    return report.device.spec or report.device.type, out
+
+
+def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style: str, *,
+                    tool_version: str, report: Optional[Report] = None,
+                    supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES,
+                    name: Optional[str] = None) -> GeneratedFile:
+    """The test file of one API's generated-source scenarios (see run.standalone)."""
+    if style not in STYLES:
+        raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
+    check_api_name(api)
+    check_api_name(qualified)
+    if not cases:
+        raise InputError(f"{api}: no scenarios, so there is nothing to generate")
+    for chip in supported_devices:
+        if not _SAFE_CHIP.match(chip):
+            raise InputError(f"bad SupportedDevices name {chip!r}")
+    limits_device, limits = limits_by_source(report, api, qualified)
+    rendered: List[Dict[str, Any]] = []
+    used_test: Dict[str, int] = {}
+    for c in cases:
+        test = "test_" + safe_identifier(f"{c.source}_{c.id}", "case")
+        if test in used_test:
+            used_test[test] += 1
+            test = f"{test}_{used_test[test]}"
+        else:
+            used_test[test] = 1
+        dtypes = dict.fromkeys(d for d, _ in c.runs)
+        rendered.append({
+            "id": f"{c.source}:{c.id}", "source": c.source, "case": c.case,
+            "runs": [tuple(r) for r in c.runs], "test": test, "doc": c.doc,
+            "limits": {d: limits[(c.source, c.id, d)] for d in dtypes if (c.source, c.id, d) in limits},
+            "snippet": _comment_lines(c.snippet),
+        })
+    if len({c["id"] for c in rendered}) != len(rendered):
+        raise InputError(f"{api}: two scenarios share one source and id")
+    name = name or file_name(api)
+    template = _environment().get_template(f"gentest_replay_{style.replace('-', '_')}.py.j2")
+    text = template.render(
+        api=api, qualified=qualified, cls=class_name(api), cases=rendered, style=style, file=name,
+        tool_version=tool_version, limits_device=limits_device if limits else None,
+        supported_devices=list(supported_devices),
+        sources=sorted({c.source for c in cases}),
+    )
+    ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
+    return GeneratedFile(api=api, style=style, name=name, text=text,
+                         tests=sum(len(c.runs) for c in cases))

@@ -458,6 +458,10 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
             samples = list(samples) + [samples[0].noncontiguous()]
         except Exception:
             pass  # a sample that has no non-contiguous form: the others are judged
+    first = 0  # a generated test file judges one sample (run.standalone): its index kept
+    if case.get("sample") is not None:
+        first = int(case["sample"])
+        samples = samples[first:first + 1]
     if not samples:
         return dict(base, status="skip", cause=Cause.HARNESS_ERROR.value,
                     detail=f"OpInfo makes no {dtype_name} samples",
@@ -465,7 +469,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     runner = _Case(ctx, e, dtype, kind, grads, skip_reason,
                    standard=standard if standard != "storage-kept" else None, mark=compare_mark)
     outcomes = []
-    for i, s in enumerate(samples):
+    for i, s in enumerate(samples, start=first):
         try:
             outcomes.append(runner.run_sample(s, i))
         except Exception as exc:  # a harness problem with one sample
