@@ -95,7 +95,7 @@ def audit(docs_root: Path, torch_version: str, kernels: KernelFacts, *,
           observations: Optional[Path] = OBSERVATIONS, compute_ops: ComputeOps = default_compute_ops,
           progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, object]:
     index = load_vendor_docs(docs_root, torch_version)
-    chips = {spec[0]: KERNEL_CHIP[name] for name, spec in ASCEND_CHIPS.items()}
+    chips = {chip: KERNEL_CHIP[name] for name, chip in ASCEND_CHIPS.items()}
     pairs = _single_op_entries(index, compute_ops, progress)
     refused = _refused(observations, index.chips)
     commits = {repo: c[:12] for repo, c in kernels.repos.items()}
