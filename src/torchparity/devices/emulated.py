@@ -85,6 +85,11 @@ class EmulatedAdapter(DeviceAdapter):
 
         return reference()
 
+    def unverified_ops(self):
+        from .emulator import unverified_ops
+
+        return unverified_ops()
+
     def trace_ops(self):
         from .emulator import trace_ops
 

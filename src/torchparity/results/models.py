@@ -107,6 +107,9 @@ class ScenarioResult(Strict):
     footprint: List[FootprintEntry] = Field(default_factory=list)
     # added: the scenario source it came from (hand | opinfo | module | optim | ...)
     source: Optional[str] = None
+    # emulated only: "op[dtype]" calls that ran without a capability fact in the profile
+    # (silence is not support): a pass with these is unverified, counted apart
+    unverified: Optional[List[str]] = None
 
 
 class Verdict(Strict):

@@ -26,6 +26,23 @@ OP_NAMESPACES = ("aten.", "c10d.")  # single ops, and torch.distributed collecti
 TEMPLATE_FIELDS = ("op", "kernel", "dtype", "backend")  # what the emulator fills in
 
 
+# Silence is not support, except for bookkeeping that moves or reinterprets data without
+# computing: a generated profile needs no fact for these (schema names) in the dtypes it
+# knows; in another dtype (float8) they are unverified too. The emulator (checks.py) and
+# predict share this list.
+NO_FACT_NEEDED = frozenset({
+    "aten::clone", "aten::detach", "aten::alias", "aten::fill_", "aten::zero_", "aten::zeros",
+    "aten::ones", "aten::full", "aten::zeros_like", "aten::ones_like", "aten::empty_like",
+    "aten::full_like", "aten::new_empty", "aten::new_empty_strided", "aten::new_zeros",
+    "aten::new_ones", "aten::new_full", "aten::lift_fresh", "aten::lift_fresh_copy",
+    "aten::expand", "aten::permute", "aten::transpose", "aten::t", "aten::slice",
+    "aten::select", "aten::squeeze", "aten::unsqueeze", "aten::_unsafe_view",
+    "aten::reshape", "aten::contiguous", "aten::split", "aten::split_with_sizes",
+    "aten::unbind", "aten::narrow", "aten::diagonal", "aten::is_nonzero", "aten::item",
+    "aten::equal", "aten::resize_as_", "aten::record_stream", "aten::_has_compatible_shallow_copy_type",
+})
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
