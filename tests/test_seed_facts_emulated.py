@@ -31,7 +31,7 @@ def a2(tmp_path_factory):
 
 def test_labelled_emulated(a2):
     _, report, _ = a2
-    assert report["device"] == {"type": "npu", "name": "Atlas A2 training series (emulated)",
+    assert report["device"] == {"type": "npu", "name": "Ascend910B3 (emulated)",
                                 "emulated": True, "profile": "ascend-a2", "spec": "emu:ascend-a2"}
     assert report["banner"] == "emulated: a prediction, not a hardware result"
     assert all(s["emulated"] for a in report["apis"] for s in a["scenarios"])

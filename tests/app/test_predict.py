@@ -135,3 +135,16 @@ def test_docs_verdicts_from_synthetic_predictions(profile):
                  "float64": ("profile_silent", "suspected tool error"),  # the profile's silence
                  "bfloat16": ("ops_allowed", "suspected docs error")}  # every part allows it
     assert cmp.rate == 0.0 and cmp.apis == 1 and cmp.apis_agreeing == 0
+
+
+def test_a_generated_profile_silent_on_an_op_predicts_unknown(tmp_path):
+    # silence is not support: no fact for aten.i0 in a generated profile -> unknown
+    path = tmp_path / "gen.yaml"
+    path.write_text("name: gen\ndevice_type: npu\ngenerated: {command: test}\n"
+                    "ops:\n  aten.mul: {dtypes: [float32]}\n  aten.sum: {}\n", encoding="utf-8")
+    preds = by_dtype(predict(["torch.special.i0", "torch.mul"], str(path), dtypes=["float32"]),
+                     "torch.special.i0")
+    assert preds["float32"].status == "unknown"
+    assert "no capability fact for aten.i0" in preds["float32"].reason
+    mul = by_dtype(predict(["torch.mul"], str(path), dtypes=["float32"]), "torch.mul")
+    assert mul["float32"].status == "pass"

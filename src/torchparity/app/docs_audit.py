@@ -97,7 +97,7 @@ def audit(docs_root: Path, torch_version: str, kernels: KernelFacts, *,
           observations: Optional[Path] = OBSERVATIONS, compute_ops: ComputeOps = default_compute_ops,
           progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, object]:
     index = load_vendor_docs(docs_root, torch_version)
-    chips = {spec[0]: KERNEL_CHIP[name] for name, spec in ASCEND_CHIPS.items()}
+    chips = {chip: KERNEL_CHIP[name] for name, chip in ASCEND_CHIPS.items()}
     pairs = _single_op_entries(index, compute_ops, progress)
     refused = _refused(observations, index.chips)
     commits = {repo: c[:12] for repo, c in kernels.repos.items()}
@@ -200,8 +200,16 @@ def audit(docs_root: Path, torch_version: str, kernels: KernelFacts, *,
     findings.sort(key=lambda f: (order[f.severity], f.api))
     return {"docs": f"pytorch_{torch_version.replace('.', '-')}", "torch_version": torch_version,
             "kernels": {r: c for r, c in kernels.repos.items()},
+            "observations_cann": _observations_cann(),
             "entries_compared": len(pairs), "findings": [asdict(f) for f in findings],
             "seed_conflicts": conflicts}
+
+
+def _observations_cann():
+    """The CANN release the seed observations were made on (the seeds' environment, A2)."""
+    from ..devices.profiles import chip_identity, load_profile
+
+    return chip_identity(load_profile("ascend-a2")).cann
 
 
 SEVERITY_TITLE = {
@@ -225,7 +233,10 @@ def render_markdown(report: Dict[str, object]) -> str:
              "For the maintainers of the Ascend PyTorch support docs (docs/zh/api/native_api). "
              "Each entry below contradicts the operator source the runtime enforces, or another "
              "entry of the same op; the evidence and a corrected line follow it.", "",
-             "Kernel sources read: " + ", ".join(f"{r}@{c[:12]}" for r, c in report["kernels"].items()), "",
+             "Kernel sources read: " + ", ".join(f"{r}@{c[:12]}" for r, c in report["kernels"].items())
+             + " (the CANN release of these commits is not recorded: the facts are for them, not "
+               "for a release); the seed observations were made on CANN "
+             + str(report.get("observations_cann") or "not recorded") + ".", "",
              f"Entries compared: {report['entries_compared']} (those whose footprint is one aten op); "
              f"findings: {len(findings)}.", ""]
     counts: Dict[str, int] = defaultdict(int)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..devices.profiles import Profile, load_profile
+from ..devices.profiles.model import NO_FACT_NEEDED
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
 from .predict_sweep import Confirmation, against_rows, against_sweep  # noqa: F401 (re-exported)
@@ -54,6 +55,12 @@ PLUMBING = frozenset({
 def _packet(op: str) -> str:
     parts = op.split(".")
     return ".".join(parts[:2]) if len(parts) >= 3 else op
+
+
+def _silent(unlisted: Sequence[str]) -> List[str]:
+    """Of the ops a profile has no entry for, those that need a capability fact."""
+    return [p for p in unlisted if p not in PLUMBING
+            and p.replace(".", "::", 1) not in NO_FACT_NEEDED]
 
 
 def refuses(profile: Profile, op: str, dtype: Optional[str]) -> bool:
@@ -286,6 +293,12 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
         status, reason = "partial", f"{refused} of {n} samples refused: {why}"
     elif bwd_refused:
         status, reason = "partial", f"forward runs; backward refused in {bwd_refused} of {ran} samples: {why}"
+    elif profile.generated is not None and _silent(unlisted):
+        # silence is not support: a generated profile without a fact for an op says nothing
+        silent = _silent(unlisted)
+        status, reason = "unknown", (f"no capability fact for {', '.join(silent[:4])}"
+                                     + (f" and {len(silent) - 4} more" if len(silent) > 4 else "")
+                                     + ": the profile is silent (an emulated pass is unverified)")
     else:
         status, reason = "pass", "every op of its footprint is allowed"
     native_op = next((f.native_op for f in feet if f.native_op), None)

@@ -50,11 +50,12 @@ HCCL = PROFILE_DIR / "sources" / "ascend-hccl.yaml"
 # profile -> NPU architecture of its chip (hicann/ops-math docs/zh/install/compile.md: --soc per product)
 KERNEL_CHIP = {"ascend-a2": "dav_2201", "ascend-a3": "dav_2201", "ascend-950dt": "dav_3510"}
 
-# profile name -> (chip as the docs write it, device name)
-ASCEND_CHIPS: Dict[str, Tuple[str, str]] = {
-    "ascend-a2": ("Atlas A2 训练系列产品", "Atlas A2 training series (emulated)"),
-    "ascend-a3": ("Atlas A3 训练系列产品", "Atlas A3 training series (emulated)"),
-    "ascend-950dt": ("Ascend 950DT", "Ascend 950DT (emulated)"),
+# profile name -> chip as the docs write it (the name the chip answers with, its SoC
+# version and CANN release are in devices/profiles/chips/identity.yaml, not in the profile)
+ASCEND_CHIPS: Dict[str, str] = {
+    "ascend-a2": "Atlas A2 训练系列产品",
+    "ascend-a3": "Atlas A3 训练系列产品",
+    "ascend-950dt": "Ascend 950DT",
 }
 ITT_API = "torch.autograd.profiler.emit_itt"
 MAX_SOURCES = 4
@@ -254,8 +255,8 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
     the kernel facts when given (with them, the HCCL facts in ``hccl`` for the c10d ops), and
     the hardware observations."""
     index = load_vendor_docs(docs_root, torch_version)
-    wanted = {name: spec for name, spec in ASCEND_CHIPS.items()
-              if not chips or spec[0] in resolve_chips(chips, index.chips)}
+    wanted = {name: chip for name, chip in ASCEND_CHIPS.items()
+              if not chips or chip in resolve_chips(chips, index.chips)}
     if not wanted:
         raise InputError(f"no Ascend chip matches {list(chips)}; known: {', '.join(index.chips)}")
     pairs = _single_op_entries(index, compute_ops, progress)
@@ -269,7 +270,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
     hccl_facts = load_hccl_facts(hccl) if kernels and hccl else None
 
     profiles = {}
-    for name, (chip, device_name) in wanted.items():
+    for name, chip in wanted.items():
         facts: Dict[str, _OpFacts] = defaultdict(_OpFacts)
         for entry, op in pairs:
             if chip not in entry.chips:
@@ -348,7 +349,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
             name=name,
             description=(what.format(chip=chip) + f" torch {torch_version}, with hardware "
                          "observations; generated, do not edit by hand"),
-            device_type="npu", vendor="Ascend", chips=[chip], device_name=device_name,
+            device_type="npu", vendor="Ascend", chips=[chip],
             generated=generated, ops=ops, features=Features(itt=itt))
     return profiles
 

@@ -182,6 +182,13 @@ def predict(
                    f"(vendor op list: {vendor.source})" if vendor is not None
               else "a dispatch mode on the CPU")
     _say(f"predictions for profile '{prof.name}' from {source}; no device ran")
+    from ..devices.profiles import chip_identity
+
+    ident = chip_identity(prof)
+    kernels = (prof.generated or {}).get("kernels")
+    _say(f"chip {ident.device_name}; the profile's CANN: {ident.cann or 'not recorded'} "
+         "(its hardware observations')"
+         + (f"; kernel facts at {kernels} (their CANN release not recorded)" if kernels else ""))
     for p in preds:
         if p.status == "pass":
             continue

@@ -73,6 +73,12 @@ class DeviceAdapter:
         itself, after decomposition; yields None where the backend cannot tell."""
         return nullcontext(None)
 
+    def unverified_ops(self) -> ContextManager[Optional[Set[Tuple[str, str]]]]:
+        """Context manager collecting the (aten op, dtype) calls that ran on a device whose
+        capabilities are predicted (an emulated profile) without a fact saying the chip runs
+        them; yields None where every call is the device's own answer."""
+        return nullcontext(None)
+
     def worker_env(self) -> Dict[str, str]:
         """Environment variables a worker subprocess needs for this backend."""
         return {}

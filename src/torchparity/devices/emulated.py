@@ -55,7 +55,12 @@ class EmulatedAdapter(DeviceAdapter):
         return register()
 
     def device_name(self) -> Optional[str]:
-        return self.profile.device_name or f"{self.profile.name} (emulated)"
+        """The name reports carry: the chip's name, marked emulated (the emulated device's
+        own ``get_device_name()`` answers the chip's name alone, as the chip does)."""
+        from .profiles import chip_identity
+
+        name = chip_identity(self.profile).device_name
+        return name if name.endswith("(emulated)") else f"{name} (emulated)"
 
     def info(self) -> DeviceInfo:
         return DeviceInfo(type=self.type, name=self.device_name(), emulated=True,
@@ -74,6 +79,13 @@ class EmulatedAdapter(DeviceAdapter):
             extra["chips"] = ", ".join(self.profile.chips)
         if self.injected():
             extra["injected"] = ", ".join(self.injected())
+        from .profiles import chip_identity
+
+        ident = chip_identity(self.profile)
+        if ident.soc_version >= 0:
+            extra["chip"] = ident.device_name  # the chip the emulated device answers as
+        if ident.cann:
+            extra["profile_cann"] = ident.cann  # the CANN release the profile's facts are for
         return extra
 
     def injected(self) -> List[str]:
@@ -85,6 +97,11 @@ class EmulatedAdapter(DeviceAdapter):
         from .emulator import reference
 
         return reference()
+
+    def unverified_ops(self):
+        from .emulator import unverified_ops
+
+        return unverified_ops()
 
     def trace_ops(self):
         from .emulator import trace_ops

@@ -145,6 +145,12 @@ def decide(analysis: Analysis, results: Sequence[ScenarioResult], facts: Dict[st
     if not_answers:
         en.append(f"{len(not_answers)} not answered (not counted).")
         zh.append(f"另有 {len(not_answers)} 个未得出结论（不计入）。")
+    # silence is not support: passes through ops the emulated profile has no fact for
+    unverified = [r for r in passed if r.unverified]
+    if unverified:
+        en.append(f"{len(unverified)} of these passes are unverified: no capability fact "
+                  "for an op they ran (the emulated profile is silent).")
+        zh.append(f"其中 {len(unverified)} 个通过未经验证：所运行的算子在模拟设备配置中没有能力事实。")
     if not counted and why_none is not None:
         en.append(why_none.en)
         zh.append(why_none.zh)

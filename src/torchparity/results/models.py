@@ -127,6 +127,9 @@ class ScenarioResult(Strict):
     injected: List[str] = Field(default_factory=list)
     # added: device-compute | device-state | host-only | none, from the footprint
     evidence: Optional[str] = None
+    # emulated only: "op[dtype]" calls that ran without a capability fact in the profile
+    # (silence is not support): a pass with these is unverified, counted apart
+    unverified: Optional[List[str]] = None
 
 
 class Verdict(Strict):

@@ -276,12 +276,26 @@ def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -
     return sorted([op, dt] for op, dt in seen)
 
 
+UNVERIFIED_NOTE = "no capability fact: the emulated pass is unverified"
+
+
+def unverified_calls(silent) -> List[str]:
+    """'aten.op[dtype]' for the calls that ran without a capability fact, sorted."""
+    return sorted(f"{op}[{dt}]" for op, dt in (silent or ()))
+
+
+def unverified_note(calls: Sequence[str], limit: int = 4) -> str:
+    more = f", ... {len(calls) - limit} more" if len(calls) > limit else ""
+    return f"{UNVERIFIED_NOTE} ({', '.join(calls[:limit])}{more})"
+
+
 def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint: bool = False,
             api_obj: Any = None, api_codes: Sequence[Any] = ()) -> Tuple[ScenarioResult, List[FootprintEntry]]:
     dtype = getattr(torch, dtype_name)
     with device_under_test(adapter.torch_device):
         cpu = run_reference(sc.fn, dtype, adapter)
-        dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
+        with adapter.unverified_ops() as silent:
+            dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
         judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
         explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes)
         explain_by_path(sc, dtype, adapter, judgement)
@@ -291,10 +305,13 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         explain_by_state(judgement, entries)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
+    unverified = unverified_calls(silent) if judgement.status == Status.PASS else None
+    if unverified:
+        detail = "; ".join(x for x in (detail, unverified_note(unverified)) if x)
     result = ScenarioResult(
         id=sc.id, dtype=dtype_name, status=judgement.status, cause=judgement.cause,
         detail=detail[:DETAIL_LIMIT], duration_s=round(dev.seconds, 6),
         description=sc.description, expected=sc.expected, tags=tags,
-        metric=judgement.metric, emulated=adapter.emulated,
+        metric=judgement.metric, emulated=adapter.emulated, unverified=unverified or None,
     )
     return result, entries

@@ -86,6 +86,20 @@ def reference() -> Iterator[None]:
 
 
 @contextmanager
+def unverified_ops() -> Iterator[Set[Tuple[str, str]]]:
+    """Collect the (op packet, dtype) calls a generated profile has no capability fact for
+    (``checks.SilentRule``): they ran, but nothing says the chip runs them (not re-entrant)."""
+    from .checks import UNVERIFIED
+
+    seen: Set[Tuple[str, str]] = set()
+    UNVERIFIED.seen = seen
+    try:
+        yield seen
+    finally:
+        UNVERIFIED.seen = None
+
+
+@contextmanager
 def trace_ops() -> Iterator[Set[Tuple[str, str]]]:
     """Collect the (op packet, dtype) pairs dispatched to the device (not re-entrant)."""
     from .dispatch import STATE

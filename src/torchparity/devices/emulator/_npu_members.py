@@ -2,8 +2,8 @@
 
 Source: Ascend/pytorch@9e73e708ab9350d203475609f36f8a43f6a0c2ab
 ``torch_npu/npu/__init__.py`` (its ``__all__``), ``torch_npu/npu/amp/__init__.py`` (the
-``amp`` subpackage's ``__all__``) and ``torch_npu/npu/streams.py`` (the public methods of
-``Stream`` and ``Event``). The emulated device module (``module.py``) exposes a member only
+``amp`` subpackage's ``__all__``), ``torch_npu/npu/utils.py`` (what the ``utils`` submodule
+answers) and ``torch_npu/npu/streams.py`` (the public methods of ``Stream`` and ``Event``). The emulated device module (``module.py``) exposes a member only
 if it is listed here, so ``torch.npu.X`` is missing on the emulator exactly where torch_npu
 lacks it; a listed member that a Python backend cannot provide raises "... is not supported
 by the emulated device".
@@ -158,7 +158,12 @@ NPU_ALL = (
 )
 
 # public attributes outside __all__ that the package defines or imports (subpackages)
-NPU_EXTRA = ("amp", "default_generators", "_is_in_bad_fork", "_lazy_init")
+NPU_EXTRA = ("amp", "utils", "default_generators", "_is_in_bad_fork", "_lazy_init")
+
+# torch_npu/npu/utils.py: the members of the ``utils`` submodule the emulator answers
+# (get_soc_version is imported there from _backends.py; _is_gte_cann_version is what
+# torch_npu.testing's SkipIfNotGteCANNVersion calls)
+NPU_UTILS = ("get_soc_version", "get_cann_version", "_is_gte_cann_version", "is_bf16_supported")
 
 # torch_npu/npu/amp/__init__.py __all__
 NPU_AMP = ("autocast", "GradScaler", "custom_fwd", "custom_bwd")

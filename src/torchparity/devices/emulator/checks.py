@@ -15,6 +15,13 @@ The message has the real backend's shape, from the profile's ``errors`` template
 Ops the profile does not list are allowed with ``default: allow``; with
 ``default: deny`` they are refused, except the plumbing every backend has (allocation,
 copies, views, storage re-pointing) so that tensors can still reach the device.
+
+Silence is not support: in a *generated* profile (built from kernel sources, docs and
+observations) an op without a rule is a missing fact, not a fact. Such an op still runs
+(``default: allow``), but each call is recorded while ``unverified_ops()`` is open, so the
+case that reached it says "no capability fact: the emulated pass is unverified". Plumbing
+is recorded only in a dtype the profile model does not know (float8 storages, uint16).
+A hand-written ``default: allow`` (``allow-all``) is its author's claim and records nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Optional
 import torch
 
 from ...dtypes import dtype_name
+from ..profiles.model import DTYPES, NO_FACT_NEEDED
 
 # The names the dtype dispatch macros print (c10::toString(ScalarType)).
 SCALAR_TYPE_NAMES = {
@@ -67,6 +75,35 @@ class OpRule:
                 dtype=_scalar_type_name(dtype)))
 
 
+class Unverified:
+    """While ``seen`` is a set: the (op packet, dtype) calls a generated profile has no fact for."""
+
+    seen: Optional[set] = None
+
+
+UNVERIFIED = Unverified()
+_KNOWN = frozenset(DTYPES)
+
+
+class SilentRule(OpRule):
+    """No rule in a generated profile: the call runs, and is recorded as unverified."""
+
+    __slots__ = ("packet", "plumbing")
+
+    def __init__(self, op_name: str, kernel: str, errors, plumbing: bool):
+        super().__init__(op_name, kernel, True, None, errors)
+        self.packet = op_name.replace("::", ".")
+        self.plumbing = plumbing
+
+    def check(self, dtype: Optional[torch.dtype]) -> None:
+        seen = UNVERIFIED.seen
+        if seen is None or dtype is None:
+            return
+        name = dtype_name(dtype)
+        if not self.plumbing or name not in _KNOWN:
+            seen.add((self.packet, name))
+
+
 def _scalar_type_name(dtype: Optional[torch.dtype]) -> str:
     if dtype is None:
         return "?"
@@ -85,7 +122,10 @@ def rule_for(profile, op, device_type: str) -> Optional[OpRule]:
     kernel = f"{base}_{device_type}"
     if entry is None:
         if profile.default == "allow" or schema_name in PLUMBING:
-            return None
+            if profile.generated is None:
+                return None  # a hand-written allow is a claim
+            return SilentRule(schema_name, kernel, profile.errors,
+                              plumbing=schema_name in PLUMBING or schema_name in NO_FACT_NEEDED)
         return OpRule(schema_name, kernel, False, None, profile.errors)
     if entry.supported and entry.dtypes is None:
         return None

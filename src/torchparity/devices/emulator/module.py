@@ -17,8 +17,9 @@ from typing import List, Optional
 
 import torch
 
+from ..profiles import chip_identity
 from . import runtime
-from ._npu_members import MEMBERS, NPU_AMP
+from ._npu_members import MEMBERS, NPU_AMP, NPU_UTILS
 from .legacy_storage import make_classes
 
 
@@ -53,7 +54,8 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
     mod = types.ModuleType(f"torch.{device_type}",
                            f"Emulated {device_type} device (torchparity profile "
                            f"'{profile.name}'): a PrivateUse1 backend running on the CPU.")
-    name = profile.device_name or f"{profile.name} (emulated)"
+    identity = chip_identity(profile)
+    name = identity.device_name  # as the chip answers: "Ascend910B3", not "... (emulated)"
     amp_dtypes = [getattr(torch, d) for d in profile.features.autocast_dtypes]
 
     def is_available() -> bool:
@@ -122,11 +124,12 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
         set_rng_state_all=set_rng_state_all, _is_in_bad_fork=_is_in_bad_fork,
         get_amp_supported_dtype=get_amp_supported_dtype, is_bf16_supported=is_bf16_supported,
     )
-    funcs.update(_extras(device_type, profile, name))
+    funcs.update(_extras(device_type, profile, identity))
     funcs.update(runtime.build(device_type, _index))
     funcs.update(make_classes(mod.__name__))
     funcs["device"] = _DeviceContext
     funcs["amp"] = _amp_module(device_type)
+    funcs["utils"] = _utils_module(device_type, identity, is_bf16_supported)
     funcs["default_generators"] = (generator,)
     for key, fn in funcs.items():
         if not key.startswith("_") and key not in MEMBERS:
@@ -134,9 +137,34 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
         if isinstance(fn, types.FunctionType):
             fn.__module__ = mod.__name__
         setattr(mod, key, fn)
-    mod.emulated = True
+    mod.emulated = True  # the chip API answers as the chip; torchparity's reports say emulated
     mod.profile_name = profile.name
     return mod
+
+
+class DeviceProperties:
+    """What ``get_device_properties()`` returns: the fields of torch_npu's
+    ``_NPUDeviceProperties`` (Ascend/pytorch torch_npu/csrc/npu/Module.cpp, NPUDeviceProp),
+    with the chip's name and core counts from the profile's identity; the memory is the
+    host's, which is the emulated device's memory."""
+
+    major = minor = is_multi_gpu_board = is_integrated = multi_processor_count = None
+    max_threads_per_multi_processor = warp_size = regs_per_multiprocessor = None
+    gcnArchName = None
+    emulated = True
+
+    def __init__(self, identity, total_memory: int):
+        self.name = identity.device_name
+        self.total_memory = total_memory
+        self.cube_core_num = identity.cube_core_num
+        self.vector_core_num = identity.vector_core_num
+        self.L2_cache_size = identity.l2_cache_size
+
+    def __repr__(self) -> str:
+        mb = 1024 * 1024
+        return (f"_NPUDeviceProperties(name='{self.name}', total_memory={self.total_memory // mb}MB, "
+                f"cube_core_num={self.cube_core_num}, vector_core_num={self.vector_core_num}, "
+                f"L2_cache_size={self.L2_cache_size // mb}MB)")
 
 
 class _DeviceOf(_DeviceContext):
@@ -147,11 +175,10 @@ class _DeviceOf(_DeviceContext):
                          and obj.device.type != "cpu" else None)
 
 
-def _extras(device_type: str, profile, name: str) -> dict:
+def _extras(device_type: str, profile, identity) -> dict:
     def get_device_properties(device=None):
         _index(device)
-        return types.SimpleNamespace(name=name, total_memory=runtime.host_memory()[1],
-                                     emulated=True)
+        return DeviceProperties(identity, runtime.host_memory()[1])
 
     def get_device_capability(device=None):
         # torch_npu answers None unless TORCH_NPU_DEVICE_CAPABILITY says "major.minor"
@@ -182,6 +209,32 @@ def _extras(device_type: str, profile, name: str) -> dict:
                 can_device_access_peer=can_device_access_peer, device_of=_DeviceOf,
                 is_autocast_enabled=is_autocast_enabled, set_autocast_enabled=set_autocast_enabled,
                 get_autocast_dtype=get_autocast_dtype, set_autocast_dtype=set_autocast_dtype)
+
+
+def _utils_module(device_type: str, identity, is_bf16_supported) -> types.ModuleType:
+    """``torch.<device>.utils``: the SoC version and CANN release of the profile's chip."""
+    utils = types.ModuleType(f"torch.{device_type}.utils", f"Emulated torch.{device_type}.utils")
+
+    def get_soc_version() -> int:
+        return identity.soc_version
+
+    def get_cann_version(module="CANN") -> str:
+        # the release the profile's facts are for; "" where the profile records none
+        return identity.cann or ""
+
+    def _is_gte_cann_version(version, module="CANN") -> bool:
+        def key(v):
+            return tuple(int(x) if x.isdigit() else 0 for x in re.split(r"[.]", str(v)))
+        return bool(identity.cann) and key(identity.cann) >= key(version)
+
+    for key, value in dict(get_soc_version=get_soc_version, get_cann_version=get_cann_version,
+                           _is_gte_cann_version=_is_gte_cann_version,
+                           is_bf16_supported=is_bf16_supported).items():
+        if key in NPU_UTILS:
+            if isinstance(value, types.FunctionType):
+                value.__module__ = utils.__name__
+            setattr(utils, key, value)
+    return utils
 
 
 def _amp_module(device_type: str) -> types.ModuleType:

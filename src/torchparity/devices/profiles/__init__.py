@@ -1,5 +1,12 @@
 """Capability profiles (YAML, validated with pydantic). Shipped ones live in this folder."""
 
-from .model import Profile, builtin_profiles, dump_profile, load_profile
+from .model import (
+    ChipIdentity,
+    Profile,
+    builtin_profiles,
+    chip_identity,
+    dump_profile,
+    load_profile,
+)
 
-__all__ = ["Profile", "builtin_profiles", "dump_profile", "load_profile"]
+__all__ = ["ChipIdentity", "Profile", "chip_identity", "builtin_profiles", "dump_profile", "load_profile"]

@@ -26,6 +26,23 @@ OP_NAMESPACES = ("aten.", "c10d.")  # single ops, and torch.distributed collecti
 TEMPLATE_FIELDS = ("op", "kernel", "dtype", "backend")  # what the emulator fills in
 
 
+# Silence is not support, except for bookkeeping that moves or reinterprets data without
+# computing: a generated profile needs no fact for these (schema names) in the dtypes it
+# knows; in another dtype (float8) they are unverified too. The emulator (checks.py) and
+# predict share this list.
+NO_FACT_NEEDED = frozenset({
+    "aten::clone", "aten::detach", "aten::alias", "aten::fill_", "aten::zero_", "aten::zeros",
+    "aten::ones", "aten::full", "aten::zeros_like", "aten::ones_like", "aten::empty_like",
+    "aten::full_like", "aten::new_empty", "aten::new_empty_strided", "aten::new_zeros",
+    "aten::new_ones", "aten::new_full", "aten::lift_fresh", "aten::lift_fresh_copy",
+    "aten::expand", "aten::permute", "aten::transpose", "aten::t", "aten::slice",
+    "aten::select", "aten::squeeze", "aten::unsqueeze", "aten::_unsafe_view",
+    "aten::reshape", "aten::contiguous", "aten::split", "aten::split_with_sizes",
+    "aten::unbind", "aten::narrow", "aten::diagonal", "aten::is_nonzero", "aten::item",
+    "aten::equal", "aten::resize_as_", "aten::record_stream", "aten::_has_compatible_shallow_copy_type",
+})
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -98,6 +115,21 @@ class ErrorTemplates(_Strict):
         return value
 
 
+class ChipIdentity(_Strict):
+    """How the chip a profile stands for answers torch_npu's device API (``chips/identity.yaml``)."""
+
+    device_name: str  # torch.npu.get_device_name(), e.g. "Ascend910B3"
+    soc_version: int = -1  # torch_npu._C._npu_get_soc_version() (c10_npu::SocVersion)
+    cann: Optional[str] = None  # the CANN release the profile's facts are for, when known
+    cube_core_num: int = 0  # 0: not recorded
+    vector_core_num: int = 0
+    l2_cache_size: int = 0
+    note: Optional[str] = None
+
+
+IDENTITY_FILE = PROFILE_DIR / "chips" / "identity.yaml"
+
+
 class Profile(_Strict):
     name: str
     description: str = ""
@@ -105,6 +137,9 @@ class Profile(_Strict):
     vendor: Optional[str] = None
     chips: List[str] = Field(default_factory=list)
     device_name: Optional[str] = None
+    # the chip identity (an entry of chips/identity.yaml) the device API answers with; default:
+    # the entry named like the profile, if any
+    identity: Optional[str] = None
     generated: Optional[Dict[str, str]] = None  # how it was built: command, sources, torch version
     default: str = "allow"  # "allow" | "deny": ops not listed
     ops: Dict[str, OpSupport] = Field(default_factory=dict)
@@ -150,6 +185,33 @@ class Profile(_Strict):
         if not entry.supported:
             return False
         return entry.dtypes is None or dtype in entry.dtypes
+
+
+def chip_identity(profile: "Profile") -> ChipIdentity:
+    """The identity the emulated device answers with: the profile's ``identity`` entry (or
+    the one named like the profile) of ``identity.yaml``; without one, the profile's
+    ``device_name`` (or "<name> (emulated)") and an unknown SoC version."""
+    table = _identities()
+    key = profile.identity or profile.name
+    if profile.identity is not None and key not in table:
+        raise ProfileError(f"profile '{profile.name}' names identity '{key}', which "
+                           f"{IDENTITY_FILE.name} lacks (known: {', '.join(table)})")
+    if key in table:
+        return table[key]
+    return ChipIdentity(device_name=profile.device_name or f"{profile.name} (emulated)")
+
+
+_IDENTITIES: Dict[str, ChipIdentity] = {}
+
+
+def _identities() -> Dict[str, ChipIdentity]:
+    if not _IDENTITIES:
+        raw = yaml.safe_load(IDENTITY_FILE.read_text(encoding="utf-8")) or {}
+        try:
+            _IDENTITIES.update({k: ChipIdentity.model_validate(v) for k, v in raw.items()})
+        except ValueError as exc:
+            raise ProfileError(f"{IDENTITY_FILE.name}: {exc}") from None
+    return _IDENTITIES
 
 
 def builtin_profiles() -> Dict[str, Path]:
