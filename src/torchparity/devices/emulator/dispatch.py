@@ -35,6 +35,8 @@ _Tensor = torch.Tensor
 _META_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
 _CPU = torch.device("cpu")
 _strided = torch.strided
+_HOST_ATTR = st.HOST_ATTR
+_cpu_view = st.cpu_view
 
 # Kinds of tensor-carrying arguments and returns.
 T, OPT, LIST = 1, 2, 3
@@ -60,6 +62,7 @@ class State:
     """What the dispatch layer needs from the active emulator (set once by activate)."""
 
     device_type: str = ""
+    device: Optional[torch.device] = None  # torch.device(device_type, 0), the one device
     profile = None
     generator: Optional[torch.Generator] = None
     # while tracing: the (aten op packet, dtype) pairs that reached the device
@@ -203,14 +206,14 @@ class _Call:
         if self.dtype is None:
             self.dtype = a.dtype
         if a.is_cpu:
-            if a.dim():
+            if not self.cpu_dims and a.dim():
                 self.cpu_dims = True
             return a
-        if a.device.type != STATE.device_type:
-            return a
-        self.device = a.device
         dev = a.untyped_storage()
-        view = st.cpu_view(a)
+        if getattr(dev, _HOST_ATTR, None) is None and a.device.type != STATE.device_type:
+            return a  # another device's tensor (meta, ...): the CPU kernel answers for it
+        self.device = STATE.device
+        view = _cpu_view(a)
         self.owners[dev.data_ptr()] = dev
         return view
 
@@ -221,7 +224,7 @@ class _Call:
         """A CPU view for an out= tensor whose storage the CPU kernel may not reallocate."""
         if not isinstance(a, _Tensor) or a.is_cpu:
             return self.map(a)
-        self.device = a.device
+        self.device = STATE.device
         view = st.cpu_view(a)
         fixed = torch._C._construct_storage_from_data_pointer(
             view.untyped_storage().data_ptr(), _CPU, view.untyped_storage().nbytes())
