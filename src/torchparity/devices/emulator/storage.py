@@ -167,6 +167,14 @@ def cpu_view(t: torch.Tensor) -> torch.Tensor:
     return view
 
 
+def forget_view(t: torch.Tensor) -> None:
+    """Drop the CPU view remembered for ``t``'s storage (a CPU kernel changed that view's
+    geometry or memory in place)."""
+    record = getattr(t.untyped_storage(), HOST_ATTR, None)
+    if record is not None:
+        record.view = None
+
+
 def _null_host(t: torch.Tensor, storage: torch.UntypedStorage) -> torch.UntypedStorage:
     """Host memory for a device tensor whose storage has none (null data).
 
