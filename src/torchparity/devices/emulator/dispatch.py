@@ -4,14 +4,16 @@ Every op that reaches the PrivateUse1 key (and has no explicit kernel in ``kerne
 lands in :func:`fallback`. It looks up the op's :class:`Plan` (built once per op from its
 schema and the profile), then
 
-1. checks the profile (``profile.allows(op, dtype)``; see ``checks.py`` for which dtype),
+1. checks the profile (:func:`check_op`, the one place an op meets the profile; see
+   ``checks.py`` for which dtype),
 2. maps device tensors to CPU views of the same host bytes (``storage.cpu_view``) and
    refuses mixed multi-dimensional CPU + device inputs like a real backend,
 3. replaces ``device=<emu>`` by the CPU and feeds the device's own generator to random ops,
 4. runs the CPU kernel,
 5. maps results back: a result in an input's memory becomes an alias of that input,
    mutated arguments (in-place ``self``, ``out=``) are returned as the very device tensors
-   passed in, everything else gets a new device storage over the result's host bytes.
+   passed in, everything else gets a new device storage over the result's host bytes
+   (:func:`device_results`, the one place device results are produced).
 
 Pure view ops run their Meta kernel directly on the device tensor (no CPU round trip).
 
