@@ -3,8 +3,11 @@
     python benchmarks/emulator_ops.py [--profile allow-all] [--repeat 5]
 
 Each case runs the same code on CPU tensors and on emulated-device tensors; the table
-shows the best-of-``repeat`` mean time per call and the ratio. Targets (2 vCPU,
-single-threaded): add 4x4 <= 30 us, mm 512x512 <= 1.1x the CPU.
+shows the best mean time per call over ``repeat`` rounds and the ratio. The two devices
+take turns in short chunks, round after round, so that a loaded machine slows both sides
+alike: only the ratio means something, never the absolute time. Targets (emulated / CPU,
+single-threaded, in the same run): add 4x4 <= 8x, (x*x).sum() fwd+bwd 16x16 <= 6x,
+mm 512x512 <= 1.1x.
 """
 
 from __future__ import annotations
@@ -15,8 +18,7 @@ from typing import Callable, Dict, List, Tuple
 
 import torch
 
-TARGETS_US = {"add 4x4": 30.0}
-TARGET_RATIO = {"mm 512x512": 1.1}
+TARGET_RATIO = {"add 4x4": 8.0, "(x*x).sum() fwd+bwd 16x16": 6.0, "mm 512x512": 1.1}
 
 
 def _cases(device: str) -> List[Tuple[str, Callable[[], object], int]]:
@@ -43,30 +45,32 @@ def _cases(device: str) -> List[Tuple[str, Callable[[], object], int]]:
     def mm():
         return torch.mm(m1, m2)
 
-    return [("add 4x4", add, 2000), ("add_ 4x4", add_, 2000), ("a[0]", index, 2000),
-            ("(x*x).sum() fwd+bwd 16x16", fwd_bwd, 500), ("mm 512x512", mm, 50)]
+    # (name, function, calls per chunk)
+    return [("add 4x4", add, 200), ("add_ 4x4", add_, 200), ("a[0]", index, 200),
+            ("(x*x).sum() fwd+bwd 16x16", fwd_bwd, 40), ("mm 512x512", mm, 3)]
 
 
-def _time(fn: Callable[[], object], number: int, repeat: int) -> float:
-    for _ in range(max(1, number // 10)):
+def _chunk(fn: Callable[[], object], number: int) -> float:
+    start = time.perf_counter()
+    for _ in range(number):
         fn()
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
+    return (time.perf_counter() - start) / number
 
 
-def measure(devices: List[str], repeat: int = 7) -> Dict[str, Dict[str, float]]:
-    """{case: {device: seconds per call}}; the devices take turns case by case, so that
-    drift of the machine affects both sides alike."""
+def measure(devices: List[str], repeat: int = 30) -> Dict[str, Dict[str, float]]:
+    """{case: {device: best seconds per call}}: ``repeat`` rounds, in each of which every
+    device runs a chunk of every case in turn (after one warm-up round)."""
     cases = {device: _cases(device) for device in devices}
-    out: Dict[str, Dict[str, float]] = {}
-    for i, (name, _, number) in enumerate(cases[devices[0]]):
-        out[name] = {device: _time(cases[device][i][1], number, repeat) for device in devices}
-    return out
+    names = [name for name, _, _ in cases[devices[0]]]
+    best: Dict[str, Dict[str, float]] = {name: {d: float("inf") for d in devices} for name in names}
+    for rnd in range(repeat + 1):
+        for i, name in enumerate(names):
+            for device in devices:
+                _, fn, number = cases[device][i]
+                t = _chunk(fn, number)
+                if rnd:
+                    best[name][device] = min(best[name][device], t)
+    return best
 
 
 def _fmt(seconds: float) -> str:
@@ -76,7 +80,7 @@ def _fmt(seconds: float) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="allow-all")
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=30, help="rounds (best of)")
     args = parser.parse_args(argv)
 
     from torchparity.devices.emulator import activate
@@ -86,17 +90,13 @@ def main(argv=None) -> int:
     activate(profile)
     torch.set_num_threads(1)
     times = measure(["cpu", profile.device_type], args.repeat)
-    print(f"torch {torch.__version__}, 1 thread, profile {profile.name}, best of {args.repeat}")
+    print(f"torch {torch.__version__}, 1 thread, profile {profile.name}, best of {args.repeat} interleaved rounds (ratios only: same run, same load)")
     print(f"{'case':28} {'cpu':>12} {'emulated':>12} {'ratio':>8}  target")
     failed = 0
     for name, t in times.items():
         cpu, emu = t["cpu"], t[profile.device_type]
         ratio = emu / cpu
         target = ""
-        if name in TARGETS_US:
-            ok = emu * 1e6 <= TARGETS_US[name]
-            target = f"<= {TARGETS_US[name]:.0f} us {'ok' if ok else 'MISSED'}"
-            failed += not ok
         if name in TARGET_RATIO:
             ok = ratio <= TARGET_RATIO[name]
             target = f"<= {TARGET_RATIO[name]}x {'ok' if ok else 'MISSED'}"

@@ -62,3 +62,33 @@ def test_host_memory_is_freed_with_the_last_alias(dev):
     del view
     gc.collect()
     assert _rss_bytes() - base < big // 4
+
+
+def test_memory_counters_count_allocations_and_free_with_the_last_alias(dev):
+    mod = torch.get_device_module(dev)
+    gc.collect()
+    base = mod.memory_allocated()
+    blocks = mod.memory_stats()["allocation.all.current"]
+    x = torch.zeros(1024, device=dev)
+    assert mod.memory_allocated() == base + 4096
+    assert mod.memory_stats()["allocation.all.current"] == blocks + 1
+    view = x[10:].detach()
+    del x
+    assert mod.memory_allocated() == base + 4096  # the view keeps the storage
+    assert (view + 1).sum().item() == (view.cpu() + 1).sum().item()  # results come and go
+    del view
+    assert mod.memory_allocated() == base
+    assert mod.memory_stats()["allocation.all.current"] == blocks
+    mod.reset_peak_memory_stats()
+    assert mod.max_memory_allocated() == base
+    y = torch.ones(256, device=dev)
+    del y
+    assert mod.max_memory_allocated() >= base + 1024
+    assert mod.memory_allocated() == base
+
+
+def test_a_storage_slice_of_device_memory_reads_the_same_bytes(dev):
+    x = torch.arange(8, dtype=torch.float32, device=dev)
+    part = x.untyped_storage()[0:16]  # made by C++ over the device pointer (at::from_blob)
+    back = torch.empty(0, device=dev).set_(part, 0, [4], [1])
+    assert back.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]

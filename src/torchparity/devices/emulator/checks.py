@@ -53,7 +53,7 @@ PLUMBING = frozenset({
 class OpRule:
     """The profile's verdict for one op overload, applied per call to the checked dtype."""
 
-    __slots__ = ("op_name", "kernel", "supported", "dtypes", "errors")
+    __slots__ = ("op_name", "kernel", "supported", "dtypes", "errors", "allowed")
 
     def __init__(self, op_name: str, kernel: str, supported: bool, dtypes, errors):
         self.op_name = op_name  # "aten::dot"
@@ -61,8 +61,15 @@ class OpRule:
         self.supported = supported
         self.dtypes = frozenset(dtypes) if dtypes is not None else None
         self.errors = errors
+        self.allowed: dict = {}  # dtype -> True once checked and allowed (the verdict per call)
 
     def check(self, dtype: Optional[torch.dtype]) -> None:
+        if dtype in self.allowed:
+            return
+        self._check(dtype)
+        self.allowed[dtype] = True
+
+    def _check(self, dtype: Optional[torch.dtype]) -> None:
         if not self.supported:
             raise RuntimeError(self.errors.no_kernel.format(
                 op=self.op_name, backend="PrivateUse1", kernel=self.kernel,

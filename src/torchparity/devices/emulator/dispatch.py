@@ -4,14 +4,16 @@ Every op that reaches the PrivateUse1 key (and has no explicit kernel in ``kerne
 lands in :func:`fallback`. It looks up the op's :class:`Plan` (built once per op from its
 schema and the profile), then
 
-1. checks the profile (``profile.allows(op, dtype)``; see ``checks.py`` for which dtype),
+1. checks the profile (:func:`check_op`, the one place an op meets the profile; see
+   ``checks.py`` for which dtype),
 2. maps device tensors to CPU views of the same host bytes (``storage.cpu_view``) and
    refuses mixed multi-dimensional CPU + device inputs like a real backend,
 3. replaces ``device=<emu>`` by the CPU and feeds the device's own generator to random ops,
 4. runs the CPU kernel,
 5. maps results back: a result in an input's memory becomes an alias of that input,
    mutated arguments (in-place ``self``, ``out=``) are returned as the very device tensors
-   passed in, everything else gets a new device storage over the result's host bytes.
+   passed in, everything else gets a new device storage over the result's host bytes
+   (:func:`device_results`, the one place device results are produced).
 
 Pure view ops run their Meta kernel directly on the device tensor (no CPU round trip).
 
@@ -36,6 +38,8 @@ _Tensor = torch.Tensor
 _META_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
 _CPU = torch.device("cpu")
 _strided = torch.strided
+_HOST_ATTR = st.HOST_ATTR
+_cpu_view = st.cpu_view
 
 # Kinds of tensor-carrying arguments and returns.
 T, OPT, LIST = 1, 2, 3
@@ -61,6 +65,7 @@ class State:
     """What the dispatch layer needs from the active emulator (set once by activate)."""
 
     device_type: str = ""
+    device: Optional[torch.device] = None  # torch.device(device_type, 0), the one device
     profile = None
     generator: Optional[torch.Generator] = None
     # while tracing: the (aten op packet, dtype) pairs that reached the device
@@ -98,7 +103,7 @@ class Plan:
     """How to run one op overload: built from its schema once, then reused."""
 
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
-                 "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single",
+                 "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
                  "rule", "mixed_ok", "meta_view", "reduce", "rebox")
 
     def __init__(self, op, call: Optional[Callable] = None):
@@ -148,6 +153,7 @@ class Plan:
                     continue
             self.returns.append((kind, None))
         self.single = len(self.returns) == 1
+        self.single_tensor = self.single and self.returns[0][0] in (T, OPT)
         # C++ hands wrapped numbers (x + 2 with a Tensor parameter) to Python as numbers;
         # calling the op back accepts numbers only for add/sub/mul/div and friends.
         self.rebox = [] if torch._C._should_allow_numbers_as_tensors(
@@ -165,33 +171,51 @@ def _alias_key(info) -> str:
     return ",".join(sorted(info.before_set))
 
 
-_PLANS: Dict[Any, Plan] = {}
+# plans by id() of the op overload: the plan keeps its op alive, so the id stays its own
+# (OpOverload hashes in Python; an int key costs no Python call per op)
+_PLANS: Dict[int, Plan] = {}
 
 
 def plan_for(op) -> Plan:
-    plan = _PLANS.get(op)
+    plan = _PLANS.get(id(op))
     if plan is None:
-        plan = _PLANS[op] = Plan(op)
+        plan = _PLANS[id(op)] = Plan(op)
     return plan
 
 
 def cached_ops() -> List[Any]:
     """The ops with a plan built so far (``faults.injecting`` rebuilds them)."""
-    return list(_PLANS)
+    return [plan.op for plan in _PLANS.values()]
 
 
 def register_plan(op, call: Callable) -> Plan:
     """A plan that runs ``call`` (a CPU callable with the op's signature) instead of the op."""
-    plan = _PLANS[op] = Plan(op, call)
+    plan = _PLANS[id(op)] = Plan(op, call)
     return plan
 
 
 def fallback(op, *args, **kwargs):
-    """The boxed PrivateUse1 fallback (also bound per op as a direct kernel)."""
-    plan = _PLANS.get(op)
+    """The boxed PrivateUse1 fallback: every op without a kernel of its own lands here."""
+    plan = _PLANS.get(id(op))
     if plan is None:
         plan = plan_for(op)
     return run(plan, args, kwargs)
+
+
+def direct_kernel(op) -> Callable:
+    """The fallback bound to one op, for registering as that op's PrivateUse1 kernel (one
+    Python call per op instead of two; the plan is looked up once, at the first call, and
+    follows a later ``register_plan``)."""
+    key = id(op)
+
+    def kernel(*args, **kwargs):
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = plan_for(op)
+        return run(plan, args, kwargs)
+
+    kernel.__name__ = f"emulated_{op._schema.name.replace('::', '_')}"
+    return kernel
 
 
 class _Call:
@@ -211,14 +235,14 @@ class _Call:
         if self.dtype is None:
             self.dtype = a.dtype
         if a.is_cpu:
-            if a.dim():
+            if not self.cpu_dims and a.dim():
                 self.cpu_dims = True
             return a
-        if a.device.type != STATE.device_type:
-            return a
-        self.device = a.device
         dev = a.untyped_storage()
-        view = st.cpu_view(a)
+        if getattr(dev, _HOST_ATTR, None) is None and a.device.type != STATE.device_type:
+            return a  # another device's tensor (meta, ...): the CPU kernel answers for it
+        self.device = STATE.device
+        view = _cpu_view(a)
         self.owners[dev.data_ptr()] = dev
         return view
 
@@ -229,7 +253,7 @@ class _Call:
         """A CPU view for an out= tensor whose storage the CPU kernel may not reallocate."""
         if not isinstance(a, _Tensor) or a.is_cpu:
             return self.map(a)
-        self.device = a.device
+        self.device = STATE.device
         view = st.cpu_view(a)
         fixed = torch._C._construct_storage_from_data_pointer(
             view.untyped_storage().data_ptr(), _CPU, view.untyped_storage().nbytes())
@@ -248,7 +272,7 @@ def run(plan: Plan, args: tuple, kwargs: dict):
         if STATE.trace is not None:
             _trace(plan, _first_dtype(args))
         if plan.rule is not None:
-            plan.rule.check(_first_dtype(args))
+            check_op(plan, _first_dtype(args))
         return plan.op._handle.redispatch_boxed(_META_KEYS, *args, **kwargs)
 
     call = _Call()
@@ -298,7 +322,7 @@ def run(plan: Plan, args: tuple, kwargs: dict):
     if tracing and call.dtype is not None:
         _trace(plan, call.dtype)
     if rule is not None and call.dtype is not None:
-        rule.check(call.dtype)
+        check_op(plan, call.dtype)
     if plan.reduce is not None:
         plan.reduce(call.dtype, cargs, ckwargs)
 
@@ -318,10 +342,19 @@ def run(plan: Plan, args: tuple, kwargs: dict):
         if tracing:
             _trace(plan, _result_dtype(out))
         if rule is not None:
-            rule.check(_result_dtype(out))
+            check_op(plan, _result_dtype(out))
     if result_device is None or result_device.type == "cpu":
         return out
-    return _results(plan, out, args, kwargs, result_device, call.owners)
+    return device_results(plan, out, args, kwargs, result_device, call.owners)
+
+
+def check_op(plan: Plan, dtype: Optional[torch.dtype]) -> None:
+    """The one place an op is checked against the profile: raises the backend-shaped
+    refusal when the profile lacks the op or ``dtype`` for it (``checks.OpRule``; its
+    verdict is cached per dtype). ``dtype`` is the first tensor argument's, a factory's
+    result dtype, or None. Callers skip the call when ``plan.rule`` is None (the profile
+    allows the op for every dtype), so an op the profile allows costs nothing here."""
+    plan.rule.check(dtype)
 
 
 _NUMBERS = (bool, int, float, complex)
@@ -433,9 +466,11 @@ def _follow_resized(plan: Plan, args, cargs) -> None:
         if not isinstance(dev, _Tensor) or not isinstance(view, _Tensor) or view is dev or dev.is_cpu:
             continue
         if view.untyped_storage().data_ptr() != dev.untyped_storage().data_ptr():
+            st.forget_view(dev)  # the remembered CPU view is the kernel's now
             _rebind(dev, view)
         elif (view.size() != dev.size() or view.stride() != dev.stride()
                 or view.storage_offset() != dev.storage_offset()):
+            st.forget_view(dev)
             st.set_metadata(dev, dev.untyped_storage(), view.storage_offset(), view.size(), view.stride())
 
 
@@ -444,7 +479,13 @@ def _rebind(dev: torch.Tensor, view: torch.Tensor) -> None:
     st.set_metadata(dev, storage, view.storage_offset(), view.size(), view.stride())
 
 
-def _results(plan: Plan, out, args, kwargs, device, owners):
+def device_results(plan: Plan, out, args, kwargs, device, owners):
+    """The one place device results are produced: the CPU kernel's ``out`` mapped to what
+    the device returns (mutated inputs as passed in, results in an input's memory as
+    aliases of it, everything else as new device storage; ``owners``: host data pointer
+    -> device storage of the inputs)."""
+    if plan.single_tensor:
+        return None if out is None else st.wrap(out, device, owners)
     if not plan.returns:
         return None
     if plan.single:

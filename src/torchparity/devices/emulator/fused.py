@@ -12,11 +12,9 @@ gates), GRU ``[r, z, n, hx, hn]``.
 
 from __future__ import annotations
 
-import functools
-
 import torch
 
-from .dispatch import fallback, register_plan
+from .dispatch import direct_kernel, register_plan
 
 aten = torch.ops.aten
 
@@ -82,5 +80,5 @@ def register(lib: torch.library.Library) -> int:
     for name, fn in FUSED.items():
         op = getattr(aten, name).default
         register_plan(op, fn)
-        lib.impl(name, functools.partial(fallback, op), "PrivateUse1")
+        lib.impl(name, direct_kernel(op), "PrivateUse1")
     return len(FUSED)

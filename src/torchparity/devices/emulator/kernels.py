@@ -18,13 +18,12 @@
 
 from __future__ import annotations
 
-import functools
 from typing import List
 
 import torch
 
 from . import storage as st
-from .dispatch import STATE, fallback, plan_for, register_plan
+from .dispatch import STATE, check_op, direct_kernel, plan_for, register_plan
 
 aten = torch.ops.aten
 _CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
@@ -36,9 +35,9 @@ def _ours(t) -> bool:
 
 
 def _check(op, t) -> None:
-    rule = plan_for(op).rule
-    if rule is not None:
-        rule.check(t.dtype if isinstance(t, torch.Tensor) else None)
+    plan = plan_for(op)
+    if plan.rule is not None:
+        check_op(plan, t.dtype if isinstance(t, torch.Tensor) else None)
 
 
 def to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None,
@@ -184,15 +183,14 @@ def register(lib: torch.library.Library) -> int:
     conv_bwd = aten.convolution_backward_overrideable.default
     register_plan(conv, aten.convolution.default._op)
     register_plan(conv_bwd, _convolution_backward)
-    lib.impl("convolution_overrideable", functools.partial(fallback, conv), "PrivateUse1")
-    lib.impl("convolution_backward_overrideable", functools.partial(fallback, conv_bwd),
-             "PrivateUse1")
+    lib.impl("convolution_overrideable", direct_kernel(conv), "PrivateUse1")
+    lib.impl("convolution_backward_overrideable", direct_kernel(conv_bwd), "PrivateUse1")
     count = len(EXPLICIT) + 2
     for name in _structured_ops():
         op = _overload(name)
         if op is None:
             continue
-        lib.impl(name.split("::", 1)[1], functools.partial(fallback, op), "PrivateUse1")
+        lib.impl(name.split("::", 1)[1], direct_kernel(op), "PrivateUse1")
         count += 1
     return count
 

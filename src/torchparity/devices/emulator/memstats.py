@@ -1,53 +1,48 @@
 """Allocation counters of the emulated device (what ``torch.npu.memory_allocated`` reads).
 
-Every device storage the emulator creates over fresh host memory (``storage.device_storage``)
-is counted when made and uncounted when its Python object dies, which PyTorch delays until
-the last C++ alias of the storage is gone (a weak reference's callback; cheaper than
-``weakref.finalize`` on this hot path). The emulator has no cache: reserved memory equals
-allocated memory, and ``empty_cache`` has nothing to release.
+Every device storage the emulator creates over host memory (``storage.device_storage``) is
+counted when made (:func:`count`) and uncounted when its Python object dies
+(:func:`uncount`, from the ``__del__`` of the record the storage carries), which PyTorch
+delays until the last C++ alias of the storage is gone. Counting costs two integer updates
+under a lock per allocation and per free: no weak reference and no registry entry per
+storage. The emulator has no cache: reserved memory equals allocated memory, and
+``empty_cache`` has nothing to release.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Dict
 
 from . import faults
 
-_LOCK = threading.RLock()  # re-entrant: a weak-reference callback may run while it is held
+_LOCK = threading.RLock()  # re-entrant: a storage may be freed (uncount) while it is held
 # bytes: current, peak, allocated in total, freed in total; blocks: current, peak, made, freed
 _S = {"cur": 0, "peak": 0, "alloc": 0, "freed": 0, "n": 0, "npeak": 0, "nalloc": 0, "nfreed": 0}
-_LIVE: Dict[int, tuple] = {}  # id(weakref) -> (weakref, nbytes): keeps the references alive
 
 
-def _freed(ref) -> None:
-    entry = _LIVE.pop(id(ref), None)
-    if entry is None:
-        return
-    with _LOCK:
-        _S["cur"] -= entry[1]
-        _S["freed"] += entry[1]
-        _S["n"] -= 1
-        _S["nfreed"] += 1
-
-
-def track(dev_storage, nbytes: int) -> None:
-    """Count ``nbytes`` now and uncount them when ``dev_storage`` is freed."""
-    if nbytes <= 0:
-        return
-    ref = weakref.ref(dev_storage, _freed)
-    _LIVE[id(ref)] = (ref, nbytes)
+def count(nbytes: int) -> None:
+    """A device storage of ``nbytes`` (> 0) was made."""
     with _LOCK:
         s = _S
-        s["cur"] += nbytes
+        cur = s["cur"] = s["cur"] + nbytes
         s["alloc"] += nbytes
-        s["n"] += 1
+        n = s["n"] = s["n"] + 1
         s["nalloc"] += 1
-        if s["cur"] > s["peak"]:
-            s["peak"] = s["cur"]
-        if s["n"] > s["npeak"]:
-            s["npeak"] = s["n"]
+        if cur > s["peak"]:
+            s["peak"] = cur
+        if n > s["npeak"]:
+            s["npeak"] = n
+
+
+def uncount(nbytes: int) -> None:
+    """A device storage counted with ``nbytes`` was freed."""
+    with _LOCK:
+        s = _S
+        s["cur"] -= nbytes
+        s["freed"] += nbytes
+        s["n"] -= 1
+        s["nfreed"] += 1
 
 
 def stats() -> Dict[str, int]:

@@ -99,6 +99,7 @@ def activate(profile) -> None:
     module = make_module(device_type, profile, generator)
     br._setup_privateuseone_for_python_backend(device_type, backend_module=module)
     br._generate_storage_methods_for_privateuse1_backend(device_type)
+    dispatch.STATE.device = torch.device(device_type, 0)  # the name exists from here on
 
     fallbacks = torch.library.Library("_", "IMPL")
     fallbacks.fallback(dispatch.fallback, "PrivateUse1")

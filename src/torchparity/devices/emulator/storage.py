@@ -13,6 +13,11 @@ device.
 
 Sizes, strides and offset of a device tensor are set by redispatching ``aten::set_`` to
 its CPU kernel on the device tensor (the Meta kernel refuses non-resizable storages).
+
+The attribute is a :class:`HostRecord`: the host storage, the bytes counted for the
+memory counters (``memstats``; uncounted by the record's ``__del__``, i.e. when the device
+storage's Python object dies with its last C++ alias), and the last CPU view made of the
+storage, reused while the same device tensor asks again with the same geometry.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from . import memstats
 
 HOST_ATTR = "_torchparity_host"
 
+_weakref = weakref.ref
 _from_data_pointer = torch._C._construct_storage_from_data_pointer
 _create_empty = torch._C._acc.create_empty_tensor
 _CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
@@ -47,45 +53,79 @@ def feature_error(what: str) -> EmulatorFeatureError:
     return EmulatorFeatureError(f"{what} is not supported by the emulated device")
 
 
-# Device storages by data pointer, for storages C++ makes with at::from_blob on a device
-# pointer (legacy serialisation does): weak, so it never keeps memory alive.
-_BY_PTR: "weakref.WeakValueDictionary[int, torch.UntypedStorage]" = weakref.WeakValueDictionary()
+class HostRecord:
+    """What a device storage's Python object carries: its host storage, the bytes the
+    memory counters counted for it (0: not counted) and the last CPU view made of it.
+
+    Freed with the device storage's Python object (no reference cycle: nothing here
+    refers back to the device storage), which uncounts the bytes. Cheaper on the op hot
+    path than a weak reference with a callback plus a registry entry per storage."""
+
+    __slots__ = ("host", "nbytes", "ptr", "view", "__weakref__")
+
+    def __init__(self, host: torch.UntypedStorage, nbytes: int, ptr: int):
+        self.host = host
+        self.nbytes = nbytes
+        self.ptr = ptr  # registered in _BY_PTR under this pointer (0: not registered)
+        self.view = None  # (key, CPU view): see cpu_view
+
+    def __del__(self):
+        try:
+            if self.nbytes:
+                memstats.uncount(self.nbytes)
+            if self.ptr:
+                ref = _BY_PTR.get(self.ptr)
+                if ref is not None and ref() in (self, None):
+                    del _BY_PTR[self.ptr]
+        except Exception:  # interpreter shutdown (module globals gone) or a racing delete
+            pass
+
+
+# Host records (weakly) by host data pointer, for storages C++ makes with at::from_blob on
+# a device pointer (storage slices; legacy serialisation makes them): an entry lives as
+# long as its device storage (the record removes it), so it never keeps memory alive.
+_BY_PTR: Dict[int, "weakref.ref[HostRecord]"] = {}
 
 
 def device_storage(host: torch.UntypedStorage, device: torch.device) -> torch.UntypedStorage:
-    """A device storage over ``host``'s bytes that keeps ``host`` alive."""
+    """A device storage over ``host``'s bytes that keeps ``host`` alive (and is counted)."""
     ptr = host.data_ptr()
-    dev = _from_data_pointer(ptr, device, host.nbytes())
-    setattr(dev, HOST_ATTR, host)
+    nbytes = host.nbytes()
+    dev = _from_data_pointer(ptr, device, nbytes)
+    record = HostRecord(host, nbytes if nbytes > 0 else 0, ptr)
+    if nbytes > 0:
+        memstats.count(nbytes)
+    setattr(dev, HOST_ATTR, record)
     if ptr:
-        _BY_PTR[ptr] = dev
-    memstats.track(dev, host.nbytes())
+        _BY_PTR[ptr] = _weakref(record)
     return dev
 
 
 def host_of(dev: torch.UntypedStorage) -> torch.UntypedStorage:
     """The host storage behind a device storage (materialised for empty/null storages)."""
-    host = getattr(dev, HOST_ATTR, None)
-    if host is None:
-        host = _adopt(dev)
-    return host
+    record = getattr(dev, HOST_ATTR, None)
+    if record is None:
+        record = _adopt(dev)
+    return record.host
 
 
-def _adopt(dev: torch.UntypedStorage) -> torch.UntypedStorage:
+def _adopt(dev: torch.UntypedStorage) -> HostRecord:
     # Storages that did not come from device_storage(): C++ made them, either over the
     # data pointer of one of ours (at::from_blob) or with a null data pointer
     # (create_empty_tensor, empty storages). Adopt the owner's host memory (kept alive by
     # the new storage), or fresh empty memory; anything else is memory we do not own.
+    # Adopted memory is not counted again.
     ptr = dev.data_ptr()
-    owner = _BY_PTR.get(ptr) if ptr else None
-    if owner is not None and owner.nbytes() >= dev.nbytes():
-        host = getattr(owner, HOST_ATTR)
-        setattr(dev, HOST_ATTR, host)
-        return host
+    ref = _BY_PTR.get(ptr) if ptr else None
+    owner = ref() if ref is not None else None
+    if owner is not None and owner.host.nbytes() >= dev.nbytes():
+        record = HostRecord(owner.host, 0, 0)
+        setattr(dev, HOST_ATTR, record)
+        return record
     if ptr == 0 and dev.nbytes() == 0:
-        host = torch.UntypedStorage(0)
-        setattr(dev, HOST_ATTR, host)
-        return host
+        record = HostRecord(torch.UntypedStorage(0), 0, 0)
+        setattr(dev, HOST_ATTR, record)
+        return record
     raise RuntimeError(
         f"emulated device: a {dev.device} storage of {dev.nbytes()} bytes has no host memory "
         "(it was not made by the emulator); cannot read it")
@@ -97,17 +137,42 @@ def set_metadata(t: torch.Tensor, dev: torch.UntypedStorage, offset, size, strid
 
 
 def cpu_view(t: torch.Tensor) -> torch.Tensor:
-    """A CPU tensor sharing ``t``'s bytes, sizes, strides, offset and conj/neg bits."""
+    """A CPU tensor sharing ``t``'s bytes, sizes, strides, offset and conj/neg bits.
+
+    The view is remembered on the storage's record and handed out again while the same
+    tensor object (``id``, alive: it is the caller's argument) asks with the same offset,
+    sizes, strides, dtype and bits; anything that re-points or reshapes the tensor in
+    place changes one of those, and a different storage has its own record. Two
+    different device tensors never share a view, so the CPU kernel sees distinct
+    tensors exactly when the caller passed distinct tensors."""
     storage = t.untyped_storage()
-    host = getattr(storage, HOST_ATTR, None)
-    if host is None:
+    record = getattr(storage, HOST_ATTR, None)
+    key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
+    if record is not None:
+        cached = record.view
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        host = record.host
+    else:
         host = _null_host(t, storage)
-    view = _empty(0, dtype=t.dtype, device=_CPU).set_(host, t.storage_offset(), t.size(), t.stride())
-    if t.is_conj():
+        record = getattr(t.untyped_storage(), HOST_ATTR, None)
+        key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
+    view = _empty(0, dtype=t.dtype, device=_CPU).set_(host, key[1], key[2], key[3])
+    if key[5]:
         _set_conj(view, True)
-    if t.is_neg():
+    if key[6]:
         _set_neg(view, True)
+    if record is not None:
+        record.view = (key, view)
     return view
+
+
+def forget_view(t: torch.Tensor) -> None:
+    """Drop the CPU view remembered for ``t``'s storage (a CPU kernel changed that view's
+    geometry or memory in place)."""
+    record = getattr(t.untyped_storage(), HOST_ATTR, None)
+    if record is not None:
+        record.view = None
 
 
 def _null_host(t: torch.Tensor, storage: torch.UntypedStorage) -> torch.UntypedStorage:
