@@ -14,6 +14,13 @@ import sys
 # missing; torchparity imports it explicitly (and only) for --device npu.
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
+# not a terminal (CI logs, `| tee`, a file): tables and --help at a fixed wide width instead
+# of rich's 80 columns, which cut option names and API names
+PIPE_WIDTH = 160
+_PIPED = not sys.stdout.isatty()
+if _PIPED:
+    os.environ.setdefault("TERMINAL_WIDTH", str(PIPE_WIDTH))  # typer's help, read at import
+
 import typer  # noqa: E402
 from rich.console import Console  # noqa: E402
 
@@ -26,8 +33,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 profile_app = typer.Typer(no_args_is_help=True, help="Capability profiles of emulated devices.")
 app.add_typer(profile_app, name="profile")
 
-out_console = Console()
-err_console = Console(stderr=True)
+out_console = Console(width=PIPE_WIDTH if _PIPED else None)
+err_console = Console(stderr=True, width=PIPE_WIDTH if not sys.stderr.isatty() else None)
 
 TESTS_HELP = ("A test tree (PyTorch's test/ or a backend's port) for the upstream test census; "
               "check also runs each API's tests there on the device and on the CPU.")
