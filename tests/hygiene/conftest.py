@@ -111,3 +111,4 @@ def procs(tmp_path):
         except OSError:
             pass
 
+

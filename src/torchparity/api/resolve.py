@@ -35,6 +35,8 @@ def _public_names(obj: Any) -> List[str]:
 
 def _suggest(prefix: str, parent: Any, wrong: str, limit: int = 5) -> List[str]:
     names = _public_names(parent)
+    if not wrong.startswith("_"):  # a public name asked: private ones are no suggestion
+        names = [n for n in names if not n.startswith("_")]
     close = difflib.get_close_matches(wrong, names, n=limit, cutoff=0.6)
     if not close:
         public = [n for n in names if not n.startswith("_")]

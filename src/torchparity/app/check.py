@@ -297,6 +297,12 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
             progress.stop()
 
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
+    if interrupted:  # every report says which cases never ran, API by API
+        unrun: Dict[str, List[str]] = {}
+        for i, (p, sc, dtype) in enumerate(meta):
+            if i not in results:
+                unrun.setdefault(plans[p].resolved.name, []).append(f"{sc.id}[{dtype}]")
+        report.options["unrun"] = unrun
     if pool.warmups:  # worker start-up imports, once, not on any case's clock
         report.options["worker_warmup_s"] = round(max(pool.warmups), 2)
     return report, plans, census_found, (stopped if interrupted else None)

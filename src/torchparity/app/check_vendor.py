@@ -24,14 +24,15 @@ from ..devices import get_adapter
 from ..errors import DeviceUnavailableError, InputError
 from ..judge.verdict import decide, load_rules
 from ..results.models import Analysis, ScenarioResult
-from ..results.sweep_store import open_store
+from ..results.store import prepare_out
+from ..results.sweep_store import SweepLock, open_store
 from ..run.executors import check_executor, make_executor
 from ..run.pool import CaseEvent
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from .check import DEFAULT_TIMEOUT, plan_scenarios, scenario_row, why_none
 from .check import check_dtypes as _check_dtypes
-from .sweep import Progress, default_jobs
+from .sweep import Progress, default_jobs, incomplete_mark
 from .sweep import check_device as _check_device
 from .sweep import run_meta as _meta
 
@@ -143,7 +144,21 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     if reason:
         raise DeviceUnavailableError(reason)
     registry.load_suites(scenario_modules)
+    prepare_out(out_dir)
+    with SweepLock(out_dir):  # as sweep: a second run on this folder is refused, not interleaved
+        return _check_listed(out_dir, adapter, names, version, docs_dir=docs_dir, jobs=jobs,
+                             timeout=timeout, dtypes=dtypes, max_samples=max_samples,
+                             scenario_modules=scenario_modules, progress=progress, store=store,
+                             on_planned=on_planned, tests_dir=tests_dir, executor=executor,
+                             ray_address=ray_address)
 
+
+def _check_listed(out_dir: Path, adapter, names: List[str], version: str, *, docs_dir: str,
+                  jobs: Optional[int], timeout: float, dtypes: Optional[Sequence[str]],
+                  max_samples: Optional[int], scenario_modules: Sequence[str],
+                  progress: Optional[Progress], store: Optional[str],
+                  on_planned: Optional[Callable[[int, int], None]], tests_dir: Optional[str],
+                  executor: str, ray_address: Optional[str]) -> ListedSummary:
     store = open_store(out_dir, url=store)
     _check_device(store, adapter)
     options = {"selection": f"vendor docs {docs_dir} (torch {version})", "vendor_docs_version": version,
@@ -169,6 +184,7 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     counts: Dict[str, int] = {}
     start = time.monotonic()
     interrupted = False
+    stopped: BaseException = KeyboardInterrupt()
 
     def on_event(event: CaseEvent) -> None:
         api, sc, dtype = meta[event.index]
@@ -192,8 +208,9 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     try:
         if cases:
             pool.run(cases, timeouts, on_event)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
         interrupted = True
+        stopped = exc
     finally:
         if progress:
             progress.stop()
@@ -203,7 +220,8 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
     verdicts = api_verdicts(rows)
     from ..deliver.sweep_matrix import build_matrix, write_matrix
 
-    doc = build_matrix(rows, store.meta())
+    recorded = planned - len(cases) + sum(counts.values())
+    doc = build_matrix(rows, store.meta(), incomplete_mark(interrupted, planned, recorded))
     doc["api_verdicts"] = verdicts
     files = write_matrix(doc, out_dir)
     store.close()
@@ -212,7 +230,7 @@ def check_vendor_docs(docs_dir: str, *, out: str, device: str = "auto",
                             plan_seconds=plan_seconds, counts=counts, verdicts=verdicts,
                             matrix_files=files, interrupted=interrupted)
     if interrupted:
-        raise KeyboardInterrupt
+        raise stopped
     return summary
 
 

@@ -32,8 +32,8 @@ from ..results.models import Report
 from ..results.store import write_text_atomic
 from ..run.standalone import opinfo_samples
 from ..scenarios import registry, sources
-from ..version import __version__
 from ..scenarios.registry import Scenario
+from ..version import __version__
 from .check import plan_scenarios
 
 HAND = "hand"  # written as functions; every other source as worker cases

@@ -313,6 +313,12 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
                       executor=executor, ray_address=ray_address)
 
 
+def incomplete_mark(interrupted: bool, planned: int, recorded: int) -> Optional[Dict[str, int]]:
+    """``matrix.json``'s ``incomplete``: None for a run that ended, else how many cases were
+    planned and how many have a result (the same command resumes the rest)."""
+    return {"planned": planned, "recorded": recorded} if interrupted else None
+
+
 def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Sequence[str],
            jobs: Optional[int], timeout: float, reference: bool, grads: bool,
            max_samples: Optional[int], progress: Optional[Progress], write_matrix: bool,
@@ -371,8 +377,7 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
         from ..deliver.sweep_matrix import write_matrix as write
 
         try:
-            incomplete = ({"planned": len(the_plan.cases), "recorded": sum(totals.values())}
-                          if interrupted else None)
+            incomplete = incomplete_mark(interrupted, len(the_plan.cases), sum(totals.values()))
             files = write(build_matrix(all_rows, store.meta(), incomplete), out_dir)
         except OSError as exc:
             store.close()

@@ -14,6 +14,10 @@ import sys
 # missing; torchparity imports it explicitly (and only) for --device npu.
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
+from .width import PIPE_WIDTH, set_help_width  # noqa: E402,F401
+
+set_help_width()
+
 import typer  # noqa: E402
 
 from ..errors import Terminated, TorchparityError  # noqa: E402
@@ -75,22 +79,49 @@ def main() -> None:
     except SystemExit:
         raise
     except Exception as exc:  # click usage errors come here in non-standalone mode
-        try:
-            from click.exceptions import Abort, ClickException
-        except ImportError:  # newer typer vendors its own click, without Abort
-            from typer._click import exceptions as _ce
-
-            ClickException, Abort = _ce.ClickException, getattr(_ce, "Abort", ())
-        if isinstance(exc, ClickException):
-            exc.show()
+        usage, click_error, abort = _click_types()
+        if isinstance(exc, usage) and type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # no arguments: the help text, as no_args_is_help promises
             sys.exit(exc.exit_code)
-        if Abort and isinstance(exc, Abort):
+        if isinstance(exc, click_error):
+            _fail_line(_usage_line(exc))
+            sys.exit(exc.exit_code)
+        if isinstance(exc, abort):
             _interrupted(isinstance(exc.__cause__ or exc.__context__, Terminated))
         if os.environ.get("TORCHPARITY_DEBUG"):
             raise
         _fail_line(f"internal error: {type(exc).__name__}: {exc} "
                    "(set TORCHPARITY_DEBUG=1 for the traceback)")
         sys.exit(1)
+
+
+def _click_types():
+    """(UsageError, ClickException, Abort) as tuples over every click that may raise them:
+    typer ≥ 0.2x raises the exceptions of the click it bundles (``typer._click``), older
+    typer those of the installed ``click`` package; both can be present at once."""
+    modules = []
+    for name in ("typer._click.exceptions", "click.exceptions", "typer.exceptions"):
+        try:
+            modules.append(__import__(name, fromlist=["_"]))
+        except ImportError:
+            continue
+
+    def pick(attr):
+        return tuple(t for t in (getattr(m, attr, None) for m in modules) if isinstance(t, type))
+
+    return pick("UsageError"), pick("ClickException"), pick("Abort")
+
+
+def _usage_line(exc) -> str:
+    """One line for a click error: its message, and where the help is for a usage error."""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None and getattr(exc, "exit_code", 1) == 2:
+        try:
+            message += f" (see '{ctx.command_path} {ctx.help_option_names[0]}')"
+        except (AttributeError, IndexError):
+            pass
+    return message
 
 
 # the commands register themselves on `app`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Dict
 
 from rich.console import Console
@@ -22,10 +23,53 @@ def _bar(console: Console, *extra) -> Progress:
                     console=console, transient=True)
 
 
+PLAIN_EVERY_S = 10.0  # not a terminal (CI logs, `| tee`): one progress line this often
+
+
+class _PlainBar:
+    """What a rich bar shows, as a line on stderr every ``PLAIN_EVERY_S`` seconds when the
+    console is no terminal (a live bar would print nothing there): cases done, rate, ETA."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self.total, self.done, self.description = 0, 0, ""
+        self.t0 = self.last = 0.0
+
+    def start(self) -> None:
+        self.t0 = self.last = time.monotonic()
+
+    def add_task(self, description: str, total: int, **_fields) -> int:
+        self.description, self.total = description, total
+        return 0
+
+    def advance(self, _task=None, advance: int = 1) -> None:
+        self.done += advance
+        now = time.monotonic()
+        if now - self.last >= PLAIN_EVERY_S:
+            self.last = now
+            self.line(now)
+
+    def update(self, _task=None, advance: int = 0, **_fields) -> None:
+        if advance:
+            self.advance(advance=advance)
+
+    def line(self, now: float) -> None:
+        spent = max(now - self.t0, 1e-9)
+        rate = self.done / spent
+        left = (self.total - self.done) / rate if rate > 0 else None
+        eta = f"{int(left // 60)}m{int(left % 60):02d}s" if left is not None else "?"
+        self.console.print(f"{self.description}: {self.done}/{self.total} cases, {rate:.2f}/s, "
+                           f"ETA {eta}", markup=False, highlight=False, soft_wrap=True)
+
+    def stop(self) -> None:
+        if self.total:
+            self.line(time.monotonic())
+
+
 class _Bar:
     def __init__(self, console: Console, *extra):
         self.console = console
-        self.bar = _bar(console, *extra)
+        self.bar = _bar(console, *extra) if console.is_terminal else _PlainBar(console)
         self.task = None
 
     def stop(self) -> None:

@@ -6,8 +6,12 @@ command module; it imports none of them.
 
 from __future__ import annotations
 
+import sys
+
 import typer
 from rich.console import Console
+
+from .width import width_for
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Does this PyTorch API behave on the device as on the CPU — for which "
@@ -15,8 +19,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 profile_app = typer.Typer(no_args_is_help=True, help="Capability profiles of emulated devices.")
 app.add_typer(profile_app, name="profile")
 
-out_console = Console()
-err_console = Console(stderr=True)
+out_console = Console(width=width_for(sys.stdout))
+err_console = Console(stderr=True, width=width_for(sys.stderr))
 
 TESTS_HELP = ("A test tree (PyTorch's test/ or a backend's port) for the upstream test census; "
               "check also runs each API's tests there on the device and on the CPU.")

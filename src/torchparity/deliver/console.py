@@ -54,5 +54,27 @@ def summary_renderable(report: Report, details: bool = True) -> Group:
     return Group(*parts)
 
 
+def runs_renderable(report: Report) -> Group:
+    """One table per further device of a ``--device a,b,c`` run: each API's verdict there
+    (those runs keep no scenarios, see ``DeviceRun``)."""
+    parts = []
+    for run in report.runs:
+        dev = run.device
+        where = (f"{dev.type} — EMULATED, profile {dev.profile}: a prediction, not a hardware result"
+                 if dev.emulated else f"{dev.type} — {run.environment.device_name or 'device'}")
+        parts.append(RichText(where + ("  (interrupted)" if run.interrupted else ""), style="bold"))
+        table = Table(show_edge=False, pad_edge=False)
+        for col in ("api", "status", "passed", "category"):
+            table.add_column(col, no_wrap=True)
+        emulated = " (emulated)" if dev.emulated else ""
+        for api in run.apis:
+            table.add_row(RichText(api.name), RichText(api.status + emulated, style=STYLE.get(api.status, "")),
+                          f"{api.passed}/{api.total}", api.category or "-")
+        parts.append(table)
+    return Group(*parts)
+
+
 def print_summary(report: Report, console: Console, details: bool = True) -> None:
     console.print(summary_renderable(report, details))
+    if report.runs:  # every device's table, not only the first one's
+        console.print(runs_renderable(report))

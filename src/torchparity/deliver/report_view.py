@@ -68,6 +68,8 @@ class ReportView:
         for api in self.apis:
             v = api["verdict"]
             cat = v.get("category") or term("verdict_status", "unknown", self.lang)
+            if cat == "undetermined":  # a word, not a community category code: in the report's language
+                cat = term("category", cat, self.lang)
             reason = (v.get("category_reason") or {}).get(self.lang) or "—"
             out.setdefault(cat, {"apis": [], "reason": reason})["apis"].append(f"`{api['name']}`")
         return list(out.items())

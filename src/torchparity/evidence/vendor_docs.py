@@ -312,12 +312,48 @@ def _full_name(written: str, cls: Optional[str], link_text: Optional[str],
     return candidate
 
 
+MAX_FILE_BYTES = 8 * 1024 * 1024  # the largest shipped docs file is ~0.2 MiB
+
+
+def read_docs_file(path: Path, cap: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of one docs file: a regular file (a symlink to one too) of at most
+    ``cap`` bytes. A FIFO, a device (``/dev/zero``), a folder or a larger file is one line
+    (InputError), never read: it could block forever or fill the memory. Opened
+    non-blocking and checked on the open descriptor, so a file swapped after a look is
+    caught too."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(str(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise InputError(f"cannot read vendor docs file {path}: {e.strerror or e}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"vendor docs file {path}: not a regular file (a FIFO, a device "
+                             "or a folder); remove it from the docs folder")
+        if info.st_size > cap:
+            raise InputError(f"vendor docs file {path}: {info.st_size} bytes, over the "
+                             f"{cap // (1024 * 1024)} MiB a docs file may have")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(cap + 1)
+    except OSError as e:
+        raise InputError(f"cannot read vendor docs file {path}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > cap:  # grew after the look
+        raise InputError(f"vendor docs file {path}: over the {cap // (1024 * 1024)} MiB a "
+                         "docs file may have")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read vendor docs file {path}: {e}") from None
+
+
 def parse_vendor_file(path: Path, rel: str) -> List[VendorEntry]:
     """Entries of one Markdown file; ``rel`` is how ``source`` names it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read vendor docs file {path}: {e}") from None
+    text = read_docs_file(path)
     lines = text.splitlines()
     entries: List[VendorEntry] = []
     section: Optional[str] = None

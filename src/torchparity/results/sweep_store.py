@@ -286,15 +286,25 @@ def _sqlite_file(path: Path) -> Path:
     return path
 
 
+def _masked(text: str) -> str:
+    """A URL as typed, its password hidden (``user:***@``) and on one line."""
+    import re
+
+    return re.sub(r"(//[^/@:]*):[^@/]*@", r"\1:***@", " ".join(text.split()))
+
+
 def _parse_url(text: str):
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     try:
-        url = make_url(text)
-    except ArgumentError:
-        raise InputError(f"--store {text}: not a database URL (sqlite:///FILE or "
+        url = make_url(text)  # a port that is no number, an unclosed [ ...: ValueError
+    except (ArgumentError, ValueError):
+        raise InputError(f"--store {_masked(text)}: not a database URL (sqlite:///FILE or "
                          "postgresql://USER@HOST:PORT/DB)") from None
+    if url.port is not None and not 0 < url.port < 65536:
+        raise InputError(f"--store {url.render_as_string(hide_password=True)}: port {url.port} "
+                         "is not a TCP port (1-65535)")
     backend = url.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise InputError(f"--store {url.render_as_string(hide_password=True)}: unsupported "
@@ -356,7 +366,9 @@ def open_store(out_dir: Path, must_exist: bool = False,
 
 class SweepLock:
     """One sweep at a time per folder: an exclusive lock on ``OUT/sweep.lock`` (which holds
-    the holder's PID), released when the sweep ends or its process dies."""
+    the holder's PID), released when the sweep ends or its process dies. A sweep that ends
+    removes the file (while it still holds the lock); one that dies leaves it, unlocked,
+    for the next to take."""
 
     NAME = "sweep.lock"
 
@@ -369,17 +381,28 @@ class SweepLock:
             import fcntl
         except ImportError:  # no flock (Windows): no lock
             return self
-        try:
-            fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise InputError(f"{self.path}: cannot create the sweep lock: {exc.strerror}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise InputError(f"{self.path.parent}: another sweep (pid {holder}) is writing here; "
-                             "wait for it to end or use another --out") from None
+        for _ in range(100):  # the holder may remove the file between our open and flock
+            try:
+                fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise InputError(f"{self.path}: cannot create the sweep lock: {exc.strerror}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                raise InputError(f"{self.path.parent}: another sweep (pid {holder}) is writing here; "
+                                 "wait for it to end or use another --out") from None
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except OSError:  # removed meanwhile
+                same = False
+            if same:
+                break
+            os.close(fd)  # locked a file its last holder had removed: take the new one
+        else:
+            raise InputError(f"{self.path}: the sweep lock keeps changing; is another sweep "
+                             "starting here?")
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd
@@ -388,8 +411,11 @@ class SweepLock:
     def __exit__(self, *_exc) -> None:
         if self.fd is not None:
             try:
-                os.ftruncate(self.fd, 0)
+                os.unlink(self.path)  # still locked: no other sweep holds this file
             except OSError:
-                pass
+                try:
+                    os.ftruncate(self.fd, 0)
+                except OSError:
+                    pass
             os.close(self.fd)  # closing the descriptor releases the lock
             self.fd = None

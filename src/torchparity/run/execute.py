@@ -17,6 +17,7 @@ from ..judge.compare import Judgement, compare_outputs
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
 from ..scenarios.registry import (
+    HarnessFailure,
     NotRunnable,
     Raises,
     ScaffoldingRefused,
@@ -100,6 +101,11 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
     extra = adapter.error_patterns()
     if isinstance(cpu.exc, NotRunnable):  # nothing to compare: the scenario cannot run at all
         return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"not runnable: {cpu.exc}")
+    for side, out in (("device", dev), ("CPU", cpu)):  # the scaffolding failed, not the API
+        if isinstance(out.exc, HarnessFailure):
+            if out.exc.timed_out:
+                return Judgement(Status.TIMEOUT, Cause.TIMEOUT, f"{side} run: {out.describe()}")
+            return Judgement(Status.ERROR, Cause.HARNESS_ERROR, f"{side} run: {out.describe()}")
     for side in (dev, cpu):  # no scaffolding the device runs in this dtype: not the API's answer
         if isinstance(side.exc, ScaffoldingRefused):
             return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"scaffolding refused: {side.exc}")

@@ -3,7 +3,9 @@
 Cases are handed out one at a time to idle workers. A worker that dies (segfault, abort,
 os._exit) costs only its in-flight case, recorded as ``crash``; a case that overruns its
 timeout gets its worker killed and is recorded as ``timeout``. Either way a fresh worker
-takes over the remaining cases.
+takes over the remaining cases. A worker killed from outside (SIGKILL under memory
+pressure, SIGTERM, ...: ``killed_from_outside``) is no answer of the device: its case runs
+once more on a fresh worker, and a second such kill is a ``harness_error``.
 
 Nothing is left behind: a killed worker is killed with its whole process tree (scenario
 children in a new session included, see ``proctree``); workers die with this process
@@ -55,6 +57,25 @@ def _signal_name(returncode: Optional[int]) -> str:
         except ValueError:
             return f"signal {-returncode}"
     return f"exit code {returncode}"
+
+
+OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
+
+
+def killed_from_outside(returncode: Optional[int]) -> bool:
+    """A worker ended by a signal no device sends and the pool did not send (it kills only
+    at a time limit, and then says ``timeout``): SIGKILL (the OOM killer under load, a
+    user), SIGTERM, SIGINT, SIGHUP. A crash of the worker itself (SIGSEGV, SIGABRT, ...)
+    is not."""
+    return returncode is not None and returncode < 0 and -returncode in OUTSIDE_SIGNALS
+
+
+def outside_kill_event(index: int, returncode: Optional[int], tail: str, seconds: float) -> CaseEvent:
+    """The event of a case whose worker was killed from outside on its second try too: a
+    harness error (the case could not be run here), never the device's answer."""
+    detail = (f"the worker was killed from outside twice ({_signal_name(returncode)}; not by the "
+              "device, not by torchparity: memory pressure or a user)") + (f"; stderr: {tail}" if tail else "")
+    return CaseEvent(index, "result", payload={"harness_error": detail}, seconds=seconds)
 
 
 def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -166,6 +187,7 @@ class WorkerPool:
         workers: List[_Worker] = []
         startup_failures = 0
         sent_at: Dict[int, float] = {}
+        retried: set = set()  # cases whose worker was killed from outside once
 
         def spawn() -> None:
             w = _Worker(self.init, self.env)
@@ -244,9 +266,15 @@ class WorkerPool:
                         if w.case is not None:
                             idx = w.case
                             w.case = None
-                            detail = f"worker died: {_signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
-                            on_event(CaseEvent(idx, "crash", detail=detail,
-                                               seconds=time.monotonic() - sent_at[idx]))
+                            if killed_from_outside(rc) and idx not in retried:
+                                retried.add(idx)  # once more, on a fresh worker
+                                pending.appendleft(idx)
+                            elif killed_from_outside(rc):
+                                on_event(outside_kill_event(idx, rc, tail, time.monotonic() - sent_at[idx]))
+                            else:
+                                detail = f"worker died: {_signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
+                                on_event(CaseEvent(idx, "crash", detail=detail,
+                                                   seconds=time.monotonic() - sent_at[idx]))
                         elif not w.ready:
                             startup_failures += 1
                             if startup_failures >= MAX_STARTUP_FAILURES:

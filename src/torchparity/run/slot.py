@@ -18,7 +18,13 @@ from typing import Any, Dict, Optional
 
 from ..errors import DeviceUnavailableError, TorchparityError
 from . import proctree
-from .pool import DEFAULT_STARTUP_TIMEOUT, CaseEvent, worker_process_env
+from .pool import (
+    DEFAULT_STARTUP_TIMEOUT,
+    CaseEvent,
+    killed_from_outside,
+    outside_kill_event,
+    worker_process_env,
+)
 from .pool import Worker as _Worker
 from .pool import signal_name as _signal_name
 
@@ -34,6 +40,8 @@ class Slot:
         self.worker: Optional[_Worker] = None
         self.warmups: list = []
         self._orphans: Optional[proctree.OrphanCatcher] = None
+        self._last_rc: Optional[int] = None  # how the last crashed worker ended
+        self._last_tail = ""
 
     def start(self) -> float:
         """Start the worker and wait for "ready"; returns its warm-up seconds.
@@ -76,7 +84,17 @@ class Slot:
 
     def run(self, index: int, case: Dict[str, Any], timeout: float) -> CaseEvent:
         """Run one case; a crash or a timeout of the worker is the case's event, and the
-        next case starts a fresh worker."""
+        next case starts a fresh worker. A worker killed from outside runs the case once
+        more on a fresh worker; a second such kill is a harness error (as the pool)."""
+        event = self._run_once(index, case, timeout)
+        if event.kind == "crash" and killed_from_outside(self._last_rc):
+            event = self._run_once(index, case, timeout)
+            if event.kind == "crash" and killed_from_outside(self._last_rc):
+                event = outside_kill_event(index, self._last_rc, self._last_tail, event.seconds)
+        return event
+
+    def _run_once(self, index: int, case: Dict[str, Any], timeout: float) -> CaseEvent:
+        self._last_rc, self._last_tail = None, ""
         self.start()
         w = self.worker
         assert w is not None
@@ -108,6 +126,7 @@ class Slot:
         assert w is not None
         rc = _wait(w)
         tail = w.stderr_tail()
+        self._last_rc, self._last_tail = rc, tail
         self._end(kill=False)
         detail = f"worker died: {_signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
         return CaseEvent(index, "crash", detail=detail, seconds=time.monotonic() - sent)

@@ -40,6 +40,15 @@ class NotRunnable(Exception):
     never a pass, never the device's fault."""
 
 
+class HarnessFailure(Exception):
+    """Raised by a scenario whose scaffolding failed, not the API: a world whose rank was
+    killed from outside twice, one that hung past its time limit (``timed_out``). On
+    either run, the case is ``error`` / ``harness_error`` (``timeout`` / ``timeout`` when
+    timed out): never the device's answer."""
+
+    timed_out = False
+
+
 class ScaffoldingRefused(Exception):
     """Raised by a scenario whose scaffolding (the ops it runs around the API: a model's
     loss, an input transform) the device under test refuses in the dtype under test, every

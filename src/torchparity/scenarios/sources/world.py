@@ -9,7 +9,9 @@ or gloo over host memory for the emulated device) and runs one body of
 ``distpar``). The outputs of every rank come back as a list, rank by rank.
 
 Rendezvous: this process hosts a ``TCPStore`` on 127.0.0.1 on a port the kernel picks
-(no race for a free port) and the ranks join it as clients. Bounded: the store and the
+(no race for a free port) and the ranks join it as clients. Loopback only: a
+``TCPStore`` given a host still listens on every interface, so :func:`loopback_store`
+binds the socket to 127.0.0.1 itself and hands it over; the ranks' gloo listens on ``lo``. Bounded: the store and the
 process group time out after ``COLLECTIVE_TIMEOUT_S``; the whole world after
 ``WORLD_TIMEOUT_S``, and once one rank fails the others get ``GRACE_S`` to finish. No
 orphans: every rank asks the kernel to kill it when this process dies (Linux), and
@@ -35,9 +37,11 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import torch
+
+from ..registry import HarnessFailure
 
 WORLD_SIZE = 2
 COLLECTIVE_TIMEOUT_S = 60.0
@@ -48,7 +52,56 @@ _POLL_S = 0.02
 
 
 class WorldError(RuntimeError):
-    """The world did not finish: a rank crashed, hung or could not start."""
+    """The world did not finish: a rank crashed or could not start (the device's answer)."""
+
+
+class WorldKilled(HarnessFailure):
+    """A rank was killed by a signal the device does not send (SIGKILL under load, ...)."""
+
+
+class WorldTimeout(HarnessFailure):
+    """A rank hung and was killed at the world's time limit: ``timeout``, as a case that
+    overruns its own."""
+
+    timed_out = True
+
+
+LOOPBACK_ENV = {"GLOO_SOCKET_IFNAME": "lo", "TP_SOCKET_IFNAME": "lo"}  # what ranks listen on
+
+
+def loopback_store(world_size: int = 1, port: int = 0, timeout: timedelta = timedelta(seconds=60),
+                   **kw):
+    """A master ``TCPStore`` listening on 127.0.0.1 only (``port`` 0: the kernel picks).
+
+    ``TCPStore("127.0.0.1", ...)`` binds the wildcard address (``*:PORT``, IPv4 and IPv6),
+    whatever the host: the socket is bound to loopback here and handed over
+    (``master_listen_fd``; the store owns it from then on). ``kw``: ``wait_for_workers``,
+    ``multi_tenant``, ``use_libuv``, as ``TCPStore`` takes them."""
+    import socket
+
+    import torch.distributed as dist
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+        bound = sock.getsockname()[1]
+    except OSError:
+        sock.close()
+        raise
+    kw.setdefault("wait_for_workers", False)
+    fd = sock.detach()
+    try:
+        return dist.TCPStore("127.0.0.1", bound, world_size, True, timeout=timeout,
+                             master_listen_fd=fd, **kw)
+    except TypeError as exc:  # a torch whose TCPStore takes no listening socket
+        os.close(fd)
+        raise WorldError(f"this torch's TCPStore cannot be given a loopback socket ({exc}); "
+                         "no world is started on every interface") from None
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _to(tree: Any, device: str) -> Any:
@@ -92,7 +145,7 @@ def _run_batch(body: str, device: str, batch: Sequence[str], world_size: int,
                timeout_s: float) -> Dict[str, List[dict]]:
     try:
         outcomes = _run_cases([(body, d) for d in batch], device, world_size, timeout_s)
-    except WorldError:
+    except (WorldError, HarnessFailure):  # each dtype gets a world of its own
         return {}
     kept = {}
     for d, per_rank in zip(batch, outcomes):
@@ -123,18 +176,22 @@ def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,
                timeout_s: float) -> List[List[dict]]:
     """Start a world, run ``cases`` ((body, dtype name) pairs) in turn in every rank;
     per case, the entry of every rank: ``{"value": ...}`` or ``{"error": (type, message)}``.
-    Raises WorldError when a rank does not finish."""
-    import torch.distributed as dist
+    Raises WorldError when a rank does not finish (``world_failure``); a world whose rank
+    was killed from outside is started once more first."""
+    return retried_once(lambda: _start_world(cases, device, world_size, timeout_s))
 
+
+def _start_world(cases: List[Tuple[str, str]], device: str, world_size: int,
+                 timeout_s: float) -> List[List[dict]]:
     from ...devices import spec_for_device
 
-    store = dist.TCPStore("127.0.0.1", 0, world_size, is_master=True,
-                          timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S), wait_for_workers=False)
+    store = loopback_store(world_size, timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     with tempfile.TemporaryDirectory(prefix="torchparity-world-") as tmp:
         args = {"cases": cases, "spec": spec_for_device(device), "world_size": world_size,
                 "port": store.port, "dir": tmp}
         env = dict(os.environ)
         env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+        env.update(LOOPBACK_ENV)
         env["TORCHPARITY_WORLD_PARENT"] = str(os.getpid())
         procs = []
         try:
@@ -144,48 +201,96 @@ def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,
                     [sys.executable, "-m", __name__, json.dumps(dict(args, rank=rank))],
                     stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env))
                 err.close()
-            _wait(procs, timeout_s)
+            waited = _wait(procs, timeout_s)
         finally:
-            _end(procs)
+            killed = _end(procs)
             del store
-        return _collect(Path(tmp), procs, world_size, len(cases))
+        return _collect(Path(tmp), procs, world_size, len(cases), killed, waited)
 
 
-def _wait(procs, timeout_s: float) -> None:
+def _wait(procs, timeout_s: float) -> str:
+    """Wait for the ranks: ``"done"`` (all ended), ``"grace"`` (one failed and the others
+    did not end within ``GRACE_S``) or ``"timeout"`` (still running at ``timeout_s``)."""
     deadline = time.monotonic() + timeout_s
+    grace = False
     while time.monotonic() < deadline:
         codes = [p.poll() for p in procs]
         if all(c is not None for c in codes):
-            return
-        if any(c not in (None, 0) for c in codes):  # one failed: the others may wait forever
+            return "done"
+        if not grace and any(c not in (None, 0) for c in codes):  # the others may wait forever
+            grace = True
             deadline = min(deadline, time.monotonic() + GRACE_S)
         time.sleep(_POLL_S)
+    return "grace" if grace else "timeout"
 
 
-def _end(procs) -> None:
-    for p in procs:
+def _end(procs) -> set:
+    """Kill the ranks still running and reap all; the indices of those killed here."""
+    killed = set()
+    for i, p in enumerate(procs):
         if p.poll() is None:
             p.kill()
+            killed.add(i)
     for p in procs:
         try:
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:  # unkillable (D state): nothing more to do here
             pass
+    return killed
 
 
-def _collect(tmp: Path, procs, world_size: int, n_cases: int) -> List[List[dict]]:
-    ranks = []
+def killed_from_outside(returncode: Any) -> bool:
+    """A process ended by a signal no device sends and this code did not send: SIGKILL (the
+    OOM killer under load, a user), SIGTERM, SIGINT, SIGHUP. A rank's own crash (SIGSEGV,
+    SIGABRT, SIGBUS, SIGFPE, SIGILL) is the device's answer; a kill at a time limit is ours."""
+    import signal
+
+    outside = {signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+    return isinstance(returncode, int) and returncode < 0 and -returncode in outside
+
+
+def world_failure(missing: Dict[int, Any], killed: set, waited: str, why_of) -> Exception:
+    """The exception for a world whose ranks ``missing`` ({rank: exit code}) left no result:
+    a rank's own failure first (``WorldError``: the device's answer), then a rank killed
+    from outside (``WorldKilled``: the harness's, retried once), then ranks killed here at
+    the time limit (``WorldTimeout``). ``why_of(rank)``: the tail of its stderr."""
+    own = [r for r, code in missing.items() if r not in killed and not killed_from_outside(code)]
+    if own:
+        r = own[0]
+        return WorldError(f"rank {r} exited with {missing[r]} without a result{why_of(r)}")
+    outside = [r for r, code in missing.items() if r not in killed]
+    if outside:
+        r = outside[0]
+        return WorldKilled(f"rank {r} was killed by signal {-missing[r]} from outside (not by the "
+                           f"device, not by torchparity) without a result{why_of(r)}")
+    r = next(iter(missing))
+    limit = "its time limit" if waited == "timeout" else "the grace period after a rank failed"
+    return WorldTimeout(f"rank {r} hung (killed at {limit}) without a result{why_of(r)}")
+
+
+def retried_once(start: Callable[[], Any]) -> Any:
+    """``start()`` (a world), once more when a rank was killed from outside the first time;
+    a second such kill raises (``WorldKilled``: a harness failure, never the device's)."""
+    try:
+        return start()
+    except WorldKilled:
+        return start()
+
+
+def _collect(tmp: Path, procs, world_size: int, n_cases: int, killed: set = frozenset(),
+             waited: str = "done") -> List[List[dict]]:
+    ranks: Dict[int, Any] = {}
     for rank in range(world_size):
         path = tmp / f"rank{rank}.pt"
-        if not path.exists():
-            code = procs[rank].returncode
-            why = "hung (killed at the time limit)" if code in (-9, None) else f"exited with {code}"
-            raise WorldError(f"rank {rank} {why} without a result{_tail(tmp / f'rank{rank}.err')}")
-        got = torch.load(path, map_location="cpu", weights_only=False)
+        if path.exists():
+            ranks[rank] = torch.load(path, map_location="cpu", weights_only=False)
+    for got in ranks.values():
         if "setup_error" in got:  # the world never formed: every case gets its answer
-            got = {"cases": [{"error": got["setup_error"]}] * n_cases}
-        ranks.append(got["cases"])
-    return [[ranks[r][i] for r in range(world_size)] for i in range(n_cases)]
+            return [[{"error": got["setup_error"]}] * world_size for _ in range(n_cases)]
+    missing = {r: procs[r].returncode for r in range(world_size) if r not in ranks}
+    if missing:
+        raise world_failure(missing, killed, waited, lambda r: _tail(tmp / f"rank{r}.err"))
+    return [[ranks[r]["cases"][i] for r in range(world_size)] for i in range(n_cases)]
 
 
 def _tail(path: Path, lines: int = 3) -> str:

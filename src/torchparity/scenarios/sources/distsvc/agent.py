@@ -5,7 +5,7 @@ start, monitor, restart, stop, exit barrier, shutdown).
 
 Rendezvous: a one-node c10d rendezvous on a ``TCPStore`` this process hosts on 127.0.0.1
 (a port the kernel picks), with ``local_addr`` 127.0.0.1 so the master address handed to
-workers is the loopback one. Bounded: every wait has a deadline (``AGENT_TIMEOUT_S``), the
+workers is the loopback one, and the store rank 0 shares with the workers on 127.0.0.1 too. Bounded: every wait has a deadline (``AGENT_TIMEOUT_S``), the
 workers are stopped and reaped by the agent, temporary log folders removed.
 """
 
@@ -26,7 +26,9 @@ def _handler(store, run_id: str):
 
     params = RendezvousParameters("c10d", f"127.0.0.1:{store.port}", run_id, 1, 1, local_addr="127.0.0.1",
                                   join_timeout="30", last_call_timeout="1")
-    return create_handler(store, C10dRendezvousBackend(store, run_id), params)
+    from .store import loopback_handler
+
+    return loopback_handler(create_handler(store, C10dRendezvousBackend(store, run_id), params))
 
 
 def _agent(device: str, run_id: str, tmp: str, max_restarts: int = 0):

@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List
 
 import torch
 
+from ...registry import HarnessFailure
 from .memo import memo as _memo
 from .memo import spec_of as _spec
 from .store import payload
@@ -56,16 +57,21 @@ def _loopback_env() -> Dict[str, str]:
 
 def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
     """Start ``world`` ranks of ``_distsvc_child`` running ``BODIES[body]``; per rank, its
-    saved dict (``{"value": sections}`` or ``{"error": ...}``)."""
-    import torch.distributed as dist
+    saved dict (``{"value": sections}`` or ``{"error": ...}``). A world whose rank was
+    killed from outside is started once more (``_dist_world.retried_once``)."""
+    from ..world import retried_once
 
+    return retried_once(lambda: _start_world(body, device, world))
+
+
+def _start_world(body: str, device: str, world: int) -> List[dict]:
     from ..world import end_processes as _end
+    from ..world import loopback_store, world_failure
     from ..world import tail as _tail
     from ..world import wait_all as _wait
     from . import child as C
 
-    store = dist.TCPStore("127.0.0.1", 0, world, is_master=True, timeout=timedelta(seconds=60),
-                          wait_for_workers=False)
+    store = loopback_store(world, timeout=timedelta(seconds=60))
     with tempfile.TemporaryDirectory(prefix="torchparity-distsvc-") as tmp:
         env = _loopback_env()
         env["MASTER_PORT"] = str(store.port)
@@ -78,18 +84,15 @@ def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
                     [sys.executable, "-c", C.LAUNCH, json.dumps(args)],
                     stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env))
                 err.close()
-            _wait(procs, WORLD_TIMEOUT_S)
+            waited = _wait(procs, WORLD_TIMEOUT_S)
         finally:
-            _end(procs)
+            killed = _end(procs)
             del store
-        out = []
-        for rank in range(world):
-            path = Path(tmp) / f"rank{rank}.pt"
-            if not path.exists():
-                raise RuntimeError(f"rank {rank} ended without a result (exit {procs[rank].returncode})"
-                                   f"{_tail(Path(tmp) / f'rank{rank}.err')}")
-            out.append(torch.load(path, map_location="cpu", weights_only=False))
-        return out
+        missing = {r: procs[r].returncode for r in range(world) if not (Path(tmp) / f"rank{r}.pt").exists()}
+        if missing:
+            raise world_failure(missing, killed, waited, lambda r: _tail(Path(tmp) / f"rank{r}.err"))
+        return [torch.load(Path(tmp) / f"rank{r}.pt", map_location="cpu", weights_only=False)
+                for r in range(world)]
 
 
 def world_section(body: str, section: str, device: str) -> List[Any]:
@@ -101,9 +104,13 @@ def world_section(body: str, section: str, device: str) -> List[Any]:
     if key not in _WORLDS:
         try:
             _WORLDS[key] = ("ok", _run_world(body, device))
+        except HarnessFailure as exc:  # not the API's answer: kept as it is, not re-typed
+            _WORLDS[key] = ("harness", exc)
         except Exception as exc:  # the world itself failed: every section says so
             _WORLDS[key] = ("failed", (type(exc).__name__, str(exc)[:400]))
     state, ranks = _WORLDS[key]
+    if state == "harness":
+        raise type(ranks)(str(ranks))
     if state == "failed":
         _raise(*ranks)
     values = []

@@ -12,7 +12,7 @@ import os
 import tempfile
 from datetime import timedelta
 
-from .store import dec, enc, payload, tcp_store
+from .store import dec, enc, loopback_handler, payload, tcp_store
 
 RUN_ID = "tp-run"
 
@@ -67,7 +67,7 @@ def _timeout():
 
 def _one_node(handler, device, dtype):
     """Rendezvous of one node; a device tensor travels through the store it hands out."""
-    info = handler.next_rendezvous()
+    info = loopback_handler(handler).next_rendezvous()
     x = payload(device, dtype) + info.rank + info.world_size
     info.store.set("x", enc(x))
     return info, [info.rank, info.world_size, dec(info.store.get("x"), device),
@@ -131,22 +131,20 @@ def c10d_case(device, dtype):
 def c10d_create_backend_case(device, dtype):
     """create_backend from RendezvousParameters: a TCPStore it hosts on 127.0.0.1, and a
     FileStore on a temporary file."""
-    import socket
-
     from torch.distributed.elastic.rendezvous import RendezvousParameters
     from torch.distributed.elastic.rendezvous.c10d_rendezvous_backend import create_backend
 
     x = payload(device, dtype)
     got = []
-    with socket.socket() as sock:  # a free port for the store create_backend hosts
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    params = RendezvousParameters("c10d", f"127.0.0.1:{port}", RUN_ID, 1, 1, is_host="true",
+    # the server create_backend hosts (multi-tenant, on this port) is this loopback one: the
+    # store torch would start itself listens on every interface
+    server = tcp_store(multi_tenant=True)
+    params = RendezvousParameters("c10d", f"127.0.0.1:{server.port}", RUN_ID, 1, 1, is_host="true",
                                   read_timeout="10")
     backend, store = create_backend(params)
     backend.set_state(enc(x))
     got += [backend.name, type(store).__name__, dec(backend.get_state()[0], device)]
-    del backend, store
+    del backend, store, server
     with tempfile.TemporaryDirectory(prefix="torchparity-rdzv-") as tmp:
         params = RendezvousParameters("c10d", os.path.join(tmp, "store"), RUN_ID, 1, 1, store_type="file")
         backend, store = create_backend(params)

@@ -39,9 +39,19 @@ def dec(raw: bytes, device: str) -> torch.Tensor:
 
 
 def tcp_store(**kw):
-    import torch.distributed as dist
+    """A master ``TCPStore`` on 127.0.0.1 only (the socket bound here, see ``loopback_store``)."""
+    from ..world import loopback_store
 
-    return dist.TCPStore("127.0.0.1", 0, 1, True, timeout=STORE_TIMEOUT, wait_for_workers=False, **kw)
+    return loopback_store(1, timeout=STORE_TIMEOUT, **kw)
+
+
+def loopback_handler(handler):
+    """``handler`` (a ``DynamicRendezvousHandler``) with the TCPStore its rank 0 hosts for
+    the workers (torch ≥ 2.4 shares one) listening on 127.0.0.1 only: torch's own binds
+    every interface."""
+    if hasattr(handler, "_create_tcp_store_server"):
+        handler._create_tcp_store_server = lambda addr, port: tcp_store(port=port, multi_tenant=True)
+    return handler
 
 
 class _Stores:

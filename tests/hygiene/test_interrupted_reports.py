@@ -1,0 +1,39 @@
+"""An interrupted check says so in every report — report.zh.md (in Chinese), report.en.md,
+report.html — and lists the cases that did not run, API by API (issue 22 item 7)."""
+
+import re
+
+import pytest
+
+from torchparity.errors import Terminated
+
+
+def test_every_report_of_an_interrupted_check_says_so_and_lists_what_did_not_run(tmp_path, monkeypatch):
+    from torchparity.app import check as check_mod
+    from torchparity.app.deliverables import deliverable_writers
+    from torchparity.run.pool import CaseEvent
+
+    class StoppedPool:
+        warmups = []
+
+        def run(self, cases, timeouts, on_event):
+            for i in range(2):  # two cases of the first API run, then SIGTERM
+                on_event(CaseEvent(index=i, kind="crash", detail="worker died"))
+            raise Terminated()
+
+    monkeypatch.setattr(check_mod, "make_executor", lambda *a, **k: StoppedPool())
+    out = tmp_path / "o"
+    with pytest.raises(Terminated):
+        check_mod.check(["torch.autograd.gradcheck", "torch.autograd.forward_ad.unpack_dual"],
+                        "cpu", out=str(out), jobs=1,
+                        writers=deliverable_writers(html=True, screenshot=False))
+    zh = (out / "report.zh.md").read_text(encoding="utf-8")
+    en = (out / "report.en.md").read_text(encoding="utf-8")
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "运行被中断" in zh and "interrupted" in en.lower() and 'id="interrupted-banner"' in html
+    for text in (zh, en, html):
+        assert "torch.autograd.forward_ad.unpack_dual" in text
+        assert re.search(r"unpack_dual`?(：|: )[^\n]*\[float", text) or "unpack_dual</code>:" in text
+    # an API none of whose cases ran reads in Chinese, with no English word inside
+    line = next(ln for ln in zh.splitlines() if ln.startswith("- `torch.autograd.forward_ad.unpack_dual`："))
+    assert "undetermined" not in line and "undecided" not in line, line
