@@ -164,7 +164,7 @@ class Plan:
         self.meta_view = self.name in META_VIEWS
         self.reduce = reduce_inputs_rule(profile, op)
         if faults.ACTIVE or faults.NOISE:  # injected bugs / device noise: once per plan
-            faults.install(self)
+            faults.install(self, T, profile.name if profile is not None else None)
 
 
 def _alias_key(info) -> str:
@@ -186,6 +186,15 @@ def plan_for(op) -> Plan:
 def cached_ops() -> List[Any]:
     """The ops with a plan built so far (``faults.injecting`` rebuilds them)."""
     return [plan.op for plan in _PLANS.values()]
+
+
+def _rebuild_plans() -> None:
+    """Every plan built so far anew from its unwrapped call (faults or noise changed)."""
+    for op in cached_ops():
+        register_plan(op, faults.base_call(op) or plan_for(op).call)
+
+
+faults.on_change(_rebuild_plans)
 
 
 def register_plan(op, call: Callable) -> Plan:

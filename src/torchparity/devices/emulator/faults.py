@@ -195,32 +195,46 @@ def injecting(names=(), noise: bool = False) -> Iterator[None]:
         _rebuild()
 
 
-def _rebuild() -> None:
-    from . import dispatch
+# what rebuilds the op plans built so far (the dispatcher registers itself at import, so
+# this module never imports it)
+_REBUILDERS: List[Callable[[], None]] = []
 
-    for op in dispatch.cached_ops():
-        dispatch.register_plan(op, _BASE.get(op) or dispatch.plan_for(op).call)
+
+def on_change(rebuild: Callable[[], None]) -> None:
+    """``rebuild`` is called whenever :func:`injecting` changes what is active."""
+    _REBUILDERS.append(rebuild)
+
+
+def base_call(op) -> Optional[Callable]:
+    """The op's call before any fault or noise wrapped it (None if never wrapped)."""
+    return _BASE.get(op)
+
+
+def _rebuild() -> None:
+    for rebuild in _REBUILDERS:
+        rebuild()
 
 
 # -- wrapping a plan --------------------------------------------------------------------
-def install(plan) -> None:
+def install(plan, tensor_kind: Any, profile_name: Optional[str]) -> None:
     """Wrap ``plan.call`` (and, for ``inplace-copy``, its return spec) with the active
-    faults and the device noise. Called once per op plan, only when something is active."""
+    faults and the device noise of profile ``profile_name``. Called once per op plan, only
+    when something is active; ``tensor_kind`` is the plan's return kind of a new tensor."""
     op = plan.op
     kind = _kind(op)
     call = _BASE.setdefault(op, plan.call)
     if NOISE:
         from .noise import wrap as noise_wrap
 
-        call = noise_wrap(op, call)
+        call = noise_wrap(op, call, profile_name)
     for fault in ACTIVE:
-        wrapped = _wrap(fault, op, kind, call, plan)
+        wrapped = _wrap(fault, op, kind, call, plan, tensor_kind)
         if wrapped is not None:
             call = wrapped
     plan.call = call
 
 
-def _wrap(fault: str, op, kind, call: Callable, plan) -> Optional[Callable]:
+def _wrap(fault: str, op, kind, call: Callable, plan, tensor_kind: Any) -> Optional[Callable]:
     schema = op._schema
     if fault in _NUMERIC and kind["compute"]:
         return _scaled(call, 1.0 + _NUMERIC[fault], schema)
@@ -245,7 +259,7 @@ def _wrap(fault: str, op, kind, call: Callable, plan) -> Optional[Callable]:
     if fault == "inplace-copy":
         i = _inplace_self(op)
         if i is not None:
-            _return_new(plan, i)
+            _return_new(plan, i, tensor_kind)
             return _copying(call, i)
     if fault == "strides" and not kind["inplace_view"] and not _mutates(schema):
         return _contiguous(call)
@@ -427,11 +441,9 @@ def _unseeded_default(call):
     return run
 
 
-def _return_new(plan, i: int) -> None:
+def _return_new(plan, i: int, tensor_kind: Any) -> None:
     """The plan returns what the kernel returns as a new device tensor instead of ``self``."""
-    from .dispatch import T
-
-    plan.returns = [(T, None) if spec == ("w", i) else spec for spec in plan.returns]
+    plan.returns = [(tensor_kind, None) if spec == ("w", i) else spec for spec in plan.returns]
 
 
 def _copying(call, i: int):

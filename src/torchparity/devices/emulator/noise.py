@@ -72,10 +72,6 @@ def _mutates(op) -> bool:
 
 def wrap(op, call: Callable, profile_name: Optional[str] = None) -> Callable:
     """``call`` with every matching rule of the active profile applied."""
-    if profile_name is None:
-        from .dispatch import STATE
-
-        profile_name = STATE.profile.name if STATE.profile is not None else None
     for rule in rules_for(profile_name):
         if not _matches(rule, op):
             continue
