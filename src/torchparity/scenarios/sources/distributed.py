@@ -1,7 +1,7 @@
 """``torch.distributed`` as a scenario source: collectives run in a world of two ranks.
 
 Each collective, point-to-point and process-group API gets a scenario whose function
-starts a world of ``_dist_world.WORLD_SIZE`` (2) local rank processes on the device under
+starts a world of ``world.WORLD_SIZE`` (2) local rank processes on the device under
 test, with that device's collective backend (gloo for the CPU, nccl for cuda, hccl with
 torch_npu; for the emulated device gloo over the host memory of its tensors), runs one
 body of ``BODIES`` in every rank and returns the per-rank outputs. The CPU reference is

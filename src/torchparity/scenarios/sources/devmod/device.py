@@ -1,5 +1,5 @@
 """Blocks of the ``devmod`` source for the graph, device, RNG, amp and comm members of
-``torch.cuda.*`` (format: see ``_devmod_cuda``)."""
+``torch.cuda.*`` (format: see ``devmod.cuda``)."""
 
 from __future__ import annotations
 

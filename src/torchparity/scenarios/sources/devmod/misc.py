@@ -1,6 +1,6 @@
 """Blocks of the ``devmod`` source for ``torch.accelerator.*``, ``torch.backends.*``,
 ``torch.random.*``, ``torch.Generator`` and ``torch.default_generator`` (format: see
-``_devmod_cuda``). ``acc_here`` is True when the device under test is torch's current
+``devmod.cuda``). ``acc_here`` is True when the device under test is torch's current
 accelerator; on the CPU, which is no accelerator, the block answers with the promise."""
 
 from __future__ import annotations

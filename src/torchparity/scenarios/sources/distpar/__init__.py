@@ -3,7 +3,7 @@ hooks, FSDP and ``fully_shard``, ``DeviceMesh`` / ``DTensor`` / tensor paralleli
 pipelining, ZeRO, ``Join`` and distributed checkpointing, in worlds of 2 ranks.
 
 Each world body (``BODIES``: ``ddp``, ``join``, ``zero``, ``fsdp``, ``fully_shard``,
-``mesh``, ``pipe``, ``dcp``) runs in a world of ``_dist_world`` (2 local rank processes on
+``mesh``, ``pipe``, ``dcp``) runs in a world of ``world`` (2 local rank processes on
 127.0.0.1 with the device's collective backend: gloo for the CPU, gloo over host memory
 for the emulated device; bounded in time, no orphans, its folder removed). A body builds a
 small seeded model on the device, wraps it, runs forward / backward / step (or saves and

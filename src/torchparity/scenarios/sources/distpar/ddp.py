@@ -1,6 +1,6 @@
 """World bodies of the ``distpar`` source: DDP with its comm hooks, ``Join``, ZeRO and
-post-local SGD. Each body runs in every rank of a 2-rank world (``_dist_world``) and
-returns ``{part: value}``; a part that raises is kept as its error (``_distpar_util.part``)
+post-local SGD. Each body runs in every rank of a 2-rank world (``world``) and
+returns ``{part: value}``; a part that raises is kept as its error (``distpar.util.part``)
 so the parts after it still run.
 
 Models are seeded alike on every rank (built on the CPU, then moved to the device); the

@@ -1,6 +1,6 @@
 """``torch.distributions`` as a scenario source: every distribution class and its members.
 
-A distribution is made from its own ``arg_constraints`` (see ``_dist_build``), on the CPU
+A distribution is made from its own ``arg_constraints`` (see ``distribution.build``), on the CPU
 and on the device from the same float64 parameters cast to the dtype. Its members are
 compared as op outputs: properties (``mean``, ``variance``, ``stddev``, ``mode``,
 ``probs``, ``logits``, ...), ``entropy()``, ``log_prob`` / ``cdf`` at a value the CPU
@@ -11,7 +11,7 @@ they are compared by distribution, never by value: shape, dtype, device, and whe
 least 95% of 64 seeded draws per batch element lie in the support.
 
 A member that raises ``NotImplementedError`` on the CPU (``Gamma.icdf``) expects the same
-on the device (see ``_common.probed``). Members of the abstract bases (``Distribution``,
+on the device (see ``base.probed``). Members of the abstract bases (``Distribution``,
 ``ExponentialFamily``) run on up to three concrete classes that inherit them.
 Also covered: ``torch.distributions.transforms`` classes (forward, inverse,
 ``log_abs_det_jacobian``) and ``Transform``'s members, the ``constraints`` factories,

@@ -13,9 +13,9 @@ wait is bounded, no child outlives the run and temporary folders are removed. Re
 that depend on the clock, ports, process ids, host names or temporary paths are compared
 as facts (a positive port, a path equal to the one given) or left out.
 
-The cases are in ``_distsvc_store`` (stores and in-process queries), ``_distsvc_elastic``
-(events, metrics, timers, rendezvous), ``_distsvc_procs`` / ``_distsvc_agent`` (what
-starts processes) and ``_distsvc_child`` (what runs in the children).
+The cases are in ``distsvc.store`` (stores and in-process queries), ``distsvc.elastic``
+(events, metrics, timers, rendezvous), ``distsvc.procs`` / ``distsvc.agent`` (what
+starts processes) and ``distsvc.child`` (what runs in the children).
 
 Not here, with the reason (:func:`why_not`): the etcd rendezvous, backend and store
 (they need an etcd server and the ``python-etcd`` client; the harness starts no external

@@ -6,7 +6,7 @@ Two kinds of children:
   ``LocalElasticAgent``): :func:`device_step` (a small computation on the device, its
   result returned), :func:`failing_step` (raises, under ``errors.record``);
 - the ranks of a 2-process world (:data:`LAUNCH`, started by
-  ``_distsvc_procs.run_world``): each sets the device up, runs one body of ``BODIES``
+  ``distsvc.procs.run_world``): each sets the device up, runs one body of ``BODIES``
   (RPC, ``torch.distributed.autograd``, ``RemoteModule``, process-group set-up
   variants) and writes its sections' results. A body is a list of sections, each one
   run and reported on its own, so one refusal does not hide the others.

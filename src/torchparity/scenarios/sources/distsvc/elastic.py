@@ -1,6 +1,6 @@
 """The ``distsvc`` cases of ``torch.distributed.elastic`` that run in this process:
 events, metrics and timers, and the table of every in-process elastic case (the
-rendezvous cases are in ``_distsvc_rdzv``).
+rendezvous cases are in ``distsvc.rdzv``).
 
 Each case computes on the device and routes what it computed through the API (an event's
 metadata, a metric's value, a timer-guarded block) and returns what came out, with

@@ -5,7 +5,7 @@ A world (:func:`world_section`) is started once per body and device in this proc
 its per-section results are kept (:data:`_WORLDS`): the APIs that share a world read their
 section from it. Bounded: ``WORLD_TIMEOUT_S`` for a world, ``LAUNCH_TIMEOUT_S`` for a
 launcher's children; every child dies with its parent, whatever still runs at the end is
-killed and reaped (``_dist_world``'s helpers), temporary folders are removed. Nothing
+killed and reaped (``world``'s helpers), temporary folders are removed. Nothing
 listens beyond 127.0.0.1.
 
 Children compute on the device of the run (the emulated device's profile travels in its
@@ -56,9 +56,9 @@ def _loopback_env() -> Dict[str, str]:
 
 
 def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
-    """Start ``world`` ranks of ``_distsvc_child`` running ``BODIES[body]``; per rank, its
+    """Start ``world`` ranks of ``distsvc.child`` running ``BODIES[body]``; per rank, its
     saved dict (``{"value": sections}`` or ``{"error": ...}``). A world whose rank was
-    killed from outside is started once more (``_dist_world.retried_once``)."""
+    killed from outside is started once more (``world.retried_once``)."""
     from ..world import retried_once
 
     return retried_once(lambda: _start_world(body, device, world))

@@ -1,7 +1,7 @@
 """``torch.fx`` as a scenario source: trace, edit and run a small model on the device.
 
-One code block per API (``_fx_table``: Graph, GraphModule, Node and the module-level
-helpers; ``_fx_run_table``: Interpreter, Transformer, Tracer, Proxy; ``_fx_shapes_table``:
+One code block per API (``fx.table``: Graph, GraphModule, Node and the module-level
+helpers; ``fx.run_table``: Interpreter, Transformer, Tracer, Proxy; ``fx.shapes_table``:
 ``torch.fx.experimental.proxy_tensor`` and ``symbolic_shapes``). Every block builds a small
 ``nn.Module`` and its input on the CPU, moves them to the device under test, and really
 uses its API on them: it traces, builds or edits a graph, interprets or transforms it,
@@ -10,10 +10,10 @@ returns what the API produced (the generated code and node list with device name
 addresses normalised, flags, symbolic expressions as text, the run's output tensors),
 compared with the same block on the CPU. The block is also the snippet a report shows.
 
-The block runs once on the CPU when the scenarios are made (``_common.probed``): a CPU
+The block runs once on the CPU when the scenarios are made (``base.probed``): a CPU
 ``NotImplementedError`` becomes an expected raise; anything else the CPU raises leaves the
 API without a scenario. APIs of ``torch.fx`` that cannot run here are named, with the
-reason, in ``_fx_table.EXCLUDED`` (``Graph.print_tabular`` needs the optional package
+reason, in ``fx.table.EXCLUDED`` (``Graph.print_tabular`` needs the optional package
 ``tabulate``, a dependency of torchparity: where it is missing, it is named there too).
 """
 

@@ -1,5 +1,5 @@
 """The cases of the ``fx`` source for ``torch.fx.Interpreter``, ``Transformer``,
-``Tracer`` and ``Proxy``: one code block per API, run after ``_fx_table.PRELUDE`` (the
+``Tracer`` and ``Proxy``: one code block per API, run after ``fx.table.PRELUDE`` (the
 traced ``Tiny`` model ``gm`` on the device, its input ``x``, ``norm``, ``node_list``).
 
 The methods that the machinery calls on itself (``Interpreter.call_function``,

@@ -2,7 +2,7 @@
 (``make_fx`` and its helpers) and ``symbolic_shapes`` (``ShapeEnv``, symbolic contexts,
 constraints, guards).
 
-``SHAPES_PRELUDE`` (after ``_fx_table.PRELUDE``) draws a 6x4 input on the CPU, moves it
+``SHAPES_PRELUDE`` (after ``fx.table.PRELUDE``) draws a 6x4 input on the CPU, moves it
 to the device (``x6``), and makes a fake tensor of that device tensor whose two sizes are
 symbols of a fresh ``ShapeEnv`` (``fake``; ``s0``, ``s1`` their sympy symbols, hinted by
 the device tensor's sizes). Symbolic answers (expressions, guards, ranges) are returned as

@@ -6,7 +6,7 @@ the device".
 ...), sparse and quantized accessors, ``torch.UntypedStorage.*``,
 ``torch.TypedStorage.*`` and the legacy typed storage classes (``torch.FloatStorage``);
 ``torch.nn.Module`` members, the container classes' members, the global module hooks and
-``torch.nn.init`` (``_nn_member_table``). One code block per member is both the scenario
+``torch.nn.init`` (``member.nn_table``). One code block per member is both the scenario
 and its snippet.
 A Tensor member that has an OpInfo entry belongs to the ``opinfo`` source and gets
 nothing here.

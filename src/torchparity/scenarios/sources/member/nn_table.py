@@ -1,6 +1,6 @@
 """``torch.nn.Module`` members, the container classes' members, the global module hooks
 and ``torch.nn.init`` for the ``member`` source: one code block each, as in
-``_member_table`` (the block leaves its answer in ``out``; it is also the snippet).
+``member.table`` (the block leaves its answer in ``out``; it is also the snippet).
 
 ``net`` is a small model (PReLU, BatchNorm1d, Tanh, LayerNorm: parameters, buffers and
 no matrix product, so a device's matmul limits are not blamed on a Module member) built on

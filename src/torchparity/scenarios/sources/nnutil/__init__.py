@@ -14,7 +14,7 @@ samplers and loaders over device tensors; checkpointed blocks with their gradien
 
 Each block builds its inputs on the CPU (seeded by the runner), moves them to
 ``device``, leaves its answer in ``out`` and is also the scenario's snippet; it runs once
-on the CPU at planning (``_common.probed``): the CPU's own ``NotImplementedError`` becomes
+on the CPU at planning (``base.probed``): the CPU's own ``NotImplementedError`` becomes
 an expected raise, any other CPU failure leaves the dtype out. APIs that cannot be
 exercised here get no scenario and a named reason (``EXCLUDED``).
 """

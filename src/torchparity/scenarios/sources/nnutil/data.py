@@ -1,5 +1,5 @@
 """``torch.utils.data`` and ``torch.utils.checkpoint`` for the ``nnutil`` source: one
-code block per API (see ``_nnutil_nn``).
+code block per API (see ``nnutil.nn``).
 
 Datasets hold tensors that live on the device; loaders run in the main process
 (``num_workers=0``: worker processes are not a question about the device). Samplers that

@@ -1,6 +1,6 @@
 """``torch.nn.utils`` for the ``nnutil`` source: gradient clipping, parametrizations,
 pruning, packed sequences, ``skip_init``, ``stateless.functional_call`` and the
-parameter/vector helpers; one code block per API (see ``_nnutil_nn``).
+parameter/vector helpers; one code block per API (see ``nnutil.nn``).
 
 Pruning members are made from one template per method (``PRUNE_METHODS``) and one line
 per class (``PRUNE_CLASSES``). The random pruning methods draw their mask on the device's

@@ -6,13 +6,13 @@ forward and backward on the device, the eager flow (``QuantStub``, ``prepare``,
 ``prepare_qat``, ``convert``) and the FX flow (``prepare_fx`` / ``fuse_fx`` /
 ``convert_fx`` with backend configs, custom configs and qconfig mappings) on a small model
 moved to the device and calibrated on device tensors. One code block per API (tables
-``_quant_table``, ``_quant_observer_table``, ``_quant_config_table``) is both the scenario
+``quant.table``, ``quant.observer_table``, ``quant.config_table``) is both the scenario
 and its snippet; its outputs are compared with the same block run on the CPU.
 
 Flows that end in quantized tensors (``convert``, ``convert_fx``, the reference model)
 run on the device as well: PyTorch's quantized kernels are CPU backends (fbgemm / x86,
 qnnpack), and what the device answers (a refusal or a pass) is the verdict. The CPU's own
-refusals go through :func:`~._common.probed` as in the other generated sources.
+refusals go through :func:`~.base.probed` as in the other generated sources.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ``quant`` source's cases for the FX configuration objects (see ``_quant_table``):
+"""The ``quant`` source's cases for the FX configuration objects (see ``quant.table``):
 ``fx.custom_config`` and ``qconfig_mapping``, each used in an FX fuse / prepare / convert
 of a small model on the device, calibrated on device tensors."""
 

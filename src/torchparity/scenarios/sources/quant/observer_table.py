@@ -1,4 +1,4 @@
-"""The ``quant`` source's cases for observers and qconfig helpers (see ``_quant_table``):
+"""The ``quant`` source's cases for observers and qconfig helpers (see ``quant.table``):
 observers fed device tensors (``calculate_qparams``, state dicts); a qconfig's activation
 and weight observers on the device, and an eager prepare of a tiny model with it."""
 

@@ -1,4 +1,4 @@
-"""The shared prelude of the ``quant`` source's code blocks (see ``_quant_table``).
+"""The shared prelude of the ``quant`` source's code blocks (see ``quant.table``).
 
 It runs before every block with ``torch``, ``device`` and ``dtype`` in scope: imports, the
 input ``x`` made on the CPU and moved to ``device``, two tiny models (``Tiny`` for the

@@ -1,6 +1,6 @@
 """The cases of the ``quant`` source: one code block per torch.ao API.
 
-Each block runs after ``_quant_prelude.PRELUDE`` with ``torch``, ``device``, ``dtype`` in
+Each block runs after ``quant.prelude.PRELUDE`` with ``torch``, ``device``, ``dtype`` in
 scope and leaves its answer in ``out``; the block is both the scenario and its snippet.
 Every block uses its API on the device under test: observers and fake-quantize modules fed
 device tensors, QAT / intrinsic modules run forward and backward on the device, eager and

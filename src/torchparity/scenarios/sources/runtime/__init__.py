@@ -4,16 +4,16 @@ Global state (``torch.set_num_threads``, the deterministic-algorithm switches,
 ``set_float32_matmul_precision``, the random generators), dtype / device / layout
 objects, numpy interop, ``torch.save`` / ``torch.load`` (a temporary folder), autocast,
 ``torch.compile`` (the ``eager`` backend) and the symbolic-shape helpers
-(``_runtime_torch``); ``torch.autograd`` (``backward``, ``grad``, custom ``Function``\\ s
+(``runtime.torch_ns``); ``torch.autograd`` (``backward``, ``grad``, custom ``Function``\\ s
 and their context, graph nodes, grad modes, anomaly mode, forward AD), ``torch.func``,
-``torch.futures`` and a few framework classes (``_runtime_autograd``).
+``torch.futures`` and a few framework classes (``runtime.autograd``).
 
 Each API has one code block that does device work under the API — a scatter_add under
 the deterministic switch, ``autograd.grad`` of a device graph, a Future chain carrying
 device tensors — and is both the scenario and its snippet; its outputs are compared with
 the same block run on the CPU. Blocks that change process-wide state restore it. Random
 draws on the device are compared through what the seed guarantees (the same draws twice,
-shape, dtype, place), tagged ``random``. ``_common.probed`` runs each block once on the
+shape, dtype, place), tagged ``random``. ``base.probed`` runs each block once on the
 CPU at planning: the CPU's own NotImplementedError becomes an expected raise, any other
 CPU failure leaves the dtype out.
 

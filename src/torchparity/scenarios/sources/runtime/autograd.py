@@ -2,7 +2,7 @@
 and a few classes used as frameworks (``torch.optim.Optimizer``, ``dependent_property``,
 ``torch.sparse.check_sparse_tensor_invariants``, nested tensors).
 
-Same contract as ``_runtime_torch``: each block builds device tensors (``x``, the leaf
+Same contract as ``runtime.torch_ns``: each block builds device tensors (``x``, the leaf
 ``g``), runs the API over them and leaves the answer in ``out``.
 """
 

@@ -5,14 +5,14 @@ torch.package, the profilers (``torch.profiler``, ``torch.autograd.profiler``, I
 ``torch.hub`` (a local hubconf, ``file://`` checkpoints), ``torch.library``,
 ``torch.overrides``, ``torch.testing``, what of ``torch.onnx`` runs without the onnx
 package, ``torch.utils`` helpers and ``torch.__config__``. One code block per API
-(``_tooling_prof``, ``_tooling_misc``): the tool is applied to tensors and modules on the
+(``tooling.prof``, ``tooling.misc``): the tool is applied to tensors and modules on the
 device (a package holding a device model, a profile of device work, an export of a device
 module, ...) and the block returns what the tool produced, compared with the same block
 run on the CPU. Device names are normalised (``y.device.type == DEV``), profiler output is
 reduced to the labels and listed ops that ran (``ran``), timings are never compared.
 
 APIs that cannot run here (tensorboard, onnx, a C++ build, CUDA-only tools) get no
-scenario and a named reason (``_tooling_misc.WHY_NOT``).
+scenario and a named reason (``tooling.misc.WHY_NOT``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Cases of the ``tooling`` source: profilers, torch.monitor, torch.utils.benchmark,
-torch.compiler and torch.export (the rest is in ``_tooling_misc``).
+torch.compiler and torch.export (the rest is in ``tooling.misc``).
 
 Each case is a code block run with ``torch``, ``device``, ``dtype`` and the helpers of
 ``tooling.PRELUDE`` in scope; it leaves its answer in ``out``. Profilers record op names,
