@@ -164,16 +164,24 @@ def _short(value: Any, limit: int = 120) -> str:
 def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
                      adapter: DeviceAdapter) -> List[FootprintEntry]:
     """Run the scenario once more on the device under the footprint recorder."""
+    return _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True).entries()
+
+
+def _recorded_run(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
+                  adapter: DeviceAdapter, runtime: bool = False) -> FootprintRecorder:
+    """The scenario run once more on the device, seeded, under a footprint recorder; a
+    failure ends the run (the judged run already reported it: ops up to it are recorded,
+    ``recorder.failed`` names the op that raised)."""
     recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
-                                 api_codes=api_codes, user_files=[sc.source_file], runtime=True)
+                                 api_codes=api_codes, user_files=[sc.source_file], runtime=runtime)
     torch.manual_seed(SEED)
     try:
         with recorder:
             sc.fn(adapter.torch_device, dtype)
             adapter.synchronize()
     except Exception:
-        pass  # the judged run already reported it; ops up to the failure are recorded
-    return recorder.entries()
+        pass
+    return recorder
 
 
 def repeat_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
@@ -211,15 +219,7 @@ def explain_scaffolding(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter
     scenario, the row becomes ``skip`` / ``not_comparable`` ("scaffolding refused")."""
     if judgement.status != Status.UNSUPPORTED or (api_obj is None and not api_codes):
         return
-    recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
-                                 api_codes=api_codes, user_files=[sc.source_file])
-    torch.manual_seed(SEED)
-    try:
-        with recorder:
-            sc.fn(adapter.torch_device, dtype)
-            adapter.synchronize()
-    except Exception:
-        pass  # the refusal itself: recorder.failed names the op that raised
+    recorder = _recorded_run(sc, api_obj, api_codes, dtype, adapter)
     if recorder.failed is not None and recorder.failed[1] in SCAFFOLD_SOURCES:
         op, source, dts = recorder.failed
         judgement.status, judgement.cause = Status.SKIP, Cause.NOT_COMPARABLE
