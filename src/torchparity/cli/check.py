@@ -85,8 +85,6 @@ def check(
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck, "
                          "or use --apis-from-vendor-docs DIR")
     from ..app.config import merge_options
-    from ..app.deliverables import deliverable_writers, expand_styles
-    from ..deliver.console import print_summary
     from ..devices import device_specs, validate_spec
 
     opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
@@ -94,6 +92,8 @@ def check(
     for spec in device_specs(opts["device"]):  # a typo fails here, before torch loads
         validate_spec(spec)
     from ..app.check import check as run_check
+    from ..app.deliverables import deliverable_writers, expand_styles
+    from ..deliver.console import print_summary
 
     writers = deliverable_writers(html=html, screenshot=screenshot,
                                   gentest_styles=expand_styles(gentest_styles or ["npu"]),
