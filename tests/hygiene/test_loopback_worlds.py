@@ -93,7 +93,7 @@ def test_a_collective_world_listens_on_loopback_only():
 @pytest.mark.parametrize("body", ["pg", "rpc"])
 def test_distsvc_worlds_listen_on_loopback_only(body):
     """Process-group set-up (env://) and RPC (TensorPipe) worlds of distsvc."""
-    from torchparity.scenarios.sources._distsvc_procs import _run_world
+    from torchparity.scenarios.sources.distsvc.procs import _run_world
 
     with ListenWatch() as watch:
         ranks = _run_world(body, "cpu")
@@ -103,7 +103,7 @@ def test_distsvc_worlds_listen_on_loopback_only(body):
 
 @pytest.mark.slow
 def test_an_elastic_agent_listens_on_loopback_only():
-    from torchparity.scenarios.sources._distsvc_agent import agent_case
+    from torchparity.scenarios.sources.distsvc.agent import agent_case
 
     with ListenWatch() as watch:
         agent_case("cpu", torch.float32)
