@@ -175,19 +175,25 @@ def _environment() -> jinja2.Environment:
     return make_environment(autoescape=False, filters={"py": _py, "ident": _ident})
 
 
-def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str, *,
-             tool_version: str, report: Optional[Report] = None,
-             supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES) -> GeneratedFile:
-    """The test file of one API in ``style`` (see module docstring)."""
+def _check_inputs(api: str, qualified: str, style: str, supported_devices: Sequence[str]) -> None:
+    """What every generated file takes from its caller, checked before anything is written:
+    a known style, API names that are identifiers, SupportedDevices names that are safe."""
     if style not in STYLES:
         raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
     check_api_name(api)
     check_api_name(qualified)
-    if not scenarios:
-        raise InputError(f"{api}: no scenarios are registered, so there is nothing to generate")
     for chip in supported_devices:
         if not _SAFE_CHIP.match(chip):
             raise InputError(f"bad SupportedDevices name {chip!r}")
+
+
+def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str, *,
+             tool_version: str, report: Optional[Report] = None,
+             supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES) -> GeneratedFile:
+    """The test file of one API in ``style`` (see module docstring)."""
+    _check_inputs(api, qualified, style, supported_devices)
+    if not scenarios:
+        raise InputError(f"{api}: no scenarios are registered, so there is nothing to generate")
     limit_type, limits = limits_from_report(report, api, qualified)
 
     functions: List[str] = []
@@ -280,15 +286,9 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
                     supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES,
                     name: Optional[str] = None) -> GeneratedFile:
     """The test file of one API's generated-source scenarios (see run.standalone)."""
-    if style not in STYLES:
-        raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
-    check_api_name(api)
-    check_api_name(qualified)
+    _check_inputs(api, qualified, style, supported_devices)
     if not cases:
         raise InputError(f"{api}: no scenarios, so there is nothing to generate")
-    for chip in supported_devices:
-        if not _SAFE_CHIP.match(chip):
-            raise InputError(f"bad SupportedDevices name {chip!r}")
     limits_device, limits = limits_by_source(report, api, qualified)
     rendered: List[Dict[str, Any]] = []
     used_test: Dict[str, int] = {}
