@@ -3,6 +3,7 @@ a worker per actor start here). Each node says it has two NPUs (``{"NPU": 2}``),
 stand-in for an Ascend machine; everything stops at the end of the module."""
 
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -32,7 +33,13 @@ def cluster():
         mp.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(FIXTURES), old) if p))
         mp.syspath_prepend(str(FIXTURES))
         temp = tempfile.mkdtemp(prefix="tpray")  # short: Ray's socket paths live in it
-        nodes = Cluster(initialize_head=True, head_node_args=dict(NODE, temp_dir=temp))
+        # Ray writes the cluster's address to <default temp>/ray/ray_current_cluster even
+        # when the nodes get their own temp_dir; on a clean machine /tmp/ray does not exist,
+        # so the default temp dir is ours too (nothing is left under /tmp/ray)
+        mp.setenv("RAY_TMPDIR", temp)
+        os.makedirs(os.path.join(temp, "ray"), exist_ok=True)
+        nodes = Cluster(initialize_head=True,
+                        head_node_args=dict(NODE, temp_dir=os.path.join(temp, "ray")))
         try:
             nodes.add_node(**NODE)
             ray.init(address=nodes.address, log_to_driver=False, logging_level="ERROR")
@@ -40,6 +47,7 @@ def cluster():
         finally:
             ray.shutdown()
             nodes.shutdown()
+            shutil.rmtree(temp, ignore_errors=True)
 
 
 def _naps(n):
