@@ -37,7 +37,7 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -249,11 +249,13 @@ def killed_from_outside(returncode: Any) -> bool:
     return isinstance(returncode, int) and returncode < 0 and -returncode in outside
 
 
-def world_failure(missing: Dict[int, Any], killed: set, waited: str, why_of) -> Exception:
+def world_failure(missing: Dict[int, Any], killed: set, waited: str, why_of,
+                  codes: Optional[Dict[int, Any]] = None) -> Exception:
     """The exception for a world whose ranks ``missing`` ({rank: exit code}) left no result:
     a rank's own failure first (``WorldError``: the device's answer), then a rank killed
     from outside (``WorldKilled``: the harness's, retried once), then ranks killed here at
-    the time limit (``WorldTimeout``). ``why_of(rank)``: the tail of its stderr."""
+    the time limit (``WorldTimeout``). ``why_of(rank)``: the tail of its stderr; ``codes``
+    ({rank: exit code} of every rank): a hang after another rank failed names that rank."""
     own = [r for r, code in missing.items() if r not in killed and not killed_from_outside(code)]
     if own:
         r = own[0]
@@ -264,7 +266,12 @@ def world_failure(missing: Dict[int, Any], killed: set, waited: str, why_of) -> 
         return WorldKilled(f"rank {r} was killed by signal {-missing[r]} from outside (not by the "
                            f"device, not by torchparity) without a result{why_of(r)}")
     r = next(iter(missing))
-    limit = "its time limit" if waited == "timeout" else "the grace period after a rank failed"
+    limit = "its time limit"
+    if waited != "timeout":
+        failed = [(q, c) for q, c in (codes or {}).items() if q not in missing and c not in (None, 0)]
+        limit = "the grace period after a rank failed" if not failed else (
+            f"the grace period after rank {failed[0][0]} exited with {failed[0][1]}{why_of(failed[0][0])};"
+            f" rank {r}")
     return WorldTimeout(f"rank {r} hung (killed at {limit}) without a result{why_of(r)}")
 
 
@@ -289,7 +296,8 @@ def _collect(tmp: Path, procs, world_size: int, n_cases: int, killed: set = froz
             return [[{"error": got["setup_error"]}] * world_size for _ in range(n_cases)]
     missing = {r: procs[r].returncode for r in range(world_size) if r not in ranks}
     if missing:
-        raise world_failure(missing, killed, waited, lambda r: _tail(tmp / f"rank{r}.err"))
+        raise world_failure(missing, killed, waited, lambda r: _tail(tmp / f"rank{r}.err"),
+                            {r: p.returncode for r, p in enumerate(procs)})
     return [[ranks[r]["cases"][i] for r in range(world_size)] for i in range(n_cases)]
 
 

@@ -90,9 +90,21 @@ def _start_world(body: str, device: str, world: int) -> List[dict]:
             del store
         missing = {r: procs[r].returncode for r in range(world) if not (Path(tmp) / f"rank{r}.pt").exists()}
         if missing:
-            raise world_failure(missing, killed, waited, lambda r: _tail(Path(tmp) / f"rank{r}.err"))
+            raise world_failure(missing, killed, waited, lambda r: _why(Path(tmp), r, _tail),
+                                {r: p.returncode for r, p in enumerate(procs)})
         return [torch.load(Path(tmp) / f"rank{r}.pt", map_location="cpu", weights_only=False)
                 for r in range(world)]
+
+
+def _why(tmp: Path, rank: int, tail) -> str:
+    """Why ``rank`` ended: the exception its result file recorded, else its stderr's tail."""
+    try:
+        got = torch.load(tmp / f"rank{rank}.pt", map_location="cpu", weights_only=False)
+    except Exception:  # no result file (or a torn one): what the rank printed
+        return tail(tmp / f"rank{rank}.err")
+    if isinstance(got, dict) and "error" in got:
+        return ": " + ": ".join(str(x) for x in got["error"])[:400]
+    return tail(tmp / f"rank{rank}.err")
 
 
 def world_section(body: str, section: str, device: str) -> List[Any]:
