@@ -15,7 +15,6 @@ API runs the scenarios of the other sources (hand suites, ...) through the gener
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,18 +26,17 @@ from ..devices.environment import capture
 from ..dtypes import DTYPE_NAMES
 from ..errors import DeviceUnavailableError, InputError, OutputError, UnknownApiError
 from ..judge.evidence import row_evidence
-from ..results.models import Cause, FootprintEntry, Status
 from ..results.store import prepare_out
 from ..results.sweep_store import FILENAME, SweepLock, SweepStore, open_store
-from ..run.executors import check_executor, make_executor
-from ..run.pool import CaseEvent
+from ..run.answer import Answer
+from ..run.executors import check_executor
 from ..scenarios import opinfo as oi
 from ..scenarios.sources import opinfo as opinfo_source
 from ..version import __version__
+from .check import POOL_STATUSES, extras, scenario_row
+from .runloop import default_jobs, run_cases
 
 DEFAULT_TIMEOUT = 300.0
-# imported by each worker before its first case, off the case clock (op_db takes seconds)
-WARM_OPINFO = "torchparity.scenarios.opinfo:entries"
 DTYPES = DTYPE_NAMES
 
 
@@ -217,29 +215,22 @@ def _other_scenarios(name: str, dtypes: Sequence[str]) -> List[SourceCase]:
 
 # -- running ----------------------------------------------------------------------------
 
-def _row(case: Any, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
+def _row(case: Any, answer: Answer, seconds: float, emulated: bool) -> Dict[str, Any]:
     if isinstance(case, SourceCase):
-        from .check import scenario_row
-
-        return scenario_row(case.api, case.scenario, case.dtype, event, emulated)
+        return scenario_row(case.api, case.scenario, case.dtype, answer, seconds, emulated)
     api, variant, sample_set, dtype = case.key
     row: Dict[str, Any] = dict(api=api, variant=variant, sample_set=sample_set, dtype=dtype,
-                               emulated=emulated, seconds=round(event.seconds, 4))
-    if event.kind == "crash":
-        return dict(row, status=Status.CRASH.value, cause=Cause.CRASH.value, detail=event.detail)
-    if event.kind == "timeout":
-        return dict(row, status=Status.TIMEOUT.value, cause=Cause.TIMEOUT.value, detail=event.detail)
-    p = event.payload
-    if "harness_error" in p:
-        return dict(row, status=Status.ERROR.value, cause=Cause.HARNESS_ERROR.value,
-                    detail=f"torchparity failed on this case: {p['harness_error']}"[:600])
-    for k in ("status", "cause", "detail", "metric", "counts", "claimed", "claimed_backward", "kind",
-              "note"):
-        if k in p:
-            row[k] = p[k]
-    entries = [FootprintEntry.model_validate(e) for e in p.get("footprint", [])]
-    row["evidence"] = row_evidence(row.get("status"), row.get("cause"), entries,
-                                   recorded="footprint" in p)
+                               emulated=emulated, seconds=round(seconds, 4),
+                               status=answer.status, cause=answer.cause, detail=answer.detail)
+    if answer.metric is not None:
+        row["metric"] = answer.metric.model_dump(mode="json")
+    row.update(extras(answer))
+    if answer.status not in POOL_STATUSES and answer.harness_error is None:
+        # a worker's own answer: the evidence its footprint gives (none for the pool's
+        # crash / timeout and a harness error: nothing was compared)
+        entries = list(answer.footprint or [])
+        row["evidence"] = row_evidence(row.get("status"), row.get("cause"), entries,
+                                       recorded=answer.recorded)
     return row
 
 
@@ -267,13 +258,6 @@ def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
         where = store.path.parent if store.path and store.path.name == FILENAME else store.where
         raise InputError(f"{where}: holds a sweep with injected '{was or 'nothing'}'; this run "
                          f"injects '{now or 'nothing'}': use another output")
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
 
 
 def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
@@ -324,7 +308,6 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
            max_samples: Optional[int], progress: Optional[Progress], write_matrix: bool,
            store_url: Optional[str] = None,
            executor: str = "local", ray_address: Optional[str] = None) -> SweepSummary:
-    threads = max(1, default_jobs() // (jobs or 1))
     store = open_store(out_dir, url=store_url)
     _check_device(store, adapter)
     options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
@@ -339,31 +322,18 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
     payloads = [c.payload(reference, grads, max_samples) for c in todo]
     counts: Dict[str, int] = {}
     start = time.monotonic()
-    interrupted = False
-    stopped: BaseException = KeyboardInterrupt()
 
-    def on_event(event: CaseEvent) -> None:
-        row = _row(todo[event.index], event, adapter.emulated)
+    def on_answer(index: int, answer: Answer, seconds: float) -> None:
+        row = _row(todo[index], answer, seconds, adapter.emulated)
         store.add(row)
         counts[row["status"]] = counts.get(row["status"], 0) + 1
         if progress:
             progress.advance(row)
 
-    if progress:
-        progress.start(len(todo), f"sweep {the_plan.selection} on {adapter.spec}")
-    pool = make_executor(executor, {"device": adapter.spec, "modules": [],
-                                    "options": {"threads": threads}, "warm": [WARM_OPINFO]},
-                         jobs=min(jobs, max(1, len(todo))) if jobs else None,
-                         extra_env=adapter.worker_env(), adapter=adapter, ray_address=ray_address)
-    try:
-        if todo:
-            pool.run(payloads, [timeout] * len(payloads), on_event)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
-        interrupted = True
-        stopped = exc
-    finally:
-        if progress:
-            progress.stop()
+    ran = run_cases(adapter, payloads, [timeout] * len(payloads), on_answer, jobs=jobs,
+                    executor=executor, ray_address=ray_address, progress=progress,
+                    description=f"sweep {the_plan.selection} on {adapter.spec}")
+    interrupted = ran.interrupted
 
     files: List[Path] = []
     all_rows = store.rows()
@@ -391,8 +361,8 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
                            no_scenarios=the_plan.no_scenarios, matrix_files=files,
                            interrupted=interrupted, totals=totals)
     store.close()
-    if interrupted:
-        raise stopped
+    if ran.stopped is not None:
+        raise ran.stopped
     return summary
 
 

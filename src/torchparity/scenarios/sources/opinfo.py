@@ -216,4 +216,8 @@ def case(sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
             "footprint": footprint}
 
 
-SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND)
+# imported by each worker before its first case, off the case clock (op_db takes seconds)
+WARM = ("torchparity.scenarios.opinfo:entries",)
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND,
+                      warm=WARM)
