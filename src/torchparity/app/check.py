@@ -182,7 +182,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         if folder is not None and not Path(folder).is_dir():
             raise InputError(f"{what} {folder}: no such folder")
     if dtypes is not None:
-        _check_dtypes(dtypes)
+        check_dtypes(dtypes)
     registry.load_suites(scenario_modules)
     if out:  # a folder that cannot be written is refused now, not after every case ran
         prepare_out(Path(out))
@@ -295,7 +295,7 @@ def _add_replay(api_report: ApiReport) -> None:
     add_replay(ev.recommendation, [(s.id, s.dtype, s.status, s.cause) for s in replayed])
 
 
-def _check_dtypes(dtypes: Sequence[str]) -> None:
+def check_dtypes(dtypes: Sequence[str]) -> None:
     from ..dtypes import DTYPE_NAMES
 
     bad = [d for d in dtypes if d not in DTYPE_NAMES]
@@ -343,7 +343,3 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         banner=EMULATED_BANNER if info.emulated else None,
         options={"interrupted": True} if interrupted else {},
     )
-
-
-# public names of the helpers other modules use
-check_dtypes = _check_dtypes

@@ -30,13 +30,11 @@ from ..deliver.gentest import (
 from ..errors import InputError
 from ..results.models import Report
 from ..results.store import write_text_atomic
-from ..run.standalone import opinfo_samples
+from ..run.standalone import samples_of
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..version import __version__
 from .check import plan_scenarios
-
-HAND = "hand"  # written as functions; every other source as worker cases
 
 
 def replay_case(sc: Scenario, api: str, max_samples: Optional[int] = None) -> ReplayCase:
@@ -46,7 +44,7 @@ def replay_case(sc: Scenario, api: str, max_samples: Optional[int] = None) -> Re
     case.pop("footprint", None)
     runs: list = []
     for d in sc.dtypes:
-        n = opinfo_samples(case, d) if case.get("kind") == "opinfo" else 0
+        n = samples_of(case, d)
         runs += [(d, i) for i in range(n)] if n else [(d, None)]
     try:
         snippet = sc.snippet("DEVICE")
@@ -78,8 +76,11 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
     files = []
     for r in resolved:
         offer = plan_scenarios(r.name, r.obj, dtypes)
-        hand = [sc for sc in offer.scenarios if sc.source == HAND]
-        others = [sc for sc in offer.scenarios if sc.source != HAND]
+        # sources whose scenario functions are copied as they are (hand suites); every
+        # other source's scenarios go into the file as worker cases
+        copied = {src.name for src in sources.all_sources() if src.writes_functions}
+        hand = [sc for sc in offer.scenarios if sc.source in copied]
+        others = [sc for sc in offer.scenarios if sc.source not in copied]
         if not offer.scenarios:
             raise InputError(f"{r.name}: no scenario source gives it a scenario ({offer.reason}); "
                              "there is nothing to generate")

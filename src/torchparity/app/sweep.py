@@ -30,8 +30,7 @@ from ..results.store import prepare_out
 from ..results.sweep_store import FILENAME, SweepLock, SweepStore, open_store
 from ..run.answer import Answer
 from ..run.executors import check_executor
-from ..scenarios import opinfo as oi
-from ..scenarios.sources import opinfo as opinfo_source
+from ..scenarios import registry, sources
 from ..version import __version__
 from .check import POOL_STATUSES, extras, scenario_row
 from .runloop import default_jobs, run_cases
@@ -52,19 +51,20 @@ class Progress:
 
 @dataclass
 class Case:
-    entry: oi.OpEntry
+    """One catalogue entry (OpInfo's op_db) x one dtype, with all its samples."""
+
+    entry: Any  # an entry of ``source.entries()``: api, variant
     dtype: str
     sample_set: str
+    source: Any  # the catalogue source (scenarios.sources.base.Source)
 
     @property
     def key(self) -> Tuple[str, str, str, str]:
         return (self.entry.api, self.entry.variant, self.sample_set, self.dtype)
 
     def payload(self, reference: bool, grads: bool, max_samples: Optional[int]) -> Dict[str, Any]:
-        e = self.entry
-        return {"kind": "opinfo", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
-                "dtype": self.dtype, "reference": reference, "grads": grads,
-                "max_samples": max_samples, "footprint": True}  # the row's evidence
+        return self.source.entry_case(self.entry, self.dtype, reference=reference, grads=grads,
+                                      max_samples=max_samples, footprint=True)  # the row's evidence
 
 
 @dataclass
@@ -81,8 +81,6 @@ class SourceCase:
         return (self.api, self.scenario.id, self.scenario.source, self.dtype)
 
     def payload(self, reference: bool, grads: bool, max_samples: Optional[int]) -> Dict[str, Any]:
-        from ..scenarios import sources
-
         return sources.case_for(self.scenario, self.api, self.dtype, max_samples=max_samples,
                                 grads=grads, footprint=True)  # the row's evidence
 
@@ -165,52 +163,54 @@ def read_api_file(path: str) -> List[str]:
     return names
 
 
-def plan(*, all_opinfo: bool = False, namespace: Optional[str] = None,
+def plan(*, catalogue: bool = False, namespace: Optional[str] = None,
          apis: Sequence[str] = (), dtypes: Sequence[str] = DTYPES,
          reference: bool = False, only: Optional[Sequence[str]] = None) -> Plan:
-    """The cases of a sweep. ``only``: restrict --opinfo to these OpInfo keys (tests)."""
+    """The cases of a sweep. ``catalogue``: every entry of the catalogue sources (OpInfo's
+    op_db; ``only``: just these entry keys, for tests); else the APIs named, each through
+    the catalogue source that has entries for it, or every other source."""
     bad = [d for d in dtypes if d not in DTYPES]
     if bad:
         raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
     sample_set = "reference_inputs" if reference else "sample_inputs"
-    chosen: List[oi.OpEntry] = []
+    chosen: List[Tuple[Any, Any]] = []  # (source, entry)
     no_scenarios: List[str] = []
-    if all_opinfo:
-        chosen = [e for e in oi.entries() if only is None or e.key in only]
-        selection = "op_db"
-        names = sorted({e.api for e in chosen})
+    others: List[SourceCase] = []
+    if catalogue:
+        chosen = [(src, e) for src in sources.sweeping() for e in src.entries(None)
+                  if only is None or e.key in only]
+        selection = " + ".join(src.catalogue for src in sources.sweeping())
+        names = sorted({e.api for _, e in chosen})
     else:
         names = list(apis)
         if namespace:
             ns = namespace_apis(namespace)
             names = ns + [n for n in apis if n not in ns]
         selection = f"namespace {namespace}" if namespace else "api list"
-        others: List[SourceCase] = []
         for name in names:
-            found = opinfo_source.entries_for(name)
+            src, found = sources.entries_of(name)
             if not found:
                 found_other = _other_scenarios(name, dtypes)
                 if not found_other:
                     no_scenarios.append(name)
                 others.extend(found_other)
-            chosen.extend(e for e in found if e not in chosen)
-    cases: List[Any] = [Case(e, d, sample_set) for e in chosen for d in dtypes]
-    if not all_opinfo:
-        cases += others
+            chosen.extend((src, e) for e in found if (src, e) not in chosen)
+    cases: List[Any] = [Case(e, d, sample_set, src) for src, e in chosen for d in dtypes]
+    cases += others
     return Plan(cases=cases, apis=names, no_scenarios=no_scenarios, selection=selection)
 
 
 def _other_scenarios(name: str, dtypes: Sequence[str]) -> List[SourceCase]:
-    """The cases of every non-OpInfo scenario source for ``name``, in the dtypes asked."""
+    """The cases of every source without a catalogue for ``name``, in the dtypes asked."""
     from ..api.resolve import maybe_resolve
-    from ..scenarios import registry, sources
 
     resolved = maybe_resolve(name)
     if resolved is None:
         return []
     registry.load_suites()
+    swept = {src.name for src in sources.sweeping()}
     return [SourceCase(name, sc, d) for sc in sources.offer(name, resolved.obj).scenarios
-            if sc.source != opinfo_source.NAME for d in sc.dtypes if d in dtypes]
+            if sc.source not in swept for d in sc.dtypes if d in dtypes]
 
 
 # -- running ----------------------------------------------------------------------------
@@ -234,7 +234,7 @@ def _row(case: Any, answer: Answer, seconds: float, emulated: bool) -> Dict[str,
     return row
 
 
-def _meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
+def run_meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
     return {
         "tool_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
@@ -244,7 +244,7 @@ def _meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
+def check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
     meta = store.meta()
     old = meta.get("device")
     if old and (old.get("spec"), old.get("type")) != (adapter.spec, adapter.type):
@@ -260,7 +260,7 @@ def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
                          f"injects '{now or 'nothing'}': use another output")
 
 
-def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
+def sweep(*, out: str, device: str = "cpu", catalogue: bool = False,
           namespace: Optional[str] = None, apis: Sequence[str] = (),
           dtypes: Sequence[str] = DTYPES, jobs: Optional[int] = None,
           timeout: float = DEFAULT_TIMEOUT, reference: bool = False, grads: bool = True,
@@ -273,7 +273,7 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
 
     ``executor``: ``local`` (a worker pool here) or ``ray`` (actors on the Ray cluster at
     ``ray_address``; ``jobs`` then caps the actors, default one per device slot)."""
-    if not (all_opinfo or namespace or apis):
+    if not (catalogue or namespace or apis):
         raise InputError("nothing to sweep: give --opinfo, --namespace NS or --apis FILE")
     check_executor(executor, ray_address)
     if timeout <= 0:
@@ -285,7 +285,7 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
     reason = adapter.unavailable_reason()
     if reason:
         raise DeviceUnavailableError(reason)
-    the_plan = plan(all_opinfo=all_opinfo, namespace=namespace, apis=apis, dtypes=dtypes,
+    the_plan = plan(catalogue=catalogue, namespace=namespace, apis=apis, dtypes=dtypes,
                     reference=reference, only=only)
     if executor == "local":
         jobs = jobs or default_jobs()
@@ -309,11 +309,11 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
            store_url: Optional[str] = None,
            executor: str = "local", ray_address: Optional[str] = None) -> SweepSummary:
     store = open_store(out_dir, url=store_url)
-    _check_device(store, adapter)
+    check_device(store, adapter)
     options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
                "grads": grads, "max_samples": max_samples}
     if not store.meta():
-        store.set_meta(_meta(adapter, options))
+        store.set_meta(run_meta(adapter, options))
     old_missing = store.meta().get("no_scenarios", [])
     store.set_meta({"no_scenarios": sorted(set(old_missing) | set(the_plan.no_scenarios))})
 
@@ -364,8 +364,3 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
     if ran.stopped is not None:
         raise ran.stopped
     return summary
-
-
-# public names of the helpers other modules use
-check_device = _check_device
-run_meta = _meta

@@ -107,16 +107,15 @@ def judge(case: Dict[str, Any], dtype: str, sample: Optional[int] = None,
           spec: Optional[str] = None) -> Outcome:
     """Run worker case ``case`` in ``dtype`` (only OpInfo sample ``sample`` when given) on
     the session's device, as a check worker does; its row."""
+    from .answer import Answer
     from .handlers import handle
 
     ctx = context(spec)
     run = dict(case, dtype=dtype, footprint=False)
     if sample is not None:
         run["sample"] = int(sample)
-    payload = handle(ctx, run)
-    row = payload.get("result", payload)
-    return Outcome(status=str(row.get("status")), cause=row.get("cause"),
-                   detail=str(row.get("detail") or ""))
+    answer = Answer.model_validate(handle(ctx, run))
+    return Outcome(status=str(answer.status), cause=answer.cause, detail=answer.detail)
 
 
 def limits_apply(recorded: Optional[str], spec: str) -> bool:
@@ -190,6 +189,12 @@ def _log(entry: Dict[str, Any], dtype: str, sample: Optional[int], spec: str, ou
             "detail": out.detail[:300]}
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
+
+
+def samples_of(case: Dict[str, Any], dtype: str) -> int:
+    """How many samples a worker case is judged by, one test each (an ``opinfo`` case:
+    its entry's samples); 0 for a case judged whole."""
+    return opinfo_samples(case, dtype) if case.get("kind") == "opinfo" else 0
 
 
 def opinfo_samples(case: Dict[str, Any], dtype: str) -> int:
