@@ -96,7 +96,7 @@ class Prediction:
     samples: int = 0
     refused_samples: int = 0
     cpu_refuses: bool = False  # the op itself refuses the dtype (CPU raises)
-    source: str = "opinfo"  # opinfo | scenario | none
+    source: str = ""  # the catalogue source's name (opinfo) | scenario | none
     forward_ran: int = 0  # samples whose forward the profile lets through (CPU runs them)
     cpu_error_samples: int = 0  # samples the CPU itself refuses
     # (op packet, dtype checked, phase) of every compute op the device receives
@@ -383,14 +383,15 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
                         if trace == "emulated":
                             feet = traced.get((e.db, e.variant, d), "not traced")
                             if isinstance(feet, str):
-                                out.append(Prediction(name, e.variant, d, "unknown", feet))
+                                out.append(Prediction(name, e.variant, d, "unknown", feet, source=label))
                             else:
                                 out.append(_fold(name, e.variant, d, feet, prof, label))
                             continue
                         feet = _opinfo_footprints(e, d, grads, max_samples, prof.device_type, native)
                         if feet is None:
                             out.append(Prediction(name, e.variant, d, "unknown",
-                                                  "OpInfo cannot make samples for this dtype"))
+                                                  "OpInfo cannot make samples for this dtype",
+                                                  source=label))
                         else:
                             out.append(_fold(name, e.variant, d, feet, prof, label))
                 continue
