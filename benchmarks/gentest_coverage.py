@@ -18,16 +18,21 @@ printed; ``--all`` for the whole list, the slow suite's), this:
    ``fail`` / ``error`` / ``crash`` / ``timeout`` row a red test.
 
 Prints the APIs with a generated file, the files green on cpu and on emu, the agreement
-with check, and every disagreement with its reason. Writes ``OUT/gentest_coverage.json``.
+with check, and every disagreement with its reason; on a sample, also the count over the
+whole list that the sample's share of passing APIs extrapolates to, with its 95 % interval
+(Wilson score: the sample is stratified, so the interval is if anything conservative).
+Writes ``OUT/gentest_coverage.json``. ``--tests DIR``: a test tree whose upstream tests
+are replayed too (as ``check --tests``; the files get it through ``$TORCHPARITY_TESTS``).
 
     python benchmarks/gentest_coverage.py [--sample 200] [--seed 0] [--all] [--style npu]
-        [--max-samples 2] [--file-timeout 120] [--chunk 20] [--out DIR]
+        [--max-samples 2] [--file-timeout 120] [--chunk 20] [--tests DIR] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import subprocess
@@ -43,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
 EMU = "emu:ascend-a2"
 RED = ("fail", "error", "crash", "timeout")
+TESTS_DIR = ""  # --tests: the tree the replayed tests come from
 
 
 def namespace(api: str) -> str:
@@ -72,6 +78,24 @@ def stratified(names: Sequence[str], n: int, seed: int) -> List[str]:
     return [name for name in names if name in picked]
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> Tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion k / n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def extrapolated(passing: int, sampled: int, listed: int) -> Dict[str, Any]:
+    """The whole list's count of passing APIs a sample's share gives, with its interval."""
+    lo, hi = wilson(passing, sampled)
+    return {"listed": listed, "sampled": sampled, "passing": passing,
+            "estimate": round(listed * passing / sampled) if sampled else 0,
+            "low_95": math.floor(listed * lo), "high_95": math.ceil(listed * hi)}
+
+
 def run_files(files: List[Path], device: str, log: Path, limit: float, chunk: int) -> Dict[str, str]:
     """file name -> green | red | timeout | collection error (pytest in subprocesses)."""
     out: Dict[str, str] = {}
@@ -95,6 +119,8 @@ def _pytest(files: List[Path], device: str, log: Path, timeout: float):
         xml = Path(tmp.name)
     env = dict(os.environ, TORCHPARITY_GENTEST_LOG=str(log))
     env.pop("TORCHPARITY_DEVICE", None)
+    if TESTS_DIR:
+        env["TORCHPARITY_TESTS"] = TESTS_DIR
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
            "-o", "addopts=", f"--junitxml={xml}", "--torchparity-device", device,
            *[f.name for f in files]]
@@ -172,7 +198,11 @@ def main() -> None:
     parser.add_argument("--file-timeout", type=float, default=120.0, help="pytest: seconds per file")
     parser.add_argument("--chunk", type=int, default=20, help="files per pytest process")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--tests", type=Path, default=None, help="a test tree to replay (check --tests)")
     args = parser.parse_args()
+    global TESTS_DIR
+    tests_dir = str(args.tests.resolve()) if args.tests else None
+    TESTS_DIR = tests_dir or ""
 
     from torchparity.api.resolve import maybe_resolve
     from torchparity.app.check import check
@@ -185,18 +215,21 @@ def main() -> None:
         tmp = tempfile.TemporaryDirectory()
         args.out = Path(tmp.name)
     args.out.mkdir(parents=True, exist_ok=True)
+    listed_count = 0
     if args.api:
         names, what = list(args.api), f"{len(args.api)} API(s) named"
     else:
         listed, version = listed_apis(str(args.docs), args.torch_version)
         names = listed if args.all else stratified(listed, args.sample, args.seed)
+        listed_count = len(listed)
         what = (f"all {len(listed)} APIs" if args.all else
                 f"{len(names)} of {len(listed)} APIs, stratified by namespace, seed {args.seed}") + \
             f" listed by the vendor docs for torch {version}"
     print(f"sample: {what}", flush=True)
     t0 = time.monotonic()
     resolvable = [n for n in names if _resolves(maybe_resolve, n)]
-    report = check(resolvable, EMU, jobs=args.jobs, timeout=args.timeout, max_samples=args.max_samples)
+    report = check(resolvable, EMU, jobs=args.jobs, timeout=args.timeout, max_samples=args.max_samples,
+                   tests_dir=tests_dir)
     t_check = time.monotonic() - t0
     rows: Dict[Tuple[str, str, str], Dict[str, Any]] = {}
     with_scenarios = []
@@ -212,7 +245,8 @@ def main() -> None:
     t1 = time.monotonic()
     for api in with_scenarios:
         try:
-            made = gentest([api], args.style, str(folder), report=report, max_samples=args.max_samples)
+            made = gentest([api], args.style, str(folder), report=report, max_samples=args.max_samples,
+                           tests_dir=tests_dir)
             files_of[api] = [folder / f.name for f in made]
         except TorchparityError as exc:
             no_file[api] = str(exc)[:200]
@@ -276,6 +310,8 @@ def main() -> None:
         "seconds": {"check": round(t_check, 1), "gentest": round(t_gen, 1), "pytest": round(t_run, 1)},
         "by_source": _by_source(rows, files_of, green_cpu, green_emu, bad_apis),
     }
+    if listed_count and not args.all:
+        summary["whole_list"] = extrapolated(len(passing), len(names), listed_count)
     (args.out / "gentest_coverage.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     print(_text(summary))
     if tmp is not None:
@@ -314,6 +350,13 @@ def _text(s: Dict[str, Any]) -> str:
         f"outcome agreement with check ({EMU} rows): {s['rows_agree']} of {s['rows_compared']}",
         f"APIs whose files pass (green on cpu, agree with check on {EMU}): {s['passing_files_agreeing']}",
         f"file states: {json.dumps(s['file_states'])}",
+    ]
+    if "whole_list" in s:
+        w = s["whole_list"]
+        lines.append(f"whole list ({w['listed']} APIs), extrapolated from {w['passing']} of "
+                     f"{w['sampled']}: ~{w['estimate']} APIs with passing files "
+                     f"(95 % interval {w['low_95']}-{w['high_95']})")
+    lines += [
         f"seconds: {json.dumps(s['seconds'])}",
         "", "| source | APIs | with file | green cpu | green emu | agree |", "|---|---:|---:|---:|---:|---:|",
     ]

@@ -93,7 +93,7 @@ def main() -> int:
 
     t = time.perf_counter()
     if opts.opinfo:
-        summary = sweep(out=out, device=device, all_opinfo=True, dtypes=dtypes, jobs=jobs,
+        summary = sweep(out=out, device=device, catalogue=True, dtypes=dtypes, jobs=jobs,
                         max_samples=opts.max_samples, write_matrix=False)
     else:
         summary = sweep(out=out, device=device, apis=names, dtypes=dtypes, jobs=jobs,

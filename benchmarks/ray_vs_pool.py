@@ -55,7 +55,7 @@ def sweep_rows(executor: str, only, max_samples):
 
     out = tempfile.mkdtemp(prefix=f"tp-{executor}-")
     start = time.monotonic()
-    summary = sweep(out=out, device="emu:ascend-a2", all_opinfo=True, dtypes=DTYPES,
+    summary = sweep(out=out, device="emu:ascend-a2", catalogue=True, dtypes=DTYPES,
                     jobs=2, only=only, max_samples=max_samples, executor=executor)
     seconds = time.monotonic() - start
     store = open_store(out)

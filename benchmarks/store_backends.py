@@ -38,7 +38,7 @@ def timed_sweep(out: str, store, device: str, only, jobs):
     from torchparity.app.sweep import sweep
 
     start = time.perf_counter()
-    summary = sweep(out=out, device=device, all_opinfo=True, only=only, dtypes=DTYPES, jobs=jobs,
+    summary = sweep(out=out, device=device, catalogue=True, only=only, dtypes=DTYPES, jobs=jobs,
                     store=store)
     return time.perf_counter() - start, summary
 

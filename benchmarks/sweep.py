@@ -82,7 +82,7 @@ def main() -> int:
     keys = [e.key for e in oi.entries()]
     import_s = time.perf_counter() - t0
     only = keys[: opts.limit] if opts.limit else None
-    cases = plan(all_opinfo=True, dtypes=dtypes, only=only).cases
+    cases = plan(catalogue=True, dtypes=dtypes, only=only).cases
     jobs = opts.jobs or default_jobs()
     print(f"op_db entries: {len(only or keys)}, dtypes: {len(dtypes)} ({', '.join(dtypes)}), "
           f"cases: {len(cases)}, device {opts.device}, sweep jobs {jobs}, cores {default_jobs()}")
@@ -95,7 +95,7 @@ def main() -> int:
 
     out = opts.out or tempfile.mkdtemp(prefix="tp-bench-")
     t = time.perf_counter()
-    summary = sweep(out=out, device=opts.device, all_opinfo=True, dtypes=dtypes, jobs=jobs,
+    summary = sweep(out=out, device=opts.device, catalogue=True, dtypes=dtypes, jobs=jobs,
                     only=only)
     swept = time.perf_counter() - t
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary.totals.items()))

@@ -27,16 +27,16 @@ BAD = ("fail", "error", "crash", "timeout")
 
 
 def test_cpu_against_cpu_subset_has_no_false_fails(tmp_path):
-    summary = sweep(out=str(tmp_path), device="cpu", all_opinfo=True, only=SUBSET, jobs=2)
+    summary = sweep(out=str(tmp_path), device="cpu", catalogue=True, only=SUBSET, jobs=2)
     assert summary.planned == len(SUBSET) * len(DTYPES) == summary.ran
     bad = {k: v for k, v in summary.counts.items() if k in BAD}
     assert not bad, _offenders(tmp_path)
     assert summary.counts.get("pass", 0) > 150
     # a rerun skips what is done
-    again = sweep(out=str(tmp_path), device="cpu", all_opinfo=True, only=SUBSET, jobs=2)
+    again = sweep(out=str(tmp_path), device="cpu", catalogue=True, only=SUBSET, jobs=2)
     assert (again.ran, again.already_done) == (0, summary.planned)
     with pytest.raises(InputError, match="holds a sweep on 'cpu'"):
-        sweep(out=str(tmp_path), device="auto", all_opinfo=True, only=SUBSET)
+        sweep(out=str(tmp_path), device="auto", catalogue=True, only=SUBSET)
 
 
 def _offenders(out):
@@ -102,12 +102,12 @@ def test_planning_namespaces_and_lists():
     assert {(c.entry.api, c.entry.variant) for c in p.cases} == {
         ("torch.Tensor.add_", "add[inplace]"), ("torch.absolute", "abs[alias:absolute]")}
     with pytest.raises(InputError, match="unknown"):
-        plan(all_opinfo=True, dtypes=["float8"])
+        plan(catalogue=True, dtypes=["float8"])
 
 
 @pytest.mark.slow
 def test_full_op_db_float32_has_no_false_fails(tmp_path):
-    summary = sweep(out=str(tmp_path), device="cpu", all_opinfo=True, dtypes=["float32"])
+    summary = sweep(out=str(tmp_path), device="cpu", catalogue=True, dtypes=["float32"])
     assert summary.planned >= 700
     assert not {k: v for k, v in summary.counts.items() if k in BAD}, _offenders(tmp_path)
 

@@ -45,7 +45,7 @@ def test_sweep_confirms_every_prediction(tmp_path):
 
 @pytest.mark.slow
 def test_full_op_db_float32_on_allow_all_has_no_false_fails(tmp_path):
-    s = sweep(out=str(tmp_path), device="emu:allow-all", all_opinfo=True, dtypes=["float32"])
+    s = sweep(out=str(tmp_path), device="emu:allow-all", catalogue=True, dtypes=["float32"])
     assert s.planned >= 700 and s.problems == 0, s.totals
 
 
@@ -78,7 +78,7 @@ def test_shipped_ascend_a2_profile_refuses_the_seed_float64_ops(tmp_path):
 @pytest.mark.slow
 def test_full_op_db_sweep_on_ascend_a2_completes(tmp_path):
     dtypes = ["float32", "float16", "bfloat16", "float64"]
-    s = sweep(out=str(tmp_path), device="emu:ascend-a2", all_opinfo=True, dtypes=dtypes)
+    s = sweep(out=str(tmp_path), device="emu:ascend-a2", catalogue=True, dtypes=dtypes)
     assert s.planned >= 700 * len(dtypes) and s.ran == s.planned, s.totals
     assert s.totals.get("crash", 0) == 0 and s.totals.get("timeout", 0) == 0, s.totals
     _assert_seed_ops(_a2_rows(tmp_path))

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from torchparity.app import runloop
 from torchparity.errors import Terminated
 
 
@@ -21,7 +22,7 @@ def test_every_report_of_an_interrupted_check_says_so_and_lists_what_did_not_run
                 on_event(CaseEvent(index=i, kind="crash", detail="worker died"))
             raise Terminated()
 
-    monkeypatch.setattr(check_mod, "make_executor", lambda *a, **k: StoppedPool())
+    monkeypatch.setattr(runloop, "make_executor", lambda *a, **k: StoppedPool())
     out = tmp_path / "o"
     with pytest.raises(Terminated):
         check_mod.check(["torch.autograd.gradcheck", "torch.autograd.forward_ad.unpack_dual"],

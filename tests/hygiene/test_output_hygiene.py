@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from torchparity.app import check as check_mod
+from torchparity.app import runloop
 from torchparity.deliver.bundle import write_bundle
 from torchparity.deliver.sweep_matrix import write_matrix
 from torchparity.errors import InputError, OutputError
@@ -29,7 +30,7 @@ def test_out_under_a_file_is_refused_before_any_case_runs(tmp_path, monkeypatch)
     def must_not_run(*_a, **_k):
         raise AssertionError("cases ran although the output folder cannot be made")
 
-    monkeypatch.setattr(check_mod, "make_executor", must_not_run)
+    monkeypatch.setattr(runloop, "make_executor", must_not_run)
     with pytest.raises(InputError, match="cannot create folder"):
         check_mod.check(["torch.abs"], "cpu", out=str(tmp_path / "a-file" / "sub"))
 
@@ -205,7 +206,7 @@ def test_an_interrupted_sweep_marks_its_matrix_incomplete(tmp_path, monkeypatch)
             on_event(CaseEvent(index=0, kind="crash", detail="worker died"))
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweep_mod, "make_executor", lambda *a, **k: StoppedPool())
+    monkeypatch.setattr(runloop, "make_executor", lambda *a, **k: StoppedPool())
     with pytest.raises(KeyboardInterrupt):
         sweep_mod.sweep(out=str(tmp_path), device="cpu", apis=["torch.abs"], jobs=1)
     doc = json.loads((tmp_path / "matrix.json").read_text(encoding="utf-8"))

@@ -83,12 +83,13 @@ def test_a_device_slot_retries_an_outside_kill_too(procs):
 
 def test_the_report_rows_of_an_outside_kill_are_harness_errors():
     from torchparity.app.check import case_result
+    from torchparity.run.answer import answer_of
     from torchparity.run.pool import CaseEvent, outside_kill_event
 
     sc = Scenario(id="x", api="torch.abs", fn=lambda d, t: 1, description=TEXT, expected=TEXT)
-    result, _ = case_result(outside_kill_event(0, -9, "", 1.0), sc, "float32", False)
+    result, _ = case_result(answer_of(outside_kill_event(0, -9, "", 1.0)), sc, "float32", False)
     assert (result.status, result.cause) == ("error", "harness_error")
-    crash, _ = case_result(CaseEvent(0, "crash", detail="worker died: SIGSEGV"), sc, "float32", False)
+    crash, _ = case_result(answer_of(CaseEvent(0, "crash", detail="worker died: SIGSEGV")), sc, "float32", False)
     assert crash.status == "crash"
 
 

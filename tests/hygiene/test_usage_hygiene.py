@@ -10,6 +10,7 @@ import types
 import pytest
 
 from torchparity import cli
+from torchparity.app import runloop
 from torchparity.errors import InputError, Terminated
 from torchparity.results.sweep_store import SweepLock
 
@@ -125,7 +126,6 @@ def test_the_vendor_list_mode_takes_the_sweep_lock(tmp_path, listed_tests_path):
 @pytest.mark.parametrize("stop", [KeyboardInterrupt, Terminated])
 def test_an_interrupted_vendor_list_run_marks_its_matrix_incomplete(tmp_path, monkeypatch, stop,
                                                                     listed_tests_path):
-    from torchparity.app import check_vendor
     from torchparity.run.pool import CaseEvent
 
     class StoppedPool:
@@ -133,7 +133,7 @@ def test_an_interrupted_vendor_list_run_marks_its_matrix_incomplete(tmp_path, mo
             on_event(CaseEvent(index=0, kind="crash", detail="worker died"))
             raise stop()
 
-    monkeypatch.setattr(check_vendor, "make_executor", lambda *a, **k: StoppedPool())
+    monkeypatch.setattr(runloop, "make_executor", lambda *a, **k: StoppedPool())
     with pytest.raises(stop):  # SIGTERM stays Terminated: exit 143, not 130
         _listed(tmp_path)
     doc = json.loads((tmp_path / "run" / "matrix.json").read_text(encoding="utf-8"))

@@ -20,7 +20,6 @@ from ..judge.verdict import decide, load_rules
 from ..results.models import (
     EMULATED_BANNER,
     ApiReport,
-    Cause,
     DeviceRun,
     FootprintEntry,
     Report,
@@ -30,12 +29,13 @@ from ..results.models import (
     Text,
 )
 from ..results.store import prepare_out
-from ..run.executors import check_executor, make_executor
-from ..run.pool import CaseEvent
+from ..run.answer import DETAIL_LIMIT, Answer
+from ..run.executors import check_executor
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..version import __version__
 from .evidence import evidence as gather_evidence
+from .runloop import run_cases
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -87,59 +87,51 @@ def why_none(tried: Dict[str, str], reason: str = "") -> Text:
                 zh=f"{head_zh}已尝试的场景来源——{listed}。")
 
 
-def case_result(event: CaseEvent, sc: Scenario, dtype: str,
-                emulated: bool) -> Tuple[ScenarioResult, List[FootprintEntry]]:
-    """A worker's answer for one case (any kind) as a ScenarioResult and its footprint."""
-    result, entries = _case_result(event, sc, dtype, emulated)
+def case_result(answer: Answer, sc: Scenario, dtype: str, emulated: bool,
+                seconds: float = 0.0) -> Tuple[ScenarioResult, List[FootprintEntry]]:
+    """A worker's answer to one case (any kind) as a ScenarioResult and its footprint."""
+    entries = list(answer.footprint or [])
+    if answer.result is not None:  # the case ran the scenario itself: its whole result
+        result = answer.result.model_copy(deep=True)
+    else:
+        tags = list(sc.tags) + (["not-claimed-by-opinfo"] if answer.claimed is False else [])
+        detail = answer.detail
+        if answer.note:
+            detail = f"{detail} (note: {answer.note})"
+        result = ScenarioResult(
+            id=sc.id, dtype=dtype, description=sc.description, expected=sc.expected, tags=tags,
+            emulated=emulated, duration_s=round(seconds, 6), status=answer.status,
+            cause=answer.cause, metric=answer.metric,
+            # the pool's own words (a crash, a timeout) are kept whole
+            detail=detail if answer.status in POOL_STATUSES else detail[:DETAIL_LIMIT])
     result.source = sc.source
     # a world's device work runs in its rank processes, which the recorder (in this
     # worker) does not reach: an empty footprint there is "not recorded", never host-only
-    recorded = "footprint" in (event.payload or {}) and not ("distributed" in sc.tags and not entries)
+    recorded = answer.recorded and not ("distributed" in sc.tags and not entries)
     result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded)
     return result, entries
 
 
-def scenario_row(api: str, sc: Scenario, dtype: str, event: CaseEvent,
+POOL_STATUSES = (Status.CRASH.value, Status.TIMEOUT.value)
+ROW_EXTRAS = ("counts", "claimed", "claimed_backward", "kind", "note")
+
+
+def scenario_row(api: str, sc: Scenario, dtype: str, answer: Answer, seconds: float,
                  emulated: bool) -> Dict[str, Any]:
     """One case as a row of the sweep store: keyed (api, scenario id, source, dtype)."""
-    result, _ = case_result(event, sc, dtype, emulated)
+    result, _ = case_result(answer, sc, dtype, emulated, seconds)
     row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
                                status=result.status, cause=result.cause, detail=result.detail,
                                metric=result.metric.model_dump(mode="json") if result.metric else None,
-                               emulated=emulated, seconds=round(event.seconds, 4),
+                               emulated=emulated, seconds=round(seconds, 4),
                                evidence=result.evidence)
-    p = event.payload or {}
-    for k in ("counts", "claimed", "claimed_backward", "kind", "note"):
-        if k in p:
-            row[k] = p[k]
+    row.update(extras(answer))
     return row
 
 
-def _case_result(event: CaseEvent, sc: Scenario, dtype: str, emulated: bool) -> Tuple[ScenarioResult, List[FootprintEntry]]:
-    base = dict(id=sc.id, dtype=dtype, description=sc.description, expected=sc.expected,
-                tags=list(sc.tags), emulated=emulated, duration_s=round(event.seconds, 6))
-    if event.kind == "crash":
-        return ScenarioResult(status=Status.CRASH, cause=Cause.CRASH, detail=event.detail, **base), []
-    if event.kind == "timeout":
-        return ScenarioResult(status=Status.TIMEOUT, cause=Cause.TIMEOUT, detail=event.detail, **base), []
-    payload = event.payload
-    if "harness_error" in payload:
-        return ScenarioResult(status=Status.ERROR, cause=Cause.HARNESS_ERROR,
-                              detail=f"torchparity failed on this case: {payload['harness_error']}"[:600],
-                              **base), []
-    entries = [FootprintEntry.model_validate(e) for e in payload.get("footprint", [])]
-    if "result" in payload:
-        return ScenarioResult.model_validate(payload["result"]), entries
-    # a dedicated case kind (OpInfo: every sample of one entry x dtype) answers as a row
-    tags = list(base.pop("tags"))
-    if payload.get("claimed") is False:
-        tags.append("not-claimed-by-opinfo")
-    detail = payload.get("detail") or ""
-    if payload.get("note"):
-        detail = f"{detail} (note: {payload['note']})"
-    metric = payload.get("metric")
-    return ScenarioResult(status=payload["status"], cause=payload.get("cause"),
-                          detail=detail[:600], metric=metric, tags=tags, **base), entries
+def extras(answer: Answer) -> Dict[str, Any]:
+    """What a case kind adds to a store row (OpInfo's counts, claims, output kind, note)."""
+    return {k: getattr(answer, k) for k in ROW_EXTRAS if getattr(answer, k) is not None}
 
 
 def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = None,
@@ -190,7 +182,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         if folder is not None and not Path(folder).is_dir():
             raise InputError(f"{what} {folder}: no such folder")
     if dtypes is not None:
-        _check_dtypes(dtypes)
+        check_dtypes(dtypes)
     registry.load_suites(scenario_modules)
     if out:  # a folder that cannot be written is refused now, not after every case ran
         prepare_out(Path(out))
@@ -262,40 +254,24 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
 
     results: Dict[int, ScenarioResult] = {}
     footprints: Dict[int, List[FootprintEntry]] = {}
-    interrupted = False
-    stopped: BaseException = KeyboardInterrupt()
-
     injected = adapter.injected()
 
-    def on_event(event: CaseEvent) -> None:
-        _, sc, dtype = meta[event.index]
-        result, entries = case_result(event, sc, dtype, adapter.emulated)
+    def on_answer(index: int, answer: Answer, seconds: float) -> None:
+        _, sc, dtype = meta[index]
+        result, entries = case_result(answer, sc, dtype, adapter.emulated, seconds)
         result.injected = list(injected)
         result.snippet = sc.snippet(device_expr=f'"{adapter.type}"', dtype=dtype)
         result.footprint = [e for e in entries if e.source != "scenario"
                             and e.op.split(".", 1)[-1] not in fp.METADATA_OPS]
-        results[event.index] = result
-        footprints[event.index] = entries
+        results[index] = result
+        footprints[index] = entries
         if progress:
             progress.advance(result, sc.api)
 
-    if progress:
-        progress.start(len(cases), f"{len(resolved)} API(s) on {adapter.spec}")
-    init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules)}
-    warm = sources.warm_for(cases)  # replays fork from there
-    if warm:
-        init["warm"] = warm
-    pool = make_executor(executor, init, jobs=jobs, extra_env=adapter.worker_env(),
-                         adapter=adapter, ray_address=ray_address)
-    try:
-        pool.run(cases, timeouts, on_event)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
-        interrupted = True
-        stopped = exc
-    finally:
-        if progress:
-            progress.stop()
-
+    ran = run_cases(adapter, cases, timeouts, on_answer, jobs=jobs, executor=executor,
+                    ray_address=ray_address, modules=scenario_modules, progress=progress,
+                    description=f"{len(resolved)} API(s) on {adapter.spec}")
+    interrupted = ran.interrupted
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
     if interrupted:  # every report says which cases never ran, API by API
         unrun: Dict[str, List[str]] = {}
@@ -303,9 +279,9 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
             if i not in results:
                 unrun.setdefault(plans[p].resolved.name, []).append(f"{sc.id}[{dtype}]")
         report.options["unrun"] = unrun
-    if pool.warmups:  # worker start-up imports, once, not on any case's clock
-        report.options["worker_warmup_s"] = round(max(pool.warmups), 2)
-    return report, plans, census_found, (stopped if interrupted else None)
+    if ran.warmups:  # worker start-up imports, once, not on any case's clock
+        report.options["worker_warmup_s"] = round(max(ran.warmups), 2)
+    return report, plans, census_found, ran.stopped
 
 
 def _add_replay(api_report: ApiReport) -> None:
@@ -319,7 +295,7 @@ def _add_replay(api_report: ApiReport) -> None:
     add_replay(ev.recommendation, [(s.id, s.dtype, s.status, s.cause) for s in replayed])
 
 
-def _check_dtypes(dtypes: Sequence[str]) -> None:
+def check_dtypes(dtypes: Sequence[str]) -> None:
     from ..dtypes import DTYPE_NAMES
 
     bad = [d for d in dtypes if d not in DTYPE_NAMES]
@@ -367,7 +343,3 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         banner=EMULATED_BANNER if info.emulated else None,
         options={"interrupted": True} if interrupted else {},
     )
-
-
-# public names of the helpers other modules use
-check_dtypes = _check_dtypes

@@ -26,13 +26,14 @@ from ..judge.verdict import decide, load_rules
 from ..results.models import Analysis, ScenarioResult
 from ..results.store import prepare_out
 from ..results.sweep_store import SweepLock, open_store
-from ..run.executors import check_executor, make_executor
-from ..run.pool import CaseEvent
+from ..run.answer import Answer
+from ..run.executors import check_executor
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from .check import DEFAULT_TIMEOUT, plan_scenarios, scenario_row, why_none
 from .check import check_dtypes as _check_dtypes
-from .sweep import Progress, default_jobs, incomplete_mark
+from .runloop import default_jobs, run_cases
+from .sweep import Progress, incomplete_mark
 from .sweep import check_device as _check_device
 from .sweep import run_meta as _meta
 
@@ -180,40 +181,21 @@ def _check_listed(out_dir: Path, adapter, names: List[str], version: str, *, doc
 
     if executor == "local":
         jobs = jobs or default_jobs()
-    threads = max(1, default_jobs() // (jobs or 1))
     counts: Dict[str, int] = {}
     start = time.monotonic()
-    interrupted = False
-    stopped: BaseException = KeyboardInterrupt()
 
-    def on_event(event: CaseEvent) -> None:
-        api, sc, dtype = meta[event.index]
-        row = scenario_row(api, sc, dtype, event, adapter.emulated)
+    def on_answer(index: int, answer: Answer, seconds: float) -> None:
+        api, sc, dtype = meta[index]
+        row = scenario_row(api, sc, dtype, answer, seconds, adapter.emulated)
         store.add(row)
         counts[row["status"]] = counts.get(row["status"], 0) + 1
         if progress:
             progress.advance(row)
 
-    if progress:
-        progress.start(len(cases), f"{len(names)} listed API(s) on {adapter.spec}")
-    init: Dict[str, Any] = {"device": adapter.spec, "modules": list(scenario_modules),
-                            "options": {"threads": threads}}
-    warm = sources.warm_for(cases)
-    if warm:
-        init["warm"] = warm
-    pool = make_executor(executor, init,
-                         jobs=min(jobs, max(1, len(cases))) if jobs else None,
-                         extra_env=adapter.worker_env(), adapter=adapter,
-                         ray_address=ray_address)
-    try:
-        if cases:
-            pool.run(cases, timeouts, on_event)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
-        interrupted = True
-        stopped = exc
-    finally:
-        if progress:
-            progress.stop()
+    ran = run_cases(adapter, cases, timeouts, on_answer, jobs=jobs, executor=executor,
+                    ray_address=ray_address, modules=scenario_modules, progress=progress,
+                    description=f"{len(names)} listed API(s) on {adapter.spec}")
+    interrupted = ran.interrupted
 
     wanted = set(names)
     rows = [r for r in store.rows() if r["api"] in wanted]
@@ -229,8 +211,8 @@ def _check_listed(out_dir: Path, adapter, names: List[str], version: str, *, doc
                             already_done=planned - len(cases), seconds=time.monotonic() - start,
                             plan_seconds=plan_seconds, counts=counts, verdicts=verdicts,
                             matrix_files=files, interrupted=interrupted)
-    if interrupted:
-        raise stopped
+    if ran.stopped is not None:
+        raise ran.stopped
     return summary
 
 

@@ -50,12 +50,14 @@ def expand_styles(styles: Sequence[str]) -> List[str]:
 def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool = True,
                         gentest_styles: Sequence[str] = (),
                         scenario_modules: Sequence[str] = (),
-                        max_samples: Optional[int] = None) -> List[Writer]:
+                        max_samples: Optional[int] = None,
+                        tests_dir: Optional[str] = None) -> List[Writer]:
     writers: List[Writer] = []
     if screenshot:
         writers.append(lambda report, out: write_screenshot(report, out, png=png))
     for style in dict.fromkeys(gentest_styles):
-        writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples))
+        writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples,
+                                      tests_dir=tests_dir))
     if html:
         writers.append(write_html)
     return writers

@@ -30,28 +30,28 @@ from ..deliver.gentest import (
 from ..errors import InputError
 from ..results.models import Report
 from ..results.store import write_text_atomic
-from ..run.standalone import opinfo_samples
+from ..run.standalone import FROM_ENV, portable, samples_of
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..version import __version__
 from .check import plan_scenarios
 
-HAND = "hand"  # written as functions; every other source as worker cases
-
 
 def replay_case(sc: Scenario, api: str, max_samples: Optional[int] = None) -> ReplayCase:
     """One generated-source scenario as data for its test file."""
-    case = sources.case_for(sc, api, sc.dtypes[0], max_samples=max_samples)
+    case, root = portable(sources.case_for(sc, api, sc.dtypes[0], max_samples=max_samples))
     case.pop("dtype", None)
     case.pop("footprint", None)
     runs: list = []
     for d in sc.dtypes:
-        n = opinfo_samples(case, d) if case.get("kind") == "opinfo" else 0
+        n = samples_of(case, d)
         runs += [(d, i) for i in range(n)] if n else [(d, None)]
     try:
         snippet = sc.snippet("DEVICE")
     except Exception:  # a snippet is for reading; the case is the test
         snippet = ""
+    if root:  # the folder of this machine is no part of the file
+        snippet = snippet.replace(root, FROM_ENV)
     return ReplayCase(id=sc.id, source=sc.source, case=case, runs=runs,
                       doc=sc.description.en, snippet=snippet)
 
@@ -60,12 +60,15 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
             scenario_modules: Sequence[str] = (), report: Optional[Report] = None,
             supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES,
             max_samples: Optional[int] = None,
-            dtypes: Optional[Sequence[str]] = None) -> List[GeneratedFile]:
+            dtypes: Optional[Sequence[str]] = None,
+            tests_dir: Optional[str] = None) -> List[GeneratedFile]:
     """Generate the test files of each API in ``style``; writes them under ``out`` when given.
 
     ``report``: a check report whose refused cases become recorded limits in the files.
     ``max_samples``: at most N OpInfo samples per dtype (as ``check --max-samples``);
-    ``dtypes``: only those dtypes (as ``check --dtypes``).
+    ``dtypes``: only those dtypes (as ``check --dtypes``); ``tests_dir``: a test tree whose
+    tests of each API are replayed too (as ``check --tests``; the files read the tree from
+    ``$TORCHPARITY_TESTS`` when they run).
     """
     if style not in STYLES:
         raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
@@ -73,13 +76,33 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck")
     if max_samples is not None and max_samples < 1:
         raise InputError("--max-samples must be at least 1")
+    if tests_dir is not None and not Path(tests_dir).is_dir():
+        raise InputError(f"--tests {tests_dir}: no such folder")
     resolved = [resolve(name) for name in apis]
     registry.load_suites(scenario_modules)
+    settings = sources.RunSettings(tests_dir=tests_dir)
+    with sources.prepared(settings, [r.name for r in resolved]):  # as check plans
+        files = _generate(resolved, style, dtypes=dtypes, report=report,
+                          supported_devices=supported_devices, max_samples=max_samples)
+    if out is not None:
+        folder = Path(out)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"--out {out}: exists and is not a folder")
+        for f in files:
+            write_text_atomic(folder / f.name, f.text)
+    return files
+
+
+def _generate(resolved, style: str, *, dtypes, report, supported_devices,
+              max_samples) -> List[GeneratedFile]:
     files = []
     for r in resolved:
         offer = plan_scenarios(r.name, r.obj, dtypes)
-        hand = [sc for sc in offer.scenarios if sc.source == HAND]
-        others = [sc for sc in offer.scenarios if sc.source != HAND]
+        # sources whose scenario functions are copied as they are (hand suites); every
+        # other source's scenarios go into the file as worker cases
+        copied = {src.name for src in sources.all_sources() if src.writes_functions}
+        hand = [sc for sc in offer.scenarios if sc.source in copied]
+        others = [sc for sc in offer.scenarios if sc.source not in copied]
         if not offer.scenarios:
             raise InputError(f"{r.name}: no scenario source gives it a scenario ({offer.reason}); "
                              "there is nothing to generate")
@@ -94,25 +117,21 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
             files.append(generate_replay(r.name, r.qualified_name, cases, style,
                                          tool_version=__version__, report=report,
                                          supported_devices=supported_devices, name=name))
-    if out is not None:
-        folder = Path(out)
-        if folder.exists() and not folder.is_dir():
-            raise InputError(f"--out {out}: exists and is not a folder")
-        for f in files:
-            write_text_atomic(folder / f.name, f.text)
     return files
 
 
 def gentest_writer(style: str, scenario_modules: Sequence[str] = (),
-                   max_samples: Optional[int] = None):
+                   max_samples: Optional[int] = None, tests_dir: Optional[str] = None):
     """A check() writer: the report's APIs as test files under ``out/tests/<style>/``,
-    with the cases the device refused recorded as limits."""
+    with the cases the device refused recorded as limits (``tests_dir``: check's
+    ``--tests``, whose replays get tests too)."""
 
     def write(report: Report, out: Path) -> None:
         apis = [a.name for a in report.apis if a.scenarios]
         if apis:
             gentest(apis, style, str(Path(out) / "tests" / style), report=report,
-                    scenario_modules=scenario_modules, max_samples=max_samples)
+                    scenario_modules=scenario_modules, max_samples=max_samples,
+                    tests_dir=tests_dir)
 
     write.__name__ = f"gentest_{style.replace('-', '_')}"
     return write

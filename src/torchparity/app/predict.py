@@ -96,7 +96,7 @@ class Prediction:
     samples: int = 0
     refused_samples: int = 0
     cpu_refuses: bool = False  # the op itself refuses the dtype (CPU raises)
-    source: str = "opinfo"  # opinfo | scenario | none
+    source: str = ""  # the catalogue source's name (opinfo) | scenario | none
     forward_ran: int = 0  # samples whose forward the profile lets through (CPU runs them)
     cpu_error_samples: int = 0  # samples the CPU itself refuses
     # (op packet, dtype checked, phase) of every compute op the device receives
@@ -214,9 +214,10 @@ def _scenario_footprints(api: str, dtype: str) -> Optional[List[_SampleFootprint
     if resolved is None:
         return None
     registry.load_suites()
-    # every source but OpInfo (whose entries predict() folds sample by sample)
+    # every source but the catalogue sources (whose entries predict() folds sample by sample)
+    swept = {src.name for src in sources.sweeping()}
     scenarios = [sc for sc in sources.offer(api, resolved.obj).scenarios
-                 if sc.source != "opinfo" and dtype in sc.dtypes]
+                 if sc.source not in swept and dtype in sc.dtypes]
     if not scenarios:
         return None
     out = []
@@ -375,22 +376,24 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
         warnings.simplefilter("ignore")
         for name in apis:
             found = _opinfo_entries(name)
+            label = _catalogue_source(name)
             if found:
                 for e in found:
                     for d in dtypes:
                         if trace == "emulated":
                             feet = traced.get((e.db, e.variant, d), "not traced")
                             if isinstance(feet, str):
-                                out.append(Prediction(name, e.variant, d, "unknown", feet))
+                                out.append(Prediction(name, e.variant, d, "unknown", feet, source=label))
                             else:
-                                out.append(_fold(name, e.variant, d, feet, prof, "opinfo"))
+                                out.append(_fold(name, e.variant, d, feet, prof, label))
                             continue
                         feet = _opinfo_footprints(e, d, grads, max_samples, prof.device_type, native)
                         if feet is None:
                             out.append(Prediction(name, e.variant, d, "unknown",
-                                                  "OpInfo cannot make samples for this dtype"))
+                                                  "OpInfo cannot make samples for this dtype",
+                                                  source=label))
                         else:
-                            out.append(_fold(name, e.variant, d, feet, prof, "opinfo"))
+                            out.append(_fold(name, e.variant, d, feet, prof, label))
                 continue
             any_scenario = False
             for d in dtypes:
@@ -405,9 +408,18 @@ def predict(apis: Sequence[str], profile: str | Profile, *, dtypes: Sequence[str
     return out
 
 
-def _opinfo_entries(name: str) -> list:
-    """The op_db entries of ``name`` as the OpInfo scenario source finds them (its own,
-    or the one its footprint reaches: torch.relu -> nn.functional.relu)."""
-    from ..scenarios.sources import opinfo as opinfo_source
+def _catalogue_source(name: str) -> str:
+    """The name of the catalogue source whose entries ``name`` has ("" when none)."""
+    from ..scenarios import sources
 
-    return [e for e in opinfo_source.entries_for(name) if e.db == "op_db"]
+    src, _ = sources.entries_of(name)
+    return src.name if src is not None else ""
+
+
+def _opinfo_entries(name: str) -> list:
+    """The op_db entries of ``name`` as its catalogue source finds them (its own, or the
+    one its footprint reaches: torch.relu -> nn.functional.relu)."""
+    from ..scenarios import sources
+
+    _, found = sources.entries_of(name)
+    return [e for e in found if e.db == "op_db"]

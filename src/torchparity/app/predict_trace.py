@@ -36,7 +36,7 @@ def emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_sampl
     from ..devices import get_adapter
     from ..errors import DeviceUnavailableError
     from ..run.pool import CaseEvent, WorkerPool
-    from .sweep import default_jobs
+    from .runloop import default_jobs
 
     adapter = get_adapter(TRACE_DEVICE)
     reason = adapter.unavailable_reason()

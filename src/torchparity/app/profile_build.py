@@ -129,7 +129,7 @@ def default_compute_ops(api: str) -> Optional[List[str]]:
             return None
 
 
-def _single_op_entries(entries: Iterable[VendorEntry], compute_ops: ComputeOps,
+def single_op_entries(entries: Iterable[VendorEntry], compute_ops: ComputeOps,
                        progress: Optional[Callable[[int, int], None]] = None) -> List[Tuple[VendorEntry, str]]:
     entries = list(entries)
     out = []
@@ -259,7 +259,7 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
               if not chips or chip in resolve_chips(chips, index.chips)}
     if not wanted:
         raise InputError(f"no Ascend chip matches {list(chips)}; known: {', '.join(index.chips)}")
-    pairs = _single_op_entries(index, compute_ops, progress)
+    pairs = single_op_entries(index, compute_ops, progress)
     obs = load_observations(observations) if observations else Observations(observations=[])
     refs = [(ref, dtype) for o in obs.observations for ref in o.passed for dtype in o.dtypes]
     traced = observed_device_ops(refs)
@@ -356,7 +356,3 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
 
 def default_kernels() -> Optional[KernelFacts]:
     return load_kernel_facts(KERNELS) if KERNELS.is_file() else None
-
-
-# public names of the helpers other modules use
-single_op_entries = _single_op_entries

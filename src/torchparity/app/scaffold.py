@@ -47,6 +47,7 @@ def _docstring_run(api: str, scs: list, device: str) -> Tuple[Dict[str, Tuple[st
     """(scenario id -> (status, detail), footprint entries) of the docstring examples run
     once on ``device`` in a worker (a crash or a hang there does not reach this process)."""
     from ..devices import get_adapter
+    from ..run.answer import answer_of
     from ..run.pool import WorkerPool
 
     if not scs:
@@ -60,13 +61,13 @@ def _docstring_run(api: str, scs: list, device: str) -> Tuple[Dict[str, Tuple[st
 
     def on_event(ev):
         sid = scs[ev.index].id
-        result = ev.payload.get("result") if ev.kind == "result" else None
-        if result is None:
+        answer = answer_of(ev)
+        if answer.result is None:  # a crash, a timeout, a harness error: not run
             outcome[sid] = (ev.kind if ev.kind != "result" else "error",
-                            str(ev.detail or ev.payload.get("harness_error", ""))[:200])
+                            str(ev.detail or answer.harness_error or "")[:200])
             return
-        outcome[sid] = (result["status"], result.get("detail", "")[:200])
-        entries.extend(ev.payload.get("footprint", []))
+        outcome[sid] = (answer.status, answer.detail[:200])
+        entries.extend(e.model_dump(mode="json") for e in answer.footprint or [])
 
     cases = [sources.case_for(sc, api, "float32", footprint=True) for sc in scs]
     WorkerPool({"device": adapter.spec, "modules": []}, jobs=1).run(
@@ -148,14 +149,16 @@ def scaffold(api: str, out: Optional[str] = None, *, device: str = "cpu", run_ex
     """Write (under ``out`` when given) the scaffold suite module of ``api``."""
     resolved = resolve(api)  # an unknown name: InputError (one line, exit 2)
     registry.load_suites()
-    from ..scenarios.sources import docstring
-
+    # the examples are the fallback source's (docstring examples: the long tail)
+    examples_source = sources.fallback()
     offer = sources.offer(resolved.name, resolved.obj)
-    covered = sorted({sc.source for sc in offer.scenarios} - {docstring.NAME})
-    examples = docstring.examples_of(resolved.name)
+    covered = sorted({sc.source for sc in offer.scenarios}
+                     - {examples_source.name if examples_source else ""})
+    examples = examples_source.examples(resolved.name) if examples_source else []
     # a worker finds the scenarios through the source, which yields to an earlier one:
     # the examples of a covered API are not run here (check runs the covering source)
-    scs = docstring.example_scenarios(resolved.name) if run_examples and not covered else []
+    scs = (examples_source.scenarios(resolved.name, resolved.obj)
+           if examples_source and run_examples and not covered else [])
     runs, entries = _docstring_run(resolved.name, scs, device)
     text = _module_text(resolved.name, resolved.obj, examples, runs, _merge(entries), covered, device)
     path = None

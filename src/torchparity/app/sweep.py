@@ -15,7 +15,6 @@ API runs the scenarios of the other sources (hand suites, ...) through the gener
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,18 +26,16 @@ from ..devices.environment import capture
 from ..dtypes import DTYPE_NAMES
 from ..errors import DeviceUnavailableError, InputError, OutputError, UnknownApiError
 from ..judge.evidence import row_evidence
-from ..results.models import Cause, FootprintEntry, Status
 from ..results.store import prepare_out
 from ..results.sweep_store import FILENAME, SweepLock, SweepStore, open_store
-from ..run.executors import check_executor, make_executor
-from ..run.pool import CaseEvent
-from ..scenarios import opinfo as oi
-from ..scenarios.sources import opinfo as opinfo_source
+from ..run.answer import Answer
+from ..run.executors import check_executor
+from ..scenarios import registry, sources
 from ..version import __version__
+from .check import POOL_STATUSES, extras, scenario_row
+from .runloop import default_jobs, run_cases
 
 DEFAULT_TIMEOUT = 300.0
-# imported by each worker before its first case, off the case clock (op_db takes seconds)
-WARM_OPINFO = "torchparity.scenarios.opinfo:entries"
 DTYPES = DTYPE_NAMES
 
 
@@ -54,19 +51,20 @@ class Progress:
 
 @dataclass
 class Case:
-    entry: oi.OpEntry
+    """One catalogue entry (OpInfo's op_db) x one dtype, with all its samples."""
+
+    entry: Any  # an entry of ``source.entries()``: api, variant
     dtype: str
     sample_set: str
+    source: Any  # the catalogue source (scenarios.sources.base.Source)
 
     @property
     def key(self) -> Tuple[str, str, str, str]:
         return (self.entry.api, self.entry.variant, self.sample_set, self.dtype)
 
     def payload(self, reference: bool, grads: bool, max_samples: Optional[int]) -> Dict[str, Any]:
-        e = self.entry
-        return {"kind": "opinfo", "api": e.api, "key": e.key, "db": e.db, "call": e.call,
-                "dtype": self.dtype, "reference": reference, "grads": grads,
-                "max_samples": max_samples, "footprint": True}  # the row's evidence
+        return self.source.entry_case(self.entry, self.dtype, reference=reference, grads=grads,
+                                      max_samples=max_samples, footprint=True)  # the row's evidence
 
 
 @dataclass
@@ -83,8 +81,6 @@ class SourceCase:
         return (self.api, self.scenario.id, self.scenario.source, self.dtype)
 
     def payload(self, reference: bool, grads: bool, max_samples: Optional[int]) -> Dict[str, Any]:
-        from ..scenarios import sources
-
         return sources.case_for(self.scenario, self.api, self.dtype, max_samples=max_samples,
                                 grads=grads, footprint=True)  # the row's evidence
 
@@ -167,83 +163,78 @@ def read_api_file(path: str) -> List[str]:
     return names
 
 
-def plan(*, all_opinfo: bool = False, namespace: Optional[str] = None,
+def plan(*, catalogue: bool = False, namespace: Optional[str] = None,
          apis: Sequence[str] = (), dtypes: Sequence[str] = DTYPES,
          reference: bool = False, only: Optional[Sequence[str]] = None) -> Plan:
-    """The cases of a sweep. ``only``: restrict --opinfo to these OpInfo keys (tests)."""
+    """The cases of a sweep. ``catalogue``: every entry of the catalogue sources (OpInfo's
+    op_db; ``only``: just these entry keys, for tests); else the APIs named, each through
+    the catalogue source that has entries for it, or every other source."""
     bad = [d for d in dtypes if d not in DTYPES]
     if bad:
         raise InputError(f"--dtypes: unknown {', '.join(bad)}; known: {', '.join(DTYPES)}")
     sample_set = "reference_inputs" if reference else "sample_inputs"
-    chosen: List[oi.OpEntry] = []
+    chosen: List[Tuple[Any, Any]] = []  # (source, entry)
     no_scenarios: List[str] = []
-    if all_opinfo:
-        chosen = [e for e in oi.entries() if only is None or e.key in only]
-        selection = "op_db"
-        names = sorted({e.api for e in chosen})
+    others: List[SourceCase] = []
+    if catalogue:
+        chosen = [(src, e) for src in sources.sweeping() for e in src.entries(None)
+                  if only is None or e.key in only]
+        selection = " + ".join(src.catalogue for src in sources.sweeping())
+        names = sorted({e.api for _, e in chosen})
     else:
         names = list(apis)
         if namespace:
             ns = namespace_apis(namespace)
             names = ns + [n for n in apis if n not in ns]
         selection = f"namespace {namespace}" if namespace else "api list"
-        others: List[SourceCase] = []
         for name in names:
-            found = opinfo_source.entries_for(name)
+            src, found = sources.entries_of(name)
             if not found:
                 found_other = _other_scenarios(name, dtypes)
                 if not found_other:
                     no_scenarios.append(name)
                 others.extend(found_other)
-            chosen.extend(e for e in found if e not in chosen)
-    cases: List[Any] = [Case(e, d, sample_set) for e in chosen for d in dtypes]
-    if not all_opinfo:
-        cases += others
+            chosen.extend((src, e) for e in found if (src, e) not in chosen)
+    cases: List[Any] = [Case(e, d, sample_set, src) for src, e in chosen for d in dtypes]
+    cases += others
     return Plan(cases=cases, apis=names, no_scenarios=no_scenarios, selection=selection)
 
 
 def _other_scenarios(name: str, dtypes: Sequence[str]) -> List[SourceCase]:
-    """The cases of every non-OpInfo scenario source for ``name``, in the dtypes asked."""
+    """The cases of every source without a catalogue for ``name``, in the dtypes asked."""
     from ..api.resolve import maybe_resolve
-    from ..scenarios import registry, sources
 
     resolved = maybe_resolve(name)
     if resolved is None:
         return []
     registry.load_suites()
+    swept = {src.name for src in sources.sweeping()}
     return [SourceCase(name, sc, d) for sc in sources.offer(name, resolved.obj).scenarios
-            if sc.source != opinfo_source.NAME for d in sc.dtypes if d in dtypes]
+            if sc.source not in swept for d in sc.dtypes if d in dtypes]
 
 
 # -- running ----------------------------------------------------------------------------
 
-def _row(case: Any, event: CaseEvent, emulated: bool) -> Dict[str, Any]:
+def _row(case: Any, answer: Answer, seconds: float, emulated: bool) -> Dict[str, Any]:
     if isinstance(case, SourceCase):
-        from .check import scenario_row
-
-        return scenario_row(case.api, case.scenario, case.dtype, event, emulated)
+        return scenario_row(case.api, case.scenario, case.dtype, answer, seconds, emulated)
     api, variant, sample_set, dtype = case.key
     row: Dict[str, Any] = dict(api=api, variant=variant, sample_set=sample_set, dtype=dtype,
-                               emulated=emulated, seconds=round(event.seconds, 4))
-    if event.kind == "crash":
-        return dict(row, status=Status.CRASH.value, cause=Cause.CRASH.value, detail=event.detail)
-    if event.kind == "timeout":
-        return dict(row, status=Status.TIMEOUT.value, cause=Cause.TIMEOUT.value, detail=event.detail)
-    p = event.payload
-    if "harness_error" in p:
-        return dict(row, status=Status.ERROR.value, cause=Cause.HARNESS_ERROR.value,
-                    detail=f"torchparity failed on this case: {p['harness_error']}"[:600])
-    for k in ("status", "cause", "detail", "metric", "counts", "claimed", "claimed_backward", "kind",
-              "note"):
-        if k in p:
-            row[k] = p[k]
-    entries = [FootprintEntry.model_validate(e) for e in p.get("footprint", [])]
-    row["evidence"] = row_evidence(row.get("status"), row.get("cause"), entries,
-                                   recorded="footprint" in p)
+                               emulated=emulated, seconds=round(seconds, 4),
+                               status=answer.status, cause=answer.cause, detail=answer.detail)
+    if answer.metric is not None:
+        row["metric"] = answer.metric.model_dump(mode="json")
+    row.update(extras(answer))
+    if answer.status not in POOL_STATUSES and answer.harness_error is None:
+        # a worker's own answer: the evidence its footprint gives (none for the pool's
+        # crash / timeout and a harness error: nothing was compared)
+        entries = list(answer.footprint or [])
+        row["evidence"] = row_evidence(row.get("status"), row.get("cause"), entries,
+                                       recorded=answer.recorded)
     return row
 
 
-def _meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
+def run_meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
     return {
         "tool_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
@@ -253,7 +244,7 @@ def _meta(adapter: DeviceAdapter, options: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
+def check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
     meta = store.meta()
     old = meta.get("device")
     if old and (old.get("spec"), old.get("type")) != (adapter.spec, adapter.type):
@@ -269,14 +260,7 @@ def _check_device(store: SweepStore, adapter: DeviceAdapter) -> None:
                          f"injects '{now or 'nothing'}': use another output")
 
 
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
-
-
-def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
+def sweep(*, out: str, device: str = "cpu", catalogue: bool = False,
           namespace: Optional[str] = None, apis: Sequence[str] = (),
           dtypes: Sequence[str] = DTYPES, jobs: Optional[int] = None,
           timeout: float = DEFAULT_TIMEOUT, reference: bool = False, grads: bool = True,
@@ -289,7 +273,7 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
 
     ``executor``: ``local`` (a worker pool here) or ``ray`` (actors on the Ray cluster at
     ``ray_address``; ``jobs`` then caps the actors, default one per device slot)."""
-    if not (all_opinfo or namespace or apis):
+    if not (catalogue or namespace or apis):
         raise InputError("nothing to sweep: give --opinfo, --namespace NS or --apis FILE")
     check_executor(executor, ray_address)
     if timeout <= 0:
@@ -301,7 +285,7 @@ def sweep(*, out: str, device: str = "cpu", all_opinfo: bool = False,
     reason = adapter.unavailable_reason()
     if reason:
         raise DeviceUnavailableError(reason)
-    the_plan = plan(all_opinfo=all_opinfo, namespace=namespace, apis=apis, dtypes=dtypes,
+    the_plan = plan(catalogue=catalogue, namespace=namespace, apis=apis, dtypes=dtypes,
                     reference=reference, only=only)
     if executor == "local":
         jobs = jobs or default_jobs()
@@ -324,13 +308,12 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
            max_samples: Optional[int], progress: Optional[Progress], write_matrix: bool,
            store_url: Optional[str] = None,
            executor: str = "local", ray_address: Optional[str] = None) -> SweepSummary:
-    threads = max(1, default_jobs() // (jobs or 1))
     store = open_store(out_dir, url=store_url)
-    _check_device(store, adapter)
+    check_device(store, adapter)
     options = {"selection": the_plan.selection, "dtypes": list(dtypes), "reference": reference,
                "grads": grads, "max_samples": max_samples}
     if not store.meta():
-        store.set_meta(_meta(adapter, options))
+        store.set_meta(run_meta(adapter, options))
     old_missing = store.meta().get("no_scenarios", [])
     store.set_meta({"no_scenarios": sorted(set(old_missing) | set(the_plan.no_scenarios))})
 
@@ -339,31 +322,18 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
     payloads = [c.payload(reference, grads, max_samples) for c in todo]
     counts: Dict[str, int] = {}
     start = time.monotonic()
-    interrupted = False
-    stopped: BaseException = KeyboardInterrupt()
 
-    def on_event(event: CaseEvent) -> None:
-        row = _row(todo[event.index], event, adapter.emulated)
+    def on_answer(index: int, answer: Answer, seconds: float) -> None:
+        row = _row(todo[index], answer, seconds, adapter.emulated)
         store.add(row)
         counts[row["status"]] = counts.get(row["status"], 0) + 1
         if progress:
             progress.advance(row)
 
-    if progress:
-        progress.start(len(todo), f"sweep {the_plan.selection} on {adapter.spec}")
-    pool = make_executor(executor, {"device": adapter.spec, "modules": [],
-                                    "options": {"threads": threads}, "warm": [WARM_OPINFO]},
-                         jobs=min(jobs, max(1, len(todo))) if jobs else None,
-                         extra_env=adapter.worker_env(), adapter=adapter, ray_address=ray_address)
-    try:
-        if todo:
-            pool.run(payloads, [timeout] * len(payloads), on_event)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
-        interrupted = True
-        stopped = exc
-    finally:
-        if progress:
-            progress.stop()
+    ran = run_cases(adapter, payloads, [timeout] * len(payloads), on_answer, jobs=jobs,
+                    executor=executor, ray_address=ray_address, progress=progress,
+                    description=f"sweep {the_plan.selection} on {adapter.spec}")
+    interrupted = ran.interrupted
 
     files: List[Path] = []
     all_rows = store.rows()
@@ -391,11 +361,6 @@ def _sweep(out_dir: Path, adapter: DeviceAdapter, the_plan: Plan, *, dtypes: Seq
                            no_scenarios=the_plan.no_scenarios, matrix_files=files,
                            interrupted=interrupted, totals=totals)
     store.close()
-    if interrupted:
-        raise stopped
+    if ran.stopped is not None:
+        raise ran.stopped
     return summary
-
-
-# public names of the helpers other modules use
-check_device = _check_device
-run_meta = _meta

@@ -97,7 +97,8 @@ def check(
 
     writers = deliverable_writers(html=html, screenshot=screenshot,
                                   gentest_styles=expand_styles(gentest_styles or ["npu"]),
-                                  scenario_modules=scenarios, max_samples=max_samples) if out else []
+                                  scenario_modules=scenarios, max_samples=max_samples,
+                                  tests_dir=opts["tests"]) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
                        jobs=opts["jobs"] if executor == "local" else jobs,

@@ -30,6 +30,10 @@ def gentest(
     supported_devices: Optional[str] = typer.Option(None, "--supported-devices",
                                                     help="npu style: comma-separated SupportedDevices "
                                                          "names (default Ascend910B,Ascend910_93,Ascend950)."),
+    tests: Optional[Path] = typer.Option(None, "--tests",
+                                         help="A test tree (as check --tests): its tests of each API "
+                                              "are replayed too; the files read the tree from "
+                                              "$TORCHPARITY_TESTS when they run."),
 ) -> None:
     """Write test files generated from the scenarios: device, dtypes and shapes as parameters."""
     from ..app.gentest import gentest as run_gentest
@@ -40,7 +44,8 @@ def gentest(
     chips = [c.strip() for c in supported_devices.split(",") if c.strip()] if supported_devices \
         else list(DEFAULT_SUPPORTED_DEVICES)
     files = run_gentest(apis, style, str(out), scenario_modules=scenarios, report=report,
-                        supported_devices=chips, max_samples=max_samples)
+                        supported_devices=chips, max_samples=max_samples,
+                        tests_dir=str(tests) if tests else None)
     for f in files:
         out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
 

@@ -74,7 +74,7 @@ def sweep(
 
     names = read_api_file(str(apis)) if apis else []
     progress = None if quiet else SweepProgress(err_console)
-    summary = run_sweep(out=str(out), device=device, all_opinfo=opinfo, namespace=namespace,
+    summary = run_sweep(out=str(out), device=device, catalogue=opinfo, namespace=namespace,
                         apis=names, dtypes=_dtype_list(dtypes), jobs=jobs, timeout=timeout,
                         reference=reference_inputs, grads=grads, max_samples=max_samples,
                         progress=progress, store=store, executor=executor,

@@ -453,7 +453,7 @@ def resolve_chips(wanted: Sequence[str], known: Sequence[str]) -> List[str]:
     return out
 
 
-def _version_folder(version: str) -> str:
+def version_folder(version: str) -> str:
     parts = [p for p in re.split(r"[.\-]", version.split("+", 1)[0]) if p]
     if not all(p.isdigit() for p in parts) or not parts:
         raise InputError(f"bad torch version '{version}' (expected e.g. 2.12.0)")
@@ -574,11 +574,11 @@ def load_vendor_docs(root: Union[str, Path], torch_version: Optional[str] = None
         else:
             if torch_version is None:
                 raise InputError(f"{root} holds docs for {', '.join(versions)}: give a torch version")
-            wanted = _version_folder(torch_version)
+            wanted = version_folder(torch_version)
             if not (root / wanted).is_dir() and torch_version.count(".") == 1:
                 # "2.12" -> newest 2.12.x
                 same = [v for v in versions if v.startswith(torch_version + ".")]
-                wanted = _version_folder(same[-1]) if same else wanted
+                wanted = version_folder(same[-1]) if same else wanted
             folder = root / wanted
             if not folder.is_dir():
                 raise InputError(f"no vendor docs for torch {torch_version} under {root} "
@@ -589,7 +589,3 @@ def load_vendor_docs(root: Union[str, Path], torch_version: Optional[str] = None
         rel = path.relative_to(folder.parent).as_posix()
         entries.extend(parse_vendor_file(path, rel))
     return VendorDocsIndex(entries, folder, version)
-
-
-# public names of the helpers other modules use
-version_folder = _version_folder

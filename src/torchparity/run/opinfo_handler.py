@@ -28,6 +28,7 @@ from ..judge.paths import path_difference
 from ..results.models import Cause, Status
 from ..scenarios import opinfo as oi
 from . import opinfo_restricted as RS
+from .answer import Answer
 from .context import WorkerContext, register
 from .execute import describe_exception
 from .opinfo_samples import CPU_ONLY_ARG as _CPU_ONLY_ARG
@@ -525,5 +526,5 @@ def sample_footprint(ctx: WorkerContext, fn, sample) -> List[Dict[str, Any]]:
 
 @register("opinfo")
 def handle_opinfo(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
-    return run_case(ctx, case)
+    return Answer.model_validate(run_case(ctx, case)).wire()
 

@@ -48,7 +48,7 @@ class CaseEvent:
     seconds: float = 0.0
 
 
-def _signal_name(returncode: Optional[int]) -> str:
+def signal_name(returncode: Optional[int]) -> str:
     if returncode is None:
         return "unknown exit"
     if returncode < 0:
@@ -73,7 +73,7 @@ def killed_from_outside(returncode: Optional[int]) -> bool:
 def outside_kill_event(index: int, returncode: Optional[int], tail: str, seconds: float) -> CaseEvent:
     """The event of a case whose worker was killed from outside on its second try too: a
     harness error (the case could not be run here), never the device's answer."""
-    detail = (f"the worker was killed from outside twice ({_signal_name(returncode)}; not by the "
+    detail = (f"the worker was killed from outside twice ({signal_name(returncode)}; not by the "
               "device, not by torchparity: memory pressure or a user)") + (f"; stderr: {tail}" if tail else "")
     return CaseEvent(index, "result", payload={"harness_error": detail}, seconds=seconds)
 
@@ -87,7 +87,7 @@ def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     return out
 
 
-class _Worker:
+class Worker:
     def __init__(self, init: Dict[str, Any], env: Dict[str, str]):
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
@@ -184,18 +184,18 @@ class WorkerPool:
         if not pending:
             return
         selector = selectors.DefaultSelector()
-        workers: List[_Worker] = []
+        workers: List[Worker] = []
         startup_failures = 0
         sent_at: Dict[int, float] = {}
         retried: set = set()  # cases whose worker was killed from outside once
 
         def spawn() -> None:
-            w = _Worker(self.init, self.env)
+            w = Worker(self.init, self.env)
             w.deadline = time.monotonic() + self.startup_timeout
             selector.register(w.proc.stdout, selectors.EVENT_READ, w)
             workers.append(w)
 
-        def retire(w: _Worker, kill: bool) -> None:
+        def retire(w: Worker, kill: bool) -> None:
             try:
                 selector.unregister(w.proc.stdout)
             except (KeyError, ValueError):
@@ -211,7 +211,7 @@ class WorkerPool:
                     return
                 w.close()
 
-        def dispatch(w: _Worker) -> None:
+        def dispatch(w: Worker) -> None:
             if not pending:
                 return
             idx = pending.popleft()
@@ -222,7 +222,7 @@ class WorkerPool:
                 pending.appendleft(idx)  # died before it got it; EOF handling follows
                 w.case = None
 
-        restore = _terminate_as_interrupt()
+        restore = terminate_as_interrupt()
         orphans = proctree.OrphanCatcher()
         try:
             for _ in range(min(self.jobs, len(pending))):
@@ -236,7 +236,7 @@ class WorkerPool:
                 wait = max(0.0, min((w.deadline for w in workers), default=now + 1.0) - now)
                 events = selector.select(timeout=min(wait, 5.0))
                 for key, _ in events:
-                    w: _Worker = key.data
+                    w: Worker = key.data
                     if w not in workers:
                         continue
                     msgs, closed = w.lines()
@@ -272,14 +272,14 @@ class WorkerPool:
                             elif killed_from_outside(rc):
                                 on_event(outside_kill_event(idx, rc, tail, time.monotonic() - sent_at[idx]))
                             else:
-                                detail = f"worker died: {_signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
+                                detail = f"worker died: {signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
                                 on_event(CaseEvent(idx, "crash", detail=detail,
                                                    seconds=time.monotonic() - sent_at[idx]))
                         elif not w.ready:
                             startup_failures += 1
                             if startup_failures >= MAX_STARTUP_FAILURES:
                                 raise TorchparityError(
-                                    f"worker failed to start ({_signal_name(rc)}): {tail or 'no output'}")
+                                    f"worker failed to start ({signal_name(rc)}): {tail or 'no output'}")
                         retire(w, kill=False)
                         orphans.collect(w.proc.pid for w in workers)  # what a crash left
                 now = time.monotonic()
@@ -309,7 +309,7 @@ class WorkerPool:
             restore()
 
 
-def _terminate_as_interrupt() -> Callable[[], None]:
+def terminate_as_interrupt() -> Callable[[], None]:
     """While the pool runs, SIGTERM raises :class:`Terminated` (a KeyboardInterrupt), so
     the callers end the workers and keep what was recorded; returns the undo."""
     if threading.current_thread() is not threading.main_thread():
@@ -323,9 +323,3 @@ def _terminate_as_interrupt() -> Callable[[], None]:
 
     signal.signal(signal.SIGTERM, handler)
     return lambda: signal.signal(signal.SIGTERM, previous)
-
-
-# public names of the helpers other modules use
-Worker = _Worker
-signal_name = _signal_name
-terminate_as_interrupt = _terminate_as_interrupt

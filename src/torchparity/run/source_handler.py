@@ -15,6 +15,7 @@ import torch
 from ..api.classify import code_objects
 from ..api.resolve import resolve
 from ..scenarios import registry, sources
+from .answer import from_result
 from .context import WorkerContext, register
 from .execute import execute, trace_device_ops
 
@@ -29,9 +30,7 @@ def handle_source(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     result, entries = execute(sc, case["dtype"], ctx.adapter, footprint=case.get("footprint", False),
                               api_obj=api_obj, api_codes=code_objects(api_obj))
     result.source = sc.source
-    payload = {"result": result.model_dump(mode="json")}
-    if case.get("footprint"):  # recorded only when asked: no key, no evidence to derive
-        payload["footprint"] = [e.model_dump(mode="json") for e in entries]
-    if case.get("device_ops"):
-        payload["device_ops"] = trace_device_ops(sc, getattr(torch, case["dtype"]), ctx.adapter)
-    return payload
+    ops = trace_device_ops(sc, getattr(torch, case["dtype"]), ctx.adapter) \
+        if case.get("device_ops") else None
+    # the footprint is recorded only when asked: no footprint, no evidence to derive
+    return from_result(result, entries if case.get("footprint") else None, ops).wire()

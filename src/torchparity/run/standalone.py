@@ -21,11 +21,15 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 ENV = "TORCHPARITY_DEVICE"
 # a file that receives one JSON line per judged test (benchmarks/gentest_coverage.py)
 LOG_ENV = "TORCHPARITY_GENTEST_LOG"
+# the test tree an upstream replay's test lives in (the tree ``check --tests`` read): a
+# generated file names no folder of the machine it was made on
+TESTS_ENV = "TORCHPARITY_TESTS"
+FROM_ENV = "$" + TESTS_ENV
 _CONTEXT: Dict[str, Any] = {}
 
 
@@ -103,20 +107,44 @@ class Outcome:
         return f"{self.status}{f' ({self.cause})' if self.cause else ''}: {self.detail}"
 
 
+def portable(case: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str]]:
+    """A worker case as a generated file holds it: an upstream replay's test tree becomes
+    ``$TORCHPARITY_TESTS`` (read when the test runs); also the folder replaced (None when
+    the case names none)."""
+    root = case.get("root") if case.get("kind") == "upstream" else None
+    if not root:
+        return dict(case), None
+    return dict(case, root=FROM_ENV), str(root)
+
+
+def missing_tree(case: Dict[str, Any]) -> Optional[str]:
+    """Why a case cannot run here (its test tree is not named), or None."""
+    if case.get("root") == FROM_ENV and not os.environ.get(TESTS_ENV):
+        return (f"an upstream test: set {TESTS_ENV}=DIR to the test tree it comes from "
+                f"({case.get('file', '')})")
+    return None
+
+
+def located(case: Dict[str, Any]) -> Dict[str, Any]:
+    """The case with ``$TORCHPARITY_TESTS`` read (see :func:`portable`)."""
+    if case.get("root") == FROM_ENV:
+        return dict(case, root=os.environ.get(TESTS_ENV, ""))
+    return case
+
+
 def judge(case: Dict[str, Any], dtype: str, sample: Optional[int] = None,
           spec: Optional[str] = None) -> Outcome:
     """Run worker case ``case`` in ``dtype`` (only OpInfo sample ``sample`` when given) on
     the session's device, as a check worker does; its row."""
+    from .answer import Answer
     from .handlers import handle
 
     ctx = context(spec)
-    run = dict(case, dtype=dtype, footprint=False)
+    run = dict(located(case), dtype=dtype, footprint=False)
     if sample is not None:
         run["sample"] = int(sample)
-    payload = handle(ctx, run)
-    row = payload.get("result", payload)
-    return Outcome(status=str(row.get("status")), cause=row.get("cause"),
-                   detail=str(row.get("detail") or ""))
+    answer = Answer.model_validate(handle(ctx, run))
+    return Outcome(status=str(answer.status), cause=answer.cause, detail=answer.detail)
 
 
 def limits_apply(recorded: Optional[str], spec: str) -> bool:
@@ -146,9 +174,12 @@ def expect(test, entry: Dict[str, Any], dtype: str, sample: Optional[int] = None
     (the limit no longer holds), while for a ``partial`` row a single sample may pass.
     """
     spec = device_spec()
-    out = judge(entry["case"], dtype, sample, spec)
     where = f"{entry['case'].get('api', '')} [{entry['id']}, {dtype}" + (
         f", sample {sample}]" if sample is not None else "]")
+    why = missing_tree(entry["case"])
+    if why:  # not run: the harness lacks a setting, never an answer about the device
+        test.skipTest(f"{where}: {why}"[:500])
+    out = judge(entry["case"], dtype, sample, spec)
     limits = entry.get("limits", {}) if limits_apply(entry.get("limits_device"), spec) else {}
     limit = limits.get(dtype)
     verdict, message = _decide(out, limit, sample)
@@ -190,6 +221,12 @@ def _log(entry: Dict[str, Any], dtype: str, sample: Optional[int], spec: str, ou
             "detail": out.detail[:300]}
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
+
+
+def samples_of(case: Dict[str, Any], dtype: str) -> int:
+    """How many samples a worker case is judged by, one test each (an ``opinfo`` case:
+    its entry's samples); 0 for a case judged whole."""
+    return opinfo_samples(case, dtype) if case.get("kind") == "opinfo" else 0
 
 
 def opinfo_samples(case: Dict[str, Any], dtype: str) -> int:

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..judge.causes import classify_exception
 from ..results.models import Cause, Status
 from . import proctree
+from .answer import Answer
 from .context import WorkerContext, register
 
 DEFAULT_SIDE_TIMEOUT = 120.0
@@ -170,7 +171,7 @@ def handle_upstream(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         dev = side(_side_args(case, adapter.torch_device, adapter.type, True), adapter.spec)
     payload = compare(cpu, dev, adapter.type, adapter.error_patterns())
     payload["seconds"] = round(time.monotonic() - started, 3)
-    return payload
+    return Answer.model_validate(payload).wire()
 
 
 # -- comparing the two sides -----------------------------------------------------------

@@ -28,6 +28,7 @@ import time
 import traceback
 
 from . import proctree
+from .answer import harness_error
 
 PARENT_ENV = "TORCHPARITY_POOL_PID"
 WATCH_INTERVAL_S = 0.5
@@ -150,7 +151,7 @@ def main() -> int:
                 payload = handlers.handle(context, msg["case"])
             except Exception as exc:  # a harness bug in one case must not end the others
                 traceback.print_exc()
-                payload = {"harness_error": f"{type(exc).__name__}: {exc}"}
+                payload = harness_error(f"{type(exc).__name__}: {exc}").wire()
             finally:
                 _after_case()
             send(event="result", id=case_id, payload=payload)

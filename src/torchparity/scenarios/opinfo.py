@@ -320,7 +320,7 @@ def sample_parts(sample) -> Tuple[Any, tuple, dict]:
 
 # -- skips ------------------------------------------------------------------------------
 
-def _decorator_skip(dec: Any, device_type: str) -> Optional[str]:
+def decorator_skip(dec: Any, device_type: str) -> Optional[str]:
     """Why this decorator would skip (or expect to fail) the test; None if it would not."""
     if dec is unittest.expectedFailure:
         return "expected failure"
@@ -362,7 +362,7 @@ def upstream_skip(opinfo, device_type: str, dtype: torch.dtype,
             if not active:
                 continue
             for dec in info.decorators:
-                why = _decorator_skip(dec, device_type)
+                why = decorator_skip(dec, device_type)
                 if why:
                     where = f" on {info.device_type}" if info.device_type else ""
                     which = info.test_name or "every test"
@@ -494,7 +494,3 @@ def api_compute_ops(api_name: str, dtype: Optional[str] = None) -> Optional[List
                 continue
             return sorted({x.op for x in compute_ops(recorder.entries())})
     return None
-
-
-# public names of the helpers other modules use
-decorator_skip = _decorator_skip

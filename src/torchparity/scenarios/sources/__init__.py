@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from .base import RunSettings, Source
 
 __all__ = ["ANY_DTYPE", "ModuleSource", "Offer", "Prepared", "RunSettings", "SOURCES", "Source", "all_sources",
-           "case_for", "find", "first_answer", "offer", "prepared", "replaying", "source",
-           "warm_for"]
+           "case_for", "entries_of", "fallback", "find", "first_answer", "offer", "prepared",
+           "replaying", "source", "sweeping", "warm_for"]
 
 
 def __getattr__(name: str) -> Any:
@@ -197,6 +197,28 @@ def warm_for(cases: Sequence[Dict[str, Any]]) -> List[str]:
 def replaying() -> Tuple[str, ...]:
     """The names of the sources whose scenarios replay the API's upstream tests."""
     return tuple(src.name for src in all_sources() if src.replays)
+
+
+def sweeping() -> Tuple[Source, ...]:
+    """The sources with a catalogue of entries (:meth:`~.base.Source.entries`: OpInfo),
+    which ``sweep`` runs in every dtype asked and ``predict`` folds sample by sample."""
+    return tuple(src for src in all_sources() if src.catalogue)
+
+
+def entries_of(api: str) -> Tuple[Optional[Source], List[Any]]:
+    """The first catalogue source with entries for ``api``, and those entries
+    ((None, []) when none has)."""
+    for src in sweeping():
+        found = src.entries(api)
+        if found:
+            return src, found
+    return None, []
+
+
+def fallback() -> Optional[Source]:
+    """The source asked only when no source before it gave a scenario (docstring
+    examples), or None."""
+    return next((src for src in all_sources() if src.fallback), None)
 
 
 def find(source_name: str, api: str, obj: Any, scenario_id: str) -> Scenario:

@@ -254,6 +254,12 @@ class Source(ABC):
     case_kind: Optional[str] = None  # its own worker case kind (``case`` makes the cases)
     warm: Tuple[str, ...] = ()  # modules a worker imports before its first case of that kind
     replays: bool = False  # its scenarios are the API's upstream tests replayed
+    # its scenario functions are copied into generated test files as they are (hand
+    # suites); any other source's scenarios go into a test file as worker cases
+    writes_functions: bool = False
+    # the sample database its entries come from (OpInfo: op_db); "" for a source without
+    # entries (see :meth:`entries`)
+    catalogue: str = ""
 
     @abstractmethod
     def scenarios(self, api: str, obj: Any) -> List[Scenario]:
@@ -288,6 +294,23 @@ class Source(ABC):
         None: the generic ``source`` case kind runs it."""
         return None
 
+    def entries(self, api: Optional[str] = None) -> List[Any]:
+        """For a source with a :attr:`catalogue`: the entries ``api`` reaches (None: every
+        entry), each with ``api``, ``variant`` and ``db`` — what ``sweep`` runs in every
+        dtype asked and ``predict`` folds sample by sample. ``[]`` for any other source."""
+        return []
+
+    def entry_case(self, entry: Any, dtype: str, *, reference: bool = False, grads: bool = True,
+                   max_samples: Optional[int] = None, footprint: bool = False) -> Dict[str, Any]:
+        """The worker case of one of its :meth:`entries` in ``dtype`` (``reference``: the
+        entry's reference inputs instead of its samples)."""
+        raise NotImplementedError(f"source {self.name} has no catalogue")
+
+    def examples(self, api: str) -> List[Tuple[str, Optional[str]]]:
+        """The usage examples it reads for ``api``: (text with its prompts, why it cannot
+        run or None), for ``scaffold``. ``[]`` for a source that reads none."""
+        return []
+
 
 class ModuleSource(Source):
     """A source whose hooks are functions of its module, each one named explicitly."""
@@ -300,12 +323,18 @@ class ModuleSource(Source):
                  prepare: Optional[Callable[[RunSettings, Iterable[str]], ContextManager[Any]]] = None,
                  case: Optional[Callable[..., Dict[str, Any]]] = None,
                  case_kind: Optional[str] = None, warm: Sequence[str] = (),
-                 fallback: bool = False, yields_to: Sequence[str] = (), replays: bool = False):
+                 fallback: bool = False, yields_to: Sequence[str] = (), replays: bool = False,
+                 entries: Optional[Callable[[Optional[str]], List[Any]]] = None,
+                 entry_case: Optional[Callable[..., Dict[str, Any]]] = None, catalogue: str = "",
+                 examples: Optional[Callable[[str], List[Tuple[str, Optional[str]]]]] = None,
+                 writes_functions: bool = False):
         self.name, self.order = name, order
         self._scenarios, self._why_not, self._owns, self._members = scenarios, why_not, owns, members
         self._yielded, self._prepare, self._case = yielded, prepare, case
+        self._entries, self._entry_case, self._examples = entries, entry_case, examples
         self.case_kind, self.warm = case_kind, tuple(warm)
         self.fallback, self.yields_to, self.replays = fallback, tuple(yields_to), replays
+        self.catalogue, self.writes_functions = catalogue, writes_functions
 
     def __repr__(self) -> str:
         return f"<source {self.name} (order {self.order})>"
@@ -333,3 +362,16 @@ class ModuleSource(Source):
         if self._case is None:
             return None
         return self._case(sc, dtype, max_samples=max_samples, grads=grads, footprint=footprint)
+
+    def entries(self, api: Optional[str] = None) -> List[Any]:
+        return self._entries(api) if self._entries else []
+
+    def entry_case(self, entry: Any, dtype: str, *, reference: bool = False, grads: bool = True,
+                   max_samples: Optional[int] = None, footprint: bool = False) -> Dict[str, Any]:
+        if self._entry_case is None:
+            return super().entry_case(entry, dtype)
+        return self._entry_case(entry, dtype, reference=reference, grads=grads,
+                                max_samples=max_samples, footprint=footprint)
+
+    def examples(self, api: str) -> List[Tuple[str, Optional[str]]]:
+        return self._examples(api) if self._examples else []

@@ -20,4 +20,4 @@ def why_not(api: str, obj: Any) -> str:
     return "no hand-written suite registers it"
 
 
-SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not)
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, writes_functions=True)

@@ -211,9 +211,25 @@ def case(sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
          grads: bool = True, footprint: bool = False) -> Dict[str, Any]:
     """The ``opinfo`` worker case of one scenario and dtype."""
     e = next(x for x in entries_for(sc.api) if x.variant == sc.id)
+    return entry_case(e, dtype, grads=grads, max_samples=max_samples, footprint=footprint)
+
+
+def entry_case(e: oi.OpEntry, dtype: str, *, reference: bool = False, grads: bool = True,
+               max_samples: Optional[int] = None, footprint: bool = False) -> Dict[str, Any]:
+    """The ``opinfo`` worker case of one entry and dtype (every sample; ``reference``:
+    OpInfo's reference inputs)."""
     return {"kind": CASE_KIND, "api": e.api, "key": e.key, "db": e.db, "call": e.call,
-            "dtype": dtype, "reference": False, "grads": grads, "max_samples": max_samples,
+            "dtype": dtype, "reference": reference, "grads": grads, "max_samples": max_samples,
             "footprint": footprint}
 
 
-SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND)
+def entries(api: Optional[str] = None) -> List[oi.OpEntry]:
+    """The entries ``api`` runs (:func:`entries_for`); None: every entry of the database."""
+    return list(oi.entries()) if api is None else entries_for(api)
+
+
+# imported by each worker before its first case, off the case clock (op_db takes seconds)
+WARM = ("torchparity.scenarios.opinfo:entries",)
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND,
+                      warm=WARM, entries=entries, entry_case=entry_case, catalogue="op_db")

@@ -104,13 +104,13 @@ def loopback_store(world_size: int = 1, port: int = 0, timeout: timedelta = time
         raise
 
 
-def _to(tree: Any, device: str) -> Any:
+def to_device(tree: Any, device: str) -> Any:
     if isinstance(tree, torch.Tensor):
         return tree.to(device)
     if isinstance(tree, (list, tuple)):
-        return [_to(v, device) for v in tree]
+        return [to_device(v, device) for v in tree]
     if isinstance(tree, dict):
-        return {k: _to(v, device) for k, v in tree.items()}
+        return {k: to_device(v, device) for k, v in tree.items()}
     return tree
 
 
@@ -163,7 +163,7 @@ def _finish(per_rank: List[dict], device: str) -> List[Any]:
     """The per-rank values, or the exception of the case (a rank's own exception first)."""
     errors = [(rank, entry["error"]) for rank, entry in enumerate(per_rank) if "error" in entry]
     if not errors:
-        return [_to(entry["value"], device) for entry in per_rank]
+        return [to_device(entry["value"], device) for entry in per_rank]
     rank, (kind, message) = errors[0]
     message = f"{message} (rank {rank})"
     klass = getattr(builtins, kind, None)
@@ -201,14 +201,14 @@ def _start_world(cases: List[Tuple[str, str]], device: str, world_size: int,
                     [sys.executable, "-m", __name__, json.dumps(dict(args, rank=rank))],
                     stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env))
                 err.close()
-            waited = _wait(procs, timeout_s)
+            waited = wait_all(procs, timeout_s)
         finally:
-            killed = _end(procs)
+            killed = end_processes(procs)
             del store
         return _collect(Path(tmp), procs, world_size, len(cases), killed, waited)
 
 
-def _wait(procs, timeout_s: float) -> str:
+def wait_all(procs, timeout_s: float) -> str:
     """Wait for the ranks: ``"done"`` (all ended), ``"grace"`` (one failed and the others
     did not end within ``GRACE_S``) or ``"timeout"`` (still running at ``timeout_s``)."""
     deadline = time.monotonic() + timeout_s
@@ -224,7 +224,7 @@ def _wait(procs, timeout_s: float) -> str:
     return "grace" if grace else "timeout"
 
 
-def _end(procs) -> set:
+def end_processes(procs) -> set:
     """Kill the ranks still running and reap all; the indices of those killed here."""
     killed = set()
     for i, p in enumerate(procs):
@@ -296,12 +296,12 @@ def _collect(tmp: Path, procs, world_size: int, n_cases: int, killed: set = froz
             return [[{"error": got["setup_error"]}] * world_size for _ in range(n_cases)]
     missing = {r: procs[r].returncode for r in range(world_size) if r not in ranks}
     if missing:
-        raise world_failure(missing, killed, waited, lambda r: _tail(tmp / f"rank{r}.err"),
+        raise world_failure(missing, killed, waited, lambda r: tail(tmp / f"rank{r}.err"),
                             {r: p.returncode for r, p in enumerate(procs)})
     return [[ranks[r]["cases"][i] for r in range(world_size)] for i in range(n_cases)]
 
 
-def _tail(path: Path, lines: int = 3) -> str:
+def tail(path: Path, lines: int = 3) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
     except OSError:
@@ -311,7 +311,7 @@ def _tail(path: Path, lines: int = 3) -> str:
 
 # -- inside a rank -------------------------------------------------------------------------
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """SIGKILL this rank when the process that started it dies (Linux prctl)."""
     try:
         import ctypes
@@ -345,7 +345,7 @@ def rank_device(adapter, rank: int) -> str:
 
 
 def _rank_main(args: dict) -> int:
-    _die_with_parent()
+    die_with_parent()
     import torch.distributed as dist
 
     from ...devices import get_adapter
@@ -364,7 +364,7 @@ def _rank_main(args: dict) -> int:
         dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                                 timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     except Exception as exc:
-        torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {_first(exc)}")}, out)
+        torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {first_line(exc)}")}, out)
         return 1
     os.environ["TORCHPARITY_WORLD_DIR"] = args["dir"]  # shared by the ranks, removed after
     results = []
@@ -372,9 +372,9 @@ def _rank_main(args: dict) -> int:
         torch.manual_seed(SEED + rank)
         try:
             value = _body(body)(rank, world_size, device, getattr(torch, dtype))
-            results.append({"value": _to(value, "cpu")})
+            results.append({"value": to_device(value, "cpu")})
         except Exception as exc:  # the API's own answer on this device, reported as data
-            results.append({"error": (type(exc).__name__, _first(exc))})
+            results.append({"error": (type(exc).__name__, first_line(exc))})
     torch.save({"cases": results}, out)
     try:
         dist.destroy_process_group()
@@ -392,18 +392,12 @@ def _body(name: str):
     return importlib.import_module(f"{__package__}.{module or 'distributed'}").BODIES[key]
 
 
-def _first(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)[:500]
 
 
 # public names of the helpers other modules use
-to_device = _to
-first_line = _first
-die_with_parent = _die_with_parent
-end_processes = _end
-tail = _tail
-wait_all = _wait
 
 
 if __name__ == "__main__":

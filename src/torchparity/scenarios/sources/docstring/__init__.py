@@ -336,7 +336,8 @@ def _prompted(source: str) -> str:
 
 
 # the long tail: asked only when no source before it gave a scenario
-SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, yielded=yielded, fallback=True)
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, yielded=yielded, fallback=True,
+                      examples=examples_of)
 
 
 __all__ = ["NAME", "ORDER", "scenarios", "why_not", "blocks", "namespace", "examples_of",
