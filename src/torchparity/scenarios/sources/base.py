@@ -291,6 +291,11 @@ class Source(ABC):
         """What it says when it is not asked because source ``by`` answered for ``api``."""
         return f"the {by} source covers it"
 
+    def covers(self, api: str) -> bool:
+        """Whether the scenarios it gave ``api`` are the API's own: a source that
+        ``yields_to`` it is then not asked (by default, any scenario it gave is)."""
+        return True
+
     def members(self) -> List[str]:
         """Every API name it has a case for, when it keeps a list (coverage, tests)."""
         return []
@@ -315,6 +320,7 @@ class ModuleSource(Source):
                  owns: Optional[Callable[[str], bool]] = None,
                  members: Optional[Callable[[], List[str]]] = None,
                  yielded: Optional[Callable[[str, str], str]] = None,
+                 covers: Optional[Callable[[str], bool]] = None,
                  prepare: Optional[Callable[[RunSettings, Iterable[str]], ContextManager[Any]]] = None,
                  case: Optional[Callable[..., Dict[str, Any]]] = None,
                  case_kind: Optional[str] = None, warm: Sequence[str] = (),
@@ -322,6 +328,7 @@ class ModuleSource(Source):
         self.name, self.order = name, order
         self._scenarios, self._why_not, self._owns, self._members = scenarios, why_not, owns, members
         self._yielded, self._prepare, self._case = yielded, prepare, case
+        self._covers = covers
         self.case_kind, self.warm = case_kind, tuple(warm)
         self.fallback, self.yields_to, self.replays = fallback, tuple(yields_to), replays
 
@@ -342,6 +349,9 @@ class ModuleSource(Source):
 
     def members(self) -> List[str]:
         return self._members() if self._members else []
+
+    def covers(self, api: str) -> bool:
+        return self._covers(api) if self._covers else super().covers(api)
 
     def prepare(self, settings: RunSettings, apis: Iterable[str]) -> ContextManager[Any]:
         return self._prepare(settings, apis) if self._prepare else super().prepare(settings, apis)

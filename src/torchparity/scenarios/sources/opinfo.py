@@ -216,4 +216,11 @@ def case(sc: Scenario, dtype: str, *, max_samples: Optional[int] = None,
             "footprint": footprint}
 
 
-SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND)
+def covers(api: str) -> bool:
+    """Whether ``api`` has an entry of its own (by name, alias or object): a source that
+    yields to OpInfo still answers for an API OpInfo reaches only by footprint."""
+    return any(not e.call.startswith("api:") for e in entries_for(api))
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND,
+                      covers=covers)
