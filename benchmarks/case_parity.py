@@ -10,7 +10,7 @@ dtypes) and whether values are equal to the other side's (tensors compared with
 printed. ``benchmarks/refactor_parity.py --source`` then checks the judged rows on a
 device.
 
-    python benchmarks/source_parity.py --base OTHER_CHECKOUT/src --source quant [--show]
+    python benchmarks/case_parity.py --base OTHER_CHECKOUT/src --source quant [--show]
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ def main() -> None:
     args = parser.parse_args()
     bad = 0
     for name in args.source:
-        a = side(str(Path(args.base).resolve()), name, args.out / f"source-parity-{name}-base.json")
-        b = side(str(ROOT / "src"), name, args.out / f"source-parity-{name}-this.json")
+        a = side(str(Path(args.base).resolve()), name, args.out / f"case-parity-{name}-base.json")
+        b = side(str(ROOT / "src"), name, args.out / f"case-parity-{name}-this.json")
         apis = sorted(set(a) | set(b))
         diff = [api for api in apis if a.get(api) != b.get(api)]
         bad += len(diff)
