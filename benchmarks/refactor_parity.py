@@ -19,7 +19,10 @@ carry a time or an address).
 
     python benchmarks/refactor_parity.py --base OTHER_CHECKOUT/src [--device cpu
         --device emu:ascend-a2] [--sample 300] [--seed 0] [--out DIR] [--jobs 2]
-        [--max-samples 2] [--show]
+        [--max-samples 2] [--show] [--source NAME ...]
+
+``--source NAME`` (repeatable) restricts the sample to the listed APIs that source has a
+case for (its ``members()`` in this tree): a before/after check of one converted source.
 """
 
 from __future__ import annotations
@@ -136,6 +139,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
+    parser.add_argument("--source", action="append", default=[],
+                        help="only the listed APIs this source has a case for (repeatable)")
     parser.add_argument("--show", action="store_true", help="list the rows whose detail differs")
     parser.add_argument("--only-base", action="store_true", help="run the base side only (its "
                         "rows are kept under --out; a later run with the same --out reuses them)")
@@ -149,6 +154,11 @@ def main() -> None:
     from torchparity.evidence.vendor_docs import load_vendor_docs
 
     listed = load_vendor_docs(str(args.docs), args.torch_version).names()
+    if args.source:
+        from torchparity.scenarios.sources import source
+
+        mine = {api for name in args.source for api in source(name).members()}
+        listed = [n for n in listed if n in mine]
     names = stratified(listed, args.sample, args.seed)
     out = args.out or Path(tempfile.mkdtemp(prefix="refactor-parity-"))
     print(f"{len(names)} of {len(listed)} listed APIs (stratified by namespace, seed {args.seed}); "

@@ -27,7 +27,8 @@ The interface (see ``Source``):
     ``why_not`` of its owners first: ``Offer.reason``); the API names it has cases for.
 ``fallback``, ``yields_to``, ``yielded(api, by)``
     declared precedence, resolved in :func:`offer` only: ``docstring`` is a fallback,
-    asked only when no source before it gave a scenario; ``member`` yields to ``opinfo``.
+    asked only when no source before it gave a scenario; ``member`` yields to ``opinfo``
+    where OpInfo has the API's own entry (``covers``; one reached by footprint only does not).
 ``prepare(settings, apis)``
     a context the run plans in, given the run's :class:`~.base.RunSettings` (``upstream``
     reads the test tree of ``check --tests`` there); see :func:`prepared`.
@@ -110,11 +111,13 @@ def source(name: str) -> Source:
     raise KeyError(f"no scenario source {name!r}")
 
 
-def _answered(src: Source, gave: List[str]) -> str:
-    """The source that answered for ``src`` (its declared precedence), or ""."""
+def _answered(src: Source, gave: List[str], api: str) -> str:
+    """The source that answered for ``src`` (its declared precedence), or "": a fallback
+    yields to any source that gave scenarios, a ``yields_to`` source only to one whose
+    scenarios are the API's own (:meth:`~.base.Source.covers`)."""
     if src.fallback and gave:
         return gave[0]
-    return next((name for name in src.yields_to if name in gave), "")
+    return next((name for name in src.yields_to if name in gave and source(name).covers(api)), "")
 
 
 def offer(api: str, obj: Any) -> Offer:
@@ -125,7 +128,7 @@ def offer(api: str, obj: Any) -> Offer:
         try:
             if src.owns(api):
                 out.owners.append(src.name)
-            by = _answered(src, gave)
+            by = _answered(src, gave, api)
             if by:
                 out.tried[src.name] = src.yielded(api, by)
                 continue

@@ -13,13 +13,31 @@ runs under ``torch.random.fork_rng`` with the runner's seed, so it changes nothi
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dis
+import functools
+import inspect
 import re
+import sys
+import textwrap
 import warnings
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import (
+    Any,
+    Callable,
+    ContextManager,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import torch
 
@@ -279,6 +297,11 @@ class Source(ABC):
         """What it says when it is not asked because source ``by`` answered for ``api``."""
         return f"the {by} source covers it"
 
+    def covers(self, api: str) -> bool:
+        """Whether the scenarios it gave ``api`` are the API's own: a source that
+        ``yields_to`` it is then not asked (by default, any scenario it gave is)."""
+        return True
+
     def members(self) -> List[str]:
         """Every API name it has a case for, when it keeps a list (coverage, tests)."""
         return []
@@ -320,6 +343,7 @@ class ModuleSource(Source):
                  owns: Optional[Callable[[str], bool]] = None,
                  members: Optional[Callable[[], List[str]]] = None,
                  yielded: Optional[Callable[[str, str], str]] = None,
+                 covers: Optional[Callable[[str], bool]] = None,
                  prepare: Optional[Callable[[RunSettings, Iterable[str]], ContextManager[Any]]] = None,
                  case: Optional[Callable[..., Dict[str, Any]]] = None,
                  case_kind: Optional[str] = None, warm: Sequence[str] = (),
@@ -332,6 +356,7 @@ class ModuleSource(Source):
         self._scenarios, self._why_not, self._owns, self._members = scenarios, why_not, owns, members
         self._yielded, self._prepare, self._case = yielded, prepare, case
         self._entries, self._entry_case, self._examples = entries, entry_case, examples
+        self._covers = covers
         self.case_kind, self.warm = case_kind, tuple(warm)
         self.fallback, self.yields_to, self.replays = fallback, tuple(yields_to), replays
         self.catalogue, self.writes_functions = catalogue, writes_functions
@@ -354,6 +379,9 @@ class ModuleSource(Source):
     def members(self) -> List[str]:
         return self._members() if self._members else []
 
+    def covers(self, api: str) -> bool:
+        return self._covers(api) if self._covers else super().covers(api)
+
     def prepare(self, settings: RunSettings, apis: Iterable[str]) -> ContextManager[Any]:
         return self._prepare(settings, apis) if self._prepare else super().prepare(settings, apis)
 
@@ -375,3 +403,281 @@ class ModuleSource(Source):
 
     def examples(self, api: str) -> List[Tuple[str, Optional[str]]]:
         return self._examples(api) if self._examples else []
+
+# --- cases as data: Case, Excluded, BlockSource ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """One table row of a code-block source: a real function that uses its API on the device.
+
+    ``body(device, dtype, **params)`` is a module-level function (importable by module and
+    qualname) that builds its inputs on the CPU, moves them to ``device``, uses the API and
+    returns what the judge compares with the same call on the CPU. ``params`` make one body
+    serve several variants (the keyword arguments it is called with); ``aliases`` are the
+    other API names the same case answers for (one case, not copies: a body that takes an
+    ``api`` parameter is told which name it runs under). ``dtypes``: the dtypes it is asked
+    in (widened to every float dtype when it reads ``dtype``, see :func:`widened`);
+    ``tags``: scenario tags (``random``: its outputs are draws); ``reference``: what the
+    answer is compared with, when not the same body run on the CPU (words for the report);
+    ``raises``: an exception every device, the CPU included, must raise; ``id``: the
+    scenario id (the source's default when empty).
+    """
+
+    api: str
+    body: Callable[..., Any]
+    dtypes: Tuple[str, ...] = ("float32",)
+    tags: Tuple[str, ...] = ()
+    reference: str = ""
+    raises: Optional[Raises] = None
+    aliases: Tuple[str, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not callable(self.body) or getattr(self.body, "__qualname__", "").count("<"):
+            raise TypeError(f"case {self.api}: body must be a module-level function")
+        object.__setattr__(self, "dtypes", tuple(self.dtypes))
+        object.__setattr__(self, "tags", tuple(self.tags))
+        object.__setattr__(self, "aliases", tuple(self.aliases))
+        object.__setattr__(self, "params", dict(self.params))
+
+    @property
+    def apis(self) -> Tuple[str, ...]:
+        """Every API name this case answers for: ``api`` first, then ``aliases``."""
+        return (self.api,) + self.aliases
+
+    def kwargs(self, api: str) -> Dict[str, Any]:
+        """The keyword arguments ``body`` runs with for ``api`` (``api`` itself when the
+        body takes it)."""
+        kw = dict(self.params)
+        if "api" in inspect.signature(self.body).parameters:
+            kw["api"] = api
+        return kw
+
+    def fn(self, api: str, quiet: bool = False) -> Callable[[str, Any], Any]:
+        """``fn(device, dtype)`` of this case for ``api`` (``quiet``: warnings the body
+        raises are not shown, e.g. deprecation notices per call)."""
+        body, kw = self.body, self.kwargs(api)
+
+        def fn(device, dtype):
+            if quiet:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return body(device, dtype, **kw)
+            return body(device, dtype, **kw)
+        # the scenario's file is the body's (Scenario.source_file): the footprint recorder
+        # tells scenario code (the body and the helpers of its module) from the API's by file
+        fn.__code__ = fn.__code__.replace(co_filename=body.__code__.co_filename)
+        fn.__module__ = body.__module__
+        fn.__qualname__ = fn.__name__ = body.__name__
+        fn.uses_dtype = reads_dtype(body)  # type: ignore[attr-defined]
+        return fn
+
+    def snippet(self, api: str) -> str:
+        """The runnable snippet of this case (``{device}`` / ``{dtype}`` filled in by
+        :meth:`Scenario.snippet`): the module's imports and helpers the body uses, the
+        body, and the line that runs it."""
+        kw = self.kwargs(api)
+        args = "".join(f", {k}={v!r}" for k, v in kw.items())
+        return standalone_source(self.body) + f"\n\nprint({self.body.__name__}({{device}}, {{dtype}}{args}))\n"
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A listed API a code-block source leaves out on purpose, with the reason."""
+
+    api: str
+    reason: str
+
+
+Row = Union[Case, Excluded]
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One top-level statement of a case module: its text, what it binds, what it reads."""
+
+    text: str
+    binds: FrozenSet[str]
+    reads: FrozenSet[str]
+    is_import: bool
+    internal: bool  # an import of torchparity itself (not part of a standalone snippet)
+
+
+@functools.lru_cache(maxsize=None)
+def _module_parts(module_name: str) -> Tuple[_Part, ...]:
+    mod = sys.modules[module_name]
+    src = inspect.getsource(mod)
+    lines = src.splitlines()
+    parts: List[_Part] = []
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant):
+            continue  # the module's docstring
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        text = "\n".join(lines[first - 1:node.end_lineno])
+        reads = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            binds = frozenset((a.asname or a.name.split(".")[0]) for a in node.names)
+            internal = isinstance(node, ast.ImportFrom) and (
+                node.level > 0 or (node.module or "").startswith(("torchparity", "__future__")))
+            parts.append(_Part(text, binds, frozenset(), True, internal))
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            binds = frozenset([node.name])
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            binds = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        else:
+            binds = frozenset()
+        parts.append(_Part(text, binds, reads, False, False))
+    return tuple(parts)
+
+
+_DRAWS_STUB = "Draws = lambda t: t  # random draws: torchparity compares their distribution and repeat"
+
+
+def standalone_source(body: Callable[..., Any]) -> str:
+    """The source of a module-level function with what it needs of its module: the
+    imports it reads, the module-level helpers, classes and constants it reads (and what
+    they read, in module order), then the function itself. Runs on its own (torchparity's
+    own ``Draws`` marker becomes an identity stub)."""
+    parts = _module_parts(body.__module__)
+    own = next(p for p in parts if body.__name__ in p.binds and not p.is_import)
+    need = set(own.reads)
+    grew = True
+    while grew:
+        grew = False
+        for p in parts:
+            if not p.is_import and p is not own and p.binds & need and not p.reads <= need:
+                need |= p.reads
+                grew = True
+    out = ["import torch"]
+    for p in parts:
+        if p.is_import and p.binds & need and not p.internal and p.text != "import torch":
+            out.append(p.text)
+    if "Draws" in need:
+        out.append(_DRAWS_STUB)
+    defs = [p.text for p in parts if not p.is_import and p is not own and p.binds & need]
+    return "\n".join(out) + "\n\n\n" + "\n\n\n".join(defs + [textwrap.dedent(own.text)])
+
+
+def reads_dtype(body: Callable[..., Any]) -> bool:
+    """Whether ``body``, or a module-level helper it calls (transitively), reads ``dtype``
+    (an answer that cannot depend on it need not be asked in every float dtype)."""
+    mod = sys.modules[body.__module__]
+    seen: set = set()
+    todo = [body]
+    while todo:
+        f = todo.pop()
+        if isinstance(f, type):  # a helper class: its methods
+            todo.extend(v for v in vars(f).values() if hasattr(v, "__code__"))
+            continue
+        code = getattr(f, "__code__", None)
+        if code is None:
+            continue
+        if code in seen:
+            continue
+        seen.add(code)
+        if _reads(code, "dtype"):
+            return True
+        for name in _global_names(code):
+            g = getattr(mod, name, None)
+            if g is not None and getattr(g, "__module__", None) == mod.__name__ and callable(g):
+                todo.append(g)
+    return False
+
+
+def _global_names(code: Any) -> List[str]:
+    names = list(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            names += _global_names(c)
+    return names
+
+
+class BlockSource(Source):
+    """A source whose scenarios are a table of :class:`Case` rows (and :class:`Excluded`
+    ones): it owns the APIs under :attr:`prefixes`, answers each case through
+    :func:`probed` (the CPU's own refusals become expected exceptions) and says why not
+    for the rest. A subclass gives :meth:`table` and its words (:meth:`describe`), and
+    overrides only what is really its own."""
+
+    prefixes: Tuple[str, ...] = ()
+    scenario_id: str = "case"  # the id of its scenarios when a case names none
+    quiet: bool = False  # the bodies' warnings are not shown
+    outside: str = "not an API of this source"  # why_not for an API it does not own
+    no_case: str = "no case for this API here"  # why_not for an owned API without a case
+    cpu_cannot: str = "the CPU itself cannot run this case"  # why_not for a case with no scenario
+
+    @abstractmethod
+    def table(self) -> Sequence[Row]:
+        """Its cases and exclusions (imported on first use)."""
+
+    def describe(self, api: str, case: Case) -> Dict[str, str]:
+        """The scenario's words: ``en``, ``zh``, ``expect_en``, ``expect_zh``."""
+        return dict(en=f"{api} used on the device: the same answer as on the CPU",
+                    zh=f"{api} 在设备上使用：结果与 CPU 相同",
+                    expect_en="the same answer as the CPU", expect_zh="与 CPU 结果一致")
+
+    def _rows(self) -> Tuple[Dict[str, Case], Dict[str, str]]:
+        rows = self.__dict__.get("_rows_cache")
+        if rows is None:
+            cases: Dict[str, Case] = {}
+            excluded: Dict[str, str] = {}
+            for row in self.table():
+                if isinstance(row, Excluded):
+                    excluded[row.api] = row.reason
+                    continue
+                for name in row.apis:
+                    if name in cases:
+                        raise ValueError(f"source {self.name}: two cases for {name}")
+                    cases[name] = row
+            rows = self.__dict__["_rows_cache"] = (cases, excluded)
+        return rows
+
+    def case_of(self, api: str) -> Optional[Case]:
+        return self._rows()[0].get(api)
+
+    def excluded(self) -> Dict[str, str]:
+        return dict(self._rows()[1])
+
+    def owns(self, api: str) -> bool:
+        return api.startswith(self.prefixes) if self.prefixes else api in self._rows()[0]
+
+    def scenarios(self, api: str, obj: Any) -> List[Scenario]:
+        cache = self.__dict__.setdefault("_scenarios_cache", {})
+        if api not in cache:
+            case = self.case_of(api) if self.owns(api) else None
+            cache[api] = () if case is None else tuple(self.make(api, case))
+        return list(cache[api])
+
+    def make(self, api: str, case: Case) -> List[Scenario]:
+        """The scenarios of one case (through :func:`probed`)."""
+        fn = case.fn(api, quiet=self.quiet)
+        words = self.describe(api, case)
+        if case.raises is not None:  # every device must raise it: nothing to probe
+            return [Scenario(
+                id=case.id or self.scenario_id, api=api, fn=fn,
+                description=Text(en=words["en"], zh=words["zh"]),
+                expected=Text(en=words["expect_en"], zh=words["expect_zh"]),
+                dtypes=case.dtypes, tags=case.tags, raises=case.raises, module=fn.__module__,
+                source=self.name, code=case.snippet(api))]
+        return probed(case.id or self.scenario_id, api, self.name, fn, case.dtypes,
+                      code=case.snippet(api), tags=case.tags, **words)
+
+    def why_not(self, api: str, obj: Any) -> str:
+        cases, excluded = self._rows()
+        if not self.owns(api):
+            return self.outside
+        if api in excluded:
+            return excluded[api]
+        if api in cases:
+            return self.cpu_cannot
+        return self.no_case
+
+    def members(self) -> List[str]:
+        return sorted(self._rows()[0])
+
+    def __repr__(self) -> str:
+        return f"<source {self.name} (order {self.order})>"

@@ -228,8 +228,15 @@ def entries(api: Optional[str] = None) -> List[oi.OpEntry]:
     return list(oi.entries()) if api is None else entries_for(api)
 
 
+def covers(api: str) -> bool:
+    """Whether ``api`` has an entry of its own (by name, alias or object): a source that
+    yields to OpInfo still answers for an API OpInfo reaches only by footprint."""
+    return any(not e.call.startswith("api:") for e in entries_for(api))
+
+
 # imported by each worker before its first case, off the case clock (op_db takes seconds)
 WARM = ("torchparity.scenarios.opinfo:entries",)
 
 SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, case=case, case_kind=CASE_KIND,
-                      warm=WARM, entries=entries, entry_case=entry_case, catalogue="op_db")
+                      warm=WARM, entries=entries, entry_case=entry_case, catalogue="op_db",
+                      covers=covers)

@@ -1,0 +1,107 @@
+"""Did converting a source's table change its scenarios? Every case of one source, old tree vs this.
+
+For each API the source (``--source``) has a case for, in this tree and in ``--base``
+(another checkout's ``src`` folder, put first on ``PYTHONPATH`` of a child process),
+the scenarios it makes are listed: id, dtypes (after the CPU probe and the float
+widening), tags, expected exception, compare mode; and each scenario's function is run on
+the CPU in its first dtype under seed 0: the output's structure (types, tensor shapes and
+dtypes) and whether values are equal to the other side's (tensors compared with
+``torch.equal``). Cheap (CPU only, no worker pool) and exact: a row that differs is
+printed. ``benchmarks/refactor_parity.py --source`` then checks the judged rows on a
+device.
+
+    python benchmarks/case_parity.py --base OTHER_CHECKOUT/src --source quant [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+import torch
+from torchparity.scenarios.sources import source
+from torchparity.api.resolve import maybe_resolve
+
+def shape(v, depth=0):
+    if isinstance(v, torch.Tensor):
+        if v.is_quantized:
+            v = v.dequantize()
+        if v.layout != torch.strided:
+            v = v.to_dense()
+        return ["T", list(v.shape), str(v.dtype), v.detach().double().nan_to_num(0.0, 1e300, -1e300).flatten().tolist()[:64]]
+    if isinstance(v, dict):
+        return {str(k): shape(x, depth + 1) for k, x in v.items()} if depth < 6 else "..."
+    if isinstance(v, (list, tuple)):
+        return [shape(x, depth + 1) for x in v] if depth < 6 else "..."
+    if isinstance(v, (int, float, bool, str, type(None))):
+        return v if not isinstance(v, float) or v == v else "nan"
+    return type(v).__name__
+
+name = sys.argv[1]
+src = source(name)
+out = {}
+for api in sorted(src.members()):
+    r = maybe_resolve(api)
+    obj = r.obj if r is not None else None
+    try:
+        scs = src.scenarios(api, obj)
+    except Exception as exc:
+        out[api] = f"failed: {type(exc).__name__}: {exc}"
+        continue
+    rows = []
+    for sc in scs:
+        row = dict(id=sc.id, dtypes=list(sc.dtypes), tags=list(sc.tags), compare=sc.compare,
+                   raises=[sc.raises.type, sc.raises.match] if sc.raises else None,
+                   golden=sc.golden is not None, why_not=None)
+        torch.manual_seed(0)
+        try:
+            row["output"] = shape(sc.fn("cpu", getattr(torch, sc.dtypes[0])))
+        except Exception as exc:
+            row["output"] = f"raised {type(exc).__name__}"
+        rows.append(row)
+    out[api] = rows or src.why_not(api, obj)
+json.dump(out, open(sys.argv[2], "w"), default=str)
+"""
+
+
+def side(src_dir: str, name: str, dump: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src_dir, os.environ.get("PYTHONPATH", "")]))
+    subprocess.run([sys.executable, "-c", CHILD, name, str(dump)], env=env, check=True)
+    return json.loads(dump.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--source", required=True, action="append")
+    parser.add_argument("--out", type=Path, default=Path("/tmp"))
+    parser.add_argument("--show", action="store_true", help="print both sides of a differing API")
+    args = parser.parse_args()
+    bad = 0
+    for name in args.source:
+        a = side(str(Path(args.base).resolve()), name, args.out / f"case-parity-{name}-base.json")
+        b = side(str(ROOT / "src"), name, args.out / f"case-parity-{name}-this.json")
+        apis = sorted(set(a) | set(b))
+        diff = [api for api in apis if a.get(api) != b.get(api)]
+        bad += len(diff)
+        print(f"{name}: {len(apis)} APIs ({len(a)} base, {len(b)} this), "
+              f"{sum(len(v) for v in b.values() if isinstance(v, list))} scenarios here; {len(diff)} differ")
+        for api in diff:
+            print("   differs:", api)
+            if args.show:
+                print("      base:", json.dumps(a.get(api))[:600])
+                print("      this:", json.dumps(b.get(api))[:600])
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
