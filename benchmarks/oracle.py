@@ -8,7 +8,8 @@ output), each API is checked on the emulated device
    ``check`` records in report.json: the API's and its callables' ops);
 2. under every fault of ``TORCHPARITY_EMU_FAULT`` that can touch that footprint
    (``faults.touches``; a fault that cannot touch any op the API dispatched is not
-   applicable and not tried; ``collective-noop`` also applies to the 2-rank world sources,
+   applicable and not tried; ``strides`` applies only to the APIs whose contract fixes
+   layout, ``LAYOUT_API``; ``collective-noop`` also applies to the 2-rank world sources,
    whose rank processes the footprint does not see, and ``memstat-zero`` to the memory
    APIs by name, since counters are no aten op);
 3. under ``TORCHPARITY_EMU_NUMERICS=device`` (a correct device's noise).
@@ -66,6 +67,17 @@ MEMORY_API = re.compile(r"(^|\.)(memory_(allocated|reserved|stats|stats_as_neste
                         r"snapshot)|max_memory_(allocated|reserved|cached)|mem_get_info|"
                         r"reset_(peak|max)_memory\w*|reset_accumulated_memory_stats)$")
 MIN_PER_SOURCE = 8
+# the APIs whose contract fixes their outputs' layout (issue 20, item 4: views, ``*_like``
+# with preserve_format, ``empty_strided``, ``contiguous``, ``transpose``/``permute``,
+# in-place variants, stride queries): only there is an output made contiguous a bug. An
+# elementwise op may return a contiguous result for a strided input on any backend that
+# does not follow TensorIterator's layout choice; those pairs are counted apart
+# (``not_applicable``), never as kills or survivors.
+LAYOUT_API = re.compile(r"(^|\.)(\w+_like|empty_strided|new_empty_strided|contiguous|transpose\w*|permute|t|"
+                        r"mT|mH|T|H|view\w*|as_strided\w*|expand\w*|narrow|select|unfold|squeeze|unsqueeze|"
+                        r"movedim|moveaxis|swapaxes|swapdims|stride|is_contiguous|is_non_overlapping_and_dense|"
+                        r"storage_offset|diagonal|chunk|split\w*|tensor_split|unbind|flatten|unflatten|"
+                        r"reshape|detach|alias|real|imag|[a-z]\w*[a-z0-9]_)$")
 
 
 # -- sampling ---------------------------------------------------------------------------
@@ -187,6 +199,8 @@ def applicable(fault: str, api: str, clean: Dict[str, Any]) -> bool:
     rows = [r for r in clean["rows"] if r["status"] == "pass"]
     if fault == "memstat-zero":
         return bool(MEMORY_API.search(api))
+    if fault == "strides" and not LAYOUT_API.search(api):
+        return False
     if fault == "collective-noop" and any(r["source"] in WORLD_SOURCES for r in rows):
         return True
     return any(touches(fault, op) for r in _relevant(fault, rows) for op in r["footprint"])

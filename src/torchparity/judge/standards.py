@@ -55,10 +55,15 @@ INF = math.inf
 
 
 def _golden_row(small: float, floor: float) -> Dict[str, float]:
+    # mean / RMSE ratios fail past 4: a correct device whose transcendental functions are
+    # within 1-2 ulp (the CUDA Math API's bounds for expf, sinf, tanhf; msprobe accepts 32)
+    # has about 2-4x the mean error of a CPU that rounds correctly (measured: 2.05x on
+    # nn.Sigmoid's input gradient under device noise failed the earlier bar of 2), while a
+    # value off by 1e-4 relative is 100x past a float32 CPU's error
     return {"small": small, "floor": floor,
             "max_rel_ratio_warn": 5.0, "max_rel_ratio_fail": 10.0,
-            "mean_rel_ratio_warn": 1.5, "mean_rel_ratio_fail": 2.0,
-            "rmse_ratio_warn": 1.5, "rmse_ratio_fail": 2.0}
+            "mean_rel_ratio_warn": 2.0, "mean_rel_ratio_fail": 4.0,
+            "rmse_ratio_warn": 2.0, "rmse_ratio_fail": 4.0}
 
 
 def _cpu_row(small: float, unit: float) -> Dict[str, float]:
