@@ -7,7 +7,8 @@ output), each API is checked on the emulated device
 1. clean: its verdict, its rows and the aten ops each row dispatched (the footprint
    ``check`` records in report.json: the API's and its callables' ops);
 2. under every fault of ``TORCHPARITY_EMU_FAULT`` that can touch that footprint
-   (``faults.touches``; a fault that cannot touch any op the API dispatched is not
+   (``faults.touches``; a fault that cannot touch any op the API (or a callable it ran)
+   dispatched itself — the scenario's scaffolding, a loss or an input transform, left out — is not
    applicable and not tried; ``strides`` applies only to the APIs whose contract fixes
    layout, ``LAYOUT_API``; ``collective-noop`` also applies to the 2-rank world sources,
    whose rank processes the footprint does not see, and ``memstat-zero`` to the memory
@@ -177,7 +178,11 @@ def child(spec_file: str) -> None:
                       "cause": _value(s.cause) if s.cause else None, "detail": s.detail[:300],
                       "metric": s.metric.model_dump(mode="json") if s.metric else None,
                       "injected": list(s.injected),
-                      "footprint": sorted({e.op for e in s.footprint})} for s in a.scenarios],
+                      "footprint": sorted({e.op for e in s.footprint}),
+                      # the ops of the API itself and of the callables it ran (not the
+                      # scenario's scaffolding: a loss, an input transform)
+                      "own": sorted({e.op for e in s.footprint if e.source in ("api", "callable")})}
+                     for s in a.scenarios],
         }
     Path(spec["out"]).write_text(json.dumps(out))
 
@@ -203,7 +208,9 @@ def applicable(fault: str, api: str, clean: Dict[str, Any]) -> bool:
         return False
     if fault == "collective-noop" and any(r["source"] in WORLD_SOURCES for r in rows):
         return True
-    return any(touches(fault, op) for r in _relevant(fault, rows) for op in r["footprint"])
+    # a fault in the scenario's scaffolding (a model's loss, an input transform) is not a
+    # fault of the API: only the ops the API (or a callable it ran) dispatched count
+    return any(touches(fault, op) for r in _relevant(fault, rows) for op in r.get("own", r["footprint"]))
 
 
 def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dict[str, str],
