@@ -139,9 +139,9 @@ def test_printed_output_is_compared_with_devices_and_addresses_normalised():
 def test_an_example_with_no_tensor_is_host_only_evidence():
     """Issue 20 ("examples with no tensor at all count as device answers"): a block that
     touches no tensor leaves an empty footprint, so its row is host-only evidence."""
+    from torchparity.devices import get_adapter
     from torchparity.judge.evidence import HOST_ONLY, from_footprint
     from torchparity.run.execute import record_footprint
-    from torchparity.devices import get_adapter
 
     api = "torch.overrides.is_tensor_like"
     scs = D.example_scenarios(api)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import warnings
 
 import pytest
-import torch
 
 from torchparity.api.resolve import maybe_resolve
 from torchparity.scenarios import sources

@@ -29,10 +29,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 
 from ...dtypes import dtype_name
+from .. import precision
 from . import faults
 from . import storage as st
 from .checks import OpRule, rule_for
-from .. import precision
 from .noise import declared_precision
 from .numerics import reduce_inputs_rule
 
