@@ -7,8 +7,10 @@ output), each API is checked on the emulated device
 1. clean: its verdict, its rows and the aten ops each row dispatched (the footprint
    ``check`` records in report.json: the API's and its callables' ops);
 2. under every fault of ``TORCHPARITY_EMU_FAULT`` that can touch that footprint
-   (``faults.touches``; a fault that cannot touch any op the API dispatched is not
-   applicable and not tried; ``collective-noop`` also applies to the 2-rank world sources,
+   (``faults.touches``; a fault that cannot touch any op the API (or a callable it ran)
+   dispatched itself — the scenario's scaffolding, a loss or an input transform, left out — is not
+   applicable and not tried; ``strides`` applies only to the APIs whose contract fixes
+   layout, ``LAYOUT_API``; ``collective-noop`` also applies to the 2-rank world sources,
    whose rank processes the footprint does not see, and ``memstat-zero`` to the memory
    APIs by name, since counters are no aten op);
 3. under ``TORCHPARITY_EMU_NUMERICS=device`` (a correct device's noise).
@@ -66,6 +68,17 @@ MEMORY_API = re.compile(r"(^|\.)(memory_(allocated|reserved|stats|stats_as_neste
                         r"snapshot)|max_memory_(allocated|reserved|cached)|mem_get_info|"
                         r"reset_(peak|max)_memory\w*|reset_accumulated_memory_stats)$")
 MIN_PER_SOURCE = 8
+# the APIs whose contract fixes their outputs' layout (issue 20, item 4: views, ``*_like``
+# with preserve_format, ``empty_strided``, ``contiguous``, ``transpose``/``permute``,
+# in-place variants, stride queries): only there is an output made contiguous a bug. An
+# elementwise op may return a contiguous result for a strided input on any backend that
+# does not follow TensorIterator's layout choice; those pairs are counted apart
+# (``not_applicable``), never as kills or survivors.
+LAYOUT_API = re.compile(r"(^|\.)(\w+_like|empty_strided|new_empty_strided|contiguous|transpose\w*|permute|t|"
+                        r"mT|mH|T|H|view\w*|as_strided\w*|expand\w*|narrow|select|unfold|squeeze|unsqueeze|"
+                        r"movedim|moveaxis|swapaxes|swapdims|stride|is_contiguous|is_non_overlapping_and_dense|"
+                        r"storage_offset|diagonal|chunk|split\w*|tensor_split|unbind|flatten|unflatten|"
+                        r"reshape|detach|alias|real|imag|[a-z]\w*[a-z0-9]_)$")
 
 
 # -- sampling ---------------------------------------------------------------------------
@@ -165,7 +178,11 @@ def child(spec_file: str) -> None:
                       "cause": _value(s.cause) if s.cause else None, "detail": s.detail[:300],
                       "metric": s.metric.model_dump(mode="json") if s.metric else None,
                       "injected": list(s.injected),
-                      "footprint": sorted({e.op for e in s.footprint})} for s in a.scenarios],
+                      "footprint": sorted({e.op for e in s.footprint}),
+                      # the ops of the API itself and of the callables it ran (not the
+                      # scenario's scaffolding: a loss, an input transform)
+                      "own": sorted({e.op for e in s.footprint if e.source in ("api", "callable")})}
+                     for s in a.scenarios],
         }
     Path(spec["out"]).write_text(json.dumps(out))
 
@@ -187,9 +204,13 @@ def applicable(fault: str, api: str, clean: Dict[str, Any]) -> bool:
     rows = [r for r in clean["rows"] if r["status"] == "pass"]
     if fault == "memstat-zero":
         return bool(MEMORY_API.search(api))
+    if fault == "strides" and not LAYOUT_API.search(api):
+        return False
     if fault == "collective-noop" and any(r["source"] in WORLD_SOURCES for r in rows):
         return True
-    return any(touches(fault, op) for r in _relevant(fault, rows) for op in r["footprint"])
+    # a fault in the scenario's scaffolding (a model's loss, an input transform) is not a
+    # fault of the API: only the ops the API (or a callable it ran) dispatched count
+    return any(touches(fault, op) for r in _relevant(fault, rows) for op in r.get("own", r["footprint"]))
 
 
 def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dict[str, str],

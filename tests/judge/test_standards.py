@@ -170,6 +170,9 @@ def _statuses_battery():
         out.append(judge_values(cpu, cpu.clone(), "o", golden=golden))
         out.append(judge_values(cpu, (golden * 1.001).to(dtype), "o", golden=golden))
         out.append(judge_values(cpu, (golden * 1.5).to(dtype), "o", golden=golden))
+    cpu, golden = _golden_case(torch.float32, fn=torch.exp, n=300)  # an HF32-computed op
+    out.append(judge_values(cpu, (golden * 1.0003).to(torch.float32), "o", golden=golden, compute_bits=10))
+    out.append(judge_values(cpu, (golden * 1.01).to(torch.float32), "o", golden=golden, compute_bits=10))
     for dtype in (torch.float64, torch.complex128, torch.float32, torch.float16,
                   torch.bfloat16, torch.complex64, torch.complex32):
         x = torch.linspace(1, 3, 300, dtype=torch.float64).to(dtype)
@@ -228,3 +231,31 @@ def test_every_row_and_column_of_the_threshold_table_is_read(monkeypatch):
     assert expected - read == set(), f"never read: {sorted(expected - read)}"
     # and the table holds nothing but these standards
     assert set(THRESHOLDS) == set(standards.STANDARDS)
+
+
+def test_a_chip_computing_in_hf32_is_held_to_hf32s_bar():
+    """A float32 output of an op the device reports computing with 10 mantissa bits (HF32
+    convolutions, devices.precision) is judged by fp16's precision: an HF32 rounding passes,
+    the float32 bar would fail it; a 1e-2 error still fails. A single cancelling element may
+    carry any relative error under HF32 (no max-rel bound)."""
+    cpu, golden = _golden_case(torch.float32, fn=torch.exp, n=300)
+    from torchparity.devices.emulator.numerics import round_mantissa
+    hf32 = round_mantissa(golden.to(torch.float32), 10)
+    hf32[7] = hf32[7] * 1.05  # one element off as a cancelling sum may be
+    assert judge_values(cpu, hf32, "o", golden=golden).status == Status.FAIL
+    reduced = judge_values(cpu, hf32, "o", golden=golden, compute_bits=10)
+    assert reduced.status == Status.PASS and "hf32" in reduced.metric.standard
+    wrong = judge_values(cpu, (golden * 1.01).to(torch.float32), "o", golden=golden, compute_bits=10)
+    assert wrong.status == Status.FAIL and wrong.metric.name in ("mean_rel_ratio", "rmse_ratio")
+
+
+def test_the_device_report_reaches_the_judgement_it_precedes():
+    """compare_outputs reads (and clears) what the device reported since the last judgement."""
+    from torchparity.devices import precision
+    from torchparity.judge.compare import compare_outputs
+    cpu, golden = _golden_case(torch.float32, fn=torch.exp, n=300)
+    from torchparity.devices.emulator.numerics import round_mantissa
+    dev = round_mantissa(golden.to(torch.float32), 10)
+    precision.note("aten::convolution", torch.float32, 10)
+    assert compare_outputs(cpu, dev, "cpu", golden=golden).status == Status.PASS
+    assert compare_outputs(cpu, dev, "cpu", golden=golden).status == Status.FAIL  # cleared

@@ -117,3 +117,35 @@ def test_blocks_are_split_by_prose():
     blocks = D.blocks(doc)
     assert [len(b) for b in blocks] == [2, 1]
     assert all(isinstance(ex, doctest.Example) for b in blocks for ex in b)
+
+
+def test_printed_output_is_compared_with_devices_and_addresses_normalised():
+    """Issue 20 ("Docstring examples: stdout is discarded"): what print shows is often the
+    whole example; it is compared, device names and addresses normalised, each printed
+    decimal within one unit of its last digit."""
+    from torchparity.judge.compare import compare_outputs
+
+    ex = [("x = torch.tensor([1.5, 2.25])\n", None), ("print(x * 2, object())\n", None)]
+    cpu = X.run_examples(ex, [], {"torch": torch}, "cpu")
+    assert isinstance(cpu["stdout"], X.Printed) and "tensor([3.0000, 4.5000])" in cpu["stdout"].text
+    same = X.Printed("tensor([3.0001, 4.5000], device='npu:0') <object object at 0xdead>\n")
+    off = X.Printed("tensor([3.0030, 4.5000], device='npu:0') <object object at 0xdead>\n")
+    assert compare_outputs(cpu["stdout"], same, "npu").status == "pass"
+    bad = compare_outputs(cpu["stdout"], off, "npu")
+    assert bad.status == "fail" and "printed" in bad.detail
+    assert X.Printed("size 3") != X.Printed("size 4")  # integers exactly
+
+
+def test_an_example_with_no_tensor_is_host_only_evidence():
+    """Issue 20 ("examples with no tensor at all count as device answers"): a block that
+    touches no tensor leaves an empty footprint, so its row is host-only evidence."""
+    from torchparity.devices import get_adapter
+    from torchparity.judge.evidence import HOST_ONLY, from_footprint
+    from torchparity.run.execute import record_footprint
+
+    api = "torch.overrides.is_tensor_like"
+    scs = D.example_scenarios(api)
+    assert scs
+    adapter = get_adapter("cpu")
+    entries = record_footprint(scs[0], torch.overrides.is_tensor_like, [], torch.float32, adapter)
+    assert from_footprint(entries) == HOST_ONLY

@@ -70,3 +70,32 @@ def test_dtype_names_are_torch_dtypes():
 
     for name in DTYPE_NAMES:
         assert isinstance(getattr(torch, name), torch.dtype)
+
+
+def test_a_scenario_without_a_golden_gets_its_own_code_in_float64():
+    """A hand/table scenario that compares values gets a float64 golden (scenarios.golden):
+    the same draws, every computation after them in float64, so a correct device whose
+    reductions run in another order is judged against the CPU's own error (the quantizable
+    LSTM's parameter gradient failed the direct float32 bar under reordered reductions)."""
+    import torch
+
+    from torchparity.judge.compare import compare_outputs
+    from torchparity.results.models import Text
+    from torchparity.scenarios.registry import Scenario
+
+    def fn(device, dtype):
+        torch.manual_seed(0)
+        x = torch.randn(256, dtype=dtype, device=device)
+        return (x + 1e4) - 1e4  # the CPU's float32 loses x's low bits; float64 keeps them
+
+    sc = Scenario(id="s", api="a", fn=fn, description=Text(en="", zh=""), expected=Text(en="", zh=""))
+    assert sc.golden is not None
+    golden = sc.golden(torch.float32)
+    cpu = fn("cpu", torch.float32)
+    assert golden.dtype == torch.float64 and (golden - cpu.double()).abs().max() > 0
+    dev = golden.to(torch.float32)  # a device that rounds better than the CPU (other order)
+    assert compare_outputs(cpu, dev, "cpu").status == "fail"  # the direct float32 bar
+    assert compare_outputs(cpu, dev, "cpu", golden=golden).status == "pass"
+    raising = Scenario(id="r", api="a", fn=fn, description=Text(en="", zh=""),
+                       expected=Text(en="", zh=""), compare="none")
+    assert raising.golden is None

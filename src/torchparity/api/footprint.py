@@ -37,6 +37,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+from ..devices import precision
 from ..dtypes import dtype_name
 from ..results.models import FootprintEntry
 
@@ -334,6 +335,7 @@ class FootprintRecorder:
         self._modes = []
         self._backward_failure = None
         self._unpatch_runtime()
+        precision.clear()  # the recorded run is not judged: its ops say nothing of the next
 
     def entries(self) -> List[FootprintEntry]:
         return [

@@ -20,6 +20,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Unio
 
 import torch
 
+from ..devices import precision
 from ..results.models import Cause, Metric, Status
 from ..scenarios.registry import Draws
 from . import standards
@@ -51,6 +52,9 @@ def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", 
     storage are compared too."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    # what the device reported computing in reduced precision since the last judgement
+    # (HF32 convolutions): a golden-judged float32 leaf is held to that precision's bar
+    reduced = precision.take()
     results: List[Judgement] = []
     leaves: List[Tuple[str, Tuple[Any, ...], torch.Tensor, torch.Tensor]] = []
     pairs: List[Tuple[str, torch.Tensor, torch.Tensor]] = []
@@ -70,7 +74,8 @@ def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", 
             results.append(Judgement(Status.PASS, None, "", Metric(
                 name="metadata_mismatches", value=0.0, threshold=0.0, standard="uninitialised")))
         else:
-            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=leaf_kind))
+            results.append(standards.judge_values(c, d, leaf_path, golden=g, kind=leaf_kind,
+                                                  compute_bits=precision.bits_for(reduced, c.dtype)))
     if not results:
         return Judgement(Status.PASS, None, "", Metric(name="outputs", value=0.0, threshold=None,
                                                        standard="metadata"))

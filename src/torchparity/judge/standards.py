@@ -55,10 +55,15 @@ INF = math.inf
 
 
 def _golden_row(small: float, floor: float) -> Dict[str, float]:
+    # mean / RMSE ratios fail past 4: a correct device whose transcendental functions are
+    # within 1-2 ulp (the CUDA Math API's bounds for expf, sinf, tanhf; msprobe accepts 32)
+    # has about 2-4x the mean error of a CPU that rounds correctly (measured: 2.05x on
+    # nn.Sigmoid's input gradient under device noise failed the earlier bar of 2), while a
+    # value off by 1e-4 relative is 100x past a float32 CPU's error
     return {"small": small, "floor": floor,
             "max_rel_ratio_warn": 5.0, "max_rel_ratio_fail": 10.0,
-            "mean_rel_ratio_warn": 1.5, "mean_rel_ratio_fail": 2.0,
-            "rmse_ratio_warn": 1.5, "rmse_ratio_fail": 2.0}
+            "mean_rel_ratio_warn": 2.0, "mean_rel_ratio_fail": 4.0,
+            "rmse_ratio_warn": 2.0, "rmse_ratio_fail": 4.0}
 
 
 def _cpu_row(small: float, unit: float) -> Dict[str, float]:
@@ -78,6 +83,15 @@ THRESHOLDS: Dict[str, Dict[str, Dict[str, float]]] = {
         "float32": _golden_row(2.0 ** -20, 2.0 ** -20),
         "complex32": _golden_row(2.0 ** -10, 2.0 ** -10),
         "complex64": _golden_row(2.0 ** -20, 2.0 ** -20),
+        # a float32 output of an op the chip computes with 10 mantissa bits by default
+        # (HF32 convolutions on Ascend A2/A3, devices.precision): fp16's precision, so
+        # fp16's floor and small-value bound; the chip is held to its own bar. No bound on
+        # the worst element: the rounding error of a reduced-precision sum is bounded by
+        # the sum of its terms' magnitudes, which the output does not show, so an element
+        # that cancels may carry any relative error (measured: 2.1e-2 on a conv2d weight
+        # gradient of a correct HF32 device); mean relative error and RMSE bound the rest.
+        "hf32": dict(_golden_row(2.0 ** -10, 2.0 ** -10), max_rel_ratio_warn=INF,
+                     max_rel_ratio_fail=INF),
     },
     "cpu": {
         "float16": _cpu_row(2.0 ** -10, 2.0 ** -10),
@@ -299,8 +313,18 @@ def _errors(x: torch.Tensor, ref: torch.Tensor, small: float) -> Tuple[float, fl
     return float(rel.max()), float(rel.mean()), rmse
 
 
-def judge_golden(cpu: torch.Tensor, dev: torch.Tensor, golden: torch.Tensor, path: str) -> Judgement:
-    r = row("golden", cpu.dtype)
+REDUCED_ROWS = {10: "hf32"}  # mantissa bits a chip computes with -> its golden row
+
+
+def judge_golden(cpu: torch.Tensor, dev: torch.Tensor, golden: torch.Tensor, path: str,
+                 compute_bits: Optional[int] = None) -> Judgement:
+    """``compute_bits``: the device reported computing this output's ops with that many
+    mantissa bits (``devices.precision``): judged by the row of that precision, named in
+    the standard."""
+    reduced = None
+    if compute_bits is not None and cpu.dtype == torch.float32:
+        reduced = next((REDUCED_ROWS[b] for b in sorted(REDUCED_ROWS) if compute_bits <= b), None)
+    r = THRESHOLDS["golden"][reduced] if reduced else row("golden", cpu.dtype)
     small, floor = r["small"], r["floor"]
     c, d, g = _upcast(cpu), _upcast(dev), golden
     mask = torch.isfinite(c) & torch.isfinite(d) & torch.isfinite(g)
@@ -316,7 +340,7 @@ def judge_golden(cpu: torch.Tensor, dev: torch.Tensor, golden: torch.Tensor, pat
         ("mean_rel_ratio", dmean / max(cmean, floor), r["mean_rel_ratio_warn"], r["mean_rel_ratio_fail"]),
         ("rmse_ratio", drmse / max(crmse, floor), r["rmse_ratio_warn"], r["rmse_ratio_fail"]),
     ]
-    standard = f"golden {dtype_name(cpu.dtype)}"
+    standard = f"golden {dtype_name(cpu.dtype)}" + (f" ({reduced} compute)" if reduced else "")
     level, metric = _decide(ratios, standard)
     detail = ""
     if level != "pass":
@@ -390,7 +414,8 @@ def ks_statistic(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def judge_values(cpu: torch.Tensor, dev: torch.Tensor, path: str, *,
-                 golden: Optional[torch.Tensor] = None, kind: str = "values") -> Judgement:
+                 golden: Optional[torch.Tensor] = None, kind: str = "values",
+                 compute_bits: Optional[int] = None) -> Judgement:
     """Judge two CPU tensors of equal dtype and shape (``dev`` copied from the device)."""
     if cpu.numel() == 0:
         return Judgement(Status.PASS, None, "", Metric(name="elements", value=0.0, threshold=None,
@@ -408,7 +433,7 @@ def judge_values(cpu: torch.Tensor, dev: torch.Tensor, path: str, *,
     if special is not None:
         return special
     if use_golden:
-        return judge_golden(cpu, dev, golden, path)
+        return judge_golden(cpu, dev, golden, path, compute_bits)
     return judge_cpu(cpu, dev, path)
 
 

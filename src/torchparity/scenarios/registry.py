@@ -25,12 +25,13 @@ import pkgutil
 import sys
 import textwrap
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
 from ..results.models import Text
+from .golden import float64_golden
 
 
 class NotRunnable(Exception):
@@ -158,8 +159,14 @@ class Scenario:
     code: str = ""
     # ``golden(dtype)``: the same case run on the CPU with its inputs made in ``dtype`` and
     # then computed in float64 (complex128). Given, a float16/bfloat16/float32 device result
-    # is judged against the CPU's own error vs that golden, as OpInfo samples are.
-    golden: Optional[Callable[[Any], Any]] = None
+    # is judged against the CPU's own error vs that golden, as OpInfo samples are. A
+    # scenario that compares values and gives none gets ``golden.float64_golden(fn)``: its
+    # own code with every computation after the inputs in float64.
+    golden: Optional[Callable[[Any], Any]] = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if self.golden is None and self.compare == "values" and self.raises is None:
+            self.golden = float64_golden(self.fn)
 
     @property
     def source_file(self) -> str:

@@ -66,6 +66,18 @@ def _matches(rule, op) -> bool:
     return False
 
 
+def declared_precision(op, profile_name: Optional[str]) -> Optional[Dict[torch.dtype, int]]:
+    """dtype -> mantissa bits for an op the chip computes in reduced precision by default
+    (the ``round-inputs`` rules of the profile: a fact of the chip, whatever the numerics
+    mode); None when it computes in its dtype's precision."""
+    out: Dict[torch.dtype, int] = {}
+    for rule in rules_for(profile_name):
+        if rule["kind"] == "round-inputs" and _matches(rule, op):
+            for d in rule.get("dtypes", []):
+                out[getattr(torch, d)] = int(rule.get("mantissa_bits", 10))
+    return out or None
+
+
 def _mutates(op) -> bool:
     return any(a.alias_info is not None and a.alias_info.is_write for a in op._schema.arguments)
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import torch
 
-from . import autocast, dispatch, features, fused, kernels
+from . import autocast, composites, dispatch, features, fused, kernels
 from .module import make_module
 
 _ACTIVE = None  # the Profile in force
@@ -107,6 +107,7 @@ def activate(profile) -> None:
     impls = torch.library.Library("aten", "IMPL")
     kernels.register(impls)
     fused.register(impls)
+    composites.register(impls, profile, device_type)
     features.install_compressed_refusals(impls)
     # conj/neg bits: resolving them would clone -> copy_ -> _copy_from -> resolve again,
     # forever; _copy_from handles the bits itself (the CPU views carry them).

@@ -29,7 +29,7 @@ import torch
 
 from ....results.models import Text
 from ...registry import Raises, Scenario
-from ..base import ModuleSource
+from ..base import ModuleSource, probed
 from . import dcp as _distpar_dcp
 from . import ddp as _distpar_ddp
 from . import fsdp as _distpar_fsdp
@@ -268,13 +268,17 @@ def _code(body: str, part: str) -> str:
 @functools.lru_cache(maxsize=None)
 def _scenarios(api: str) -> Tuple[Scenario, ...]:
     if api in LOCAL:
+        # one process: asked in every float dtype the CPU runs it in (float16 and bfloat16,
+        # the dtypes an Ascend user trains in, included); the world bodies below build
+        # their own float32 models (their low-precision parts are the compress hooks and
+        # FSDP's MixedPrecision), so their rows stay float32
         fn, what, tags = LOCAL[api]
-        return (Scenario(
-            id="local", api=api, fn=fn,
-            description=Text(en=f"{api} in one process on the device: {what}",
-                             zh=f"{api} 在设备上单进程运行: {what}"),
-            expected=Text(en="the same result as on the CPU", zh="与 CPU 结果一致"),
-            dtypes=DTYPES, source=NAME, tags=("distributed",) + tags),)
+        return tuple(probed(
+            "local", api, NAME, fn, DTYPES,
+            en=f"{api} in one process on the device: {what}",
+            zh=f"{api} 在设备上单进程运行: {what}",
+            expect_en="the same result as on the CPU", expect_zh="与 CPU 结果一致",
+            tags=("distributed",) + tags))
     body, part, what = APIS[api]
     raises = Raises(*RAISES[api]) if api in RAISES else None
     expected = (Text(en=f"raises {raises.type} on every rank, as on the CPU (gloo)",

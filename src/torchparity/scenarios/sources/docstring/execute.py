@@ -12,7 +12,9 @@ Not a source itself (the ``docstring`` source uses it). What is run, and how:
   (:class:`CpuRandom`): a device generator has its own stream, and both runs must see the
   same draws. Where the API under test is itself a random op, its device kernel is
   therefore not what runs (the test databases cover those ops);
-- statement by statement: the value of every expression statement is kept, and after the
+- statement by statement: the value of every expression statement is kept, what the block
+  printed (:class:`Printed`: compared with device names and addresses normalised, each
+  printed decimal number within one unit of its last digit), and after the
   block every tensor (and every ``nn.Module``'s state) the block bound. On the device run,
   a kept tensor that is on the CPU is moved to the device before it is compared: where a
   tensor lives is the example's business (``get_state`` answers a CPU tensor by design),
@@ -130,6 +132,44 @@ def normalise(text: str) -> str:
     return _ADDRESS.sub("0x?", text)
 
 
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+\.\d*|\.\d+)(?:[eE]([-+]?\d+))?|(?<![\w.])[-+]?\d+(?![\w.])")
+
+
+class Printed:
+    """What an example printed (stdout), device names and addresses normalised: the text
+    outside numbers must match; integers must match; a number printed with decimals may
+    differ by one unit of its last printed digit (a correct device's last-bit difference
+    can cross a rounding boundary of the print, nothing more)."""
+
+    def __init__(self, text: str):
+        self.text = "\n".join(normalise(line) for line in text.splitlines())
+        self.skeleton = _NUMBER.sub("#", self.text)
+        self.numbers = [(m.group(0), m.group(1), m.group(2)) for m in _NUMBER.finditer(self.text)]
+
+    @staticmethod
+    def _close(a, b) -> bool:
+        (ta, da, ea), (tb, db, eb) = a, b
+        if ta == tb:
+            return True
+        if da is None or db is None:  # an integer: exact
+            return False
+        unit = max(10.0 ** (-(len(x.split(".")[1]) if "." in x else 0) + int(e or 0))
+                   for x, e in ((da, ea), (db, eb)))
+        return abs(float(ta) - float(tb)) <= unit * 1.0001
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Printed):
+            return NotImplemented
+        return (self.skeleton == other.skeleton and len(self.numbers) == len(other.numbers)
+                and all(self._close(a, b) for a, b in zip(self.numbers, other.numbers)))
+
+    def __hash__(self):
+        return hash(self.skeleton)
+
+    def __repr__(self) -> str:
+        return f"printed {self.text[:200]!r}"
+
+
 def plain(value: Any, depth: int = 0) -> Any:
     """``value`` made comparable across runs (see the module docstring)."""
     if isinstance(value, torch.Tensor):
@@ -198,7 +238,8 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
     before = {k: id(v) for k, v in ns.items()}
     out: Dict[str, Any] = {}
     random_mode = CpuRandom(device) if torch.device(device).type != "cpu" else contextlib.nullcontext()
-    with _State(), torch.device(device), random_mode, contextlib.redirect_stdout(io.StringIO()):
+    printed = io.StringIO()
+    with _State(), torch.device(device), random_mode, contextlib.redirect_stdout(printed):
         for src in setup:
             exec(compile(rewrite(src), filename, "exec"), ns)
         for n, (src, exc_msg) in enumerate(examples, 1):
@@ -216,6 +257,8 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
                 if exc_msg is None:
                     raise ExampleError(n, src, exc) from exc
                 out[key] = f"raises {type(exc).__name__}: {normalise(_first_line(exc))}"
+    if printed.getvalue().strip():  # what print showed is often the whole example
+        out["stdout"] = Printed(printed.getvalue())
     for name, value in ns.items():
         if name.startswith("_") or before.get(name) == id(value):
             continue

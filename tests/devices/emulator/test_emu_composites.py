@@ -1,0 +1,42 @@
+"""Vendor-registered composites: torch_npu registers its own ``aten.logsumexp`` (a
+CompositeExplicitAutograd op in aten), so the op's own kernel rule decides, not the rules
+of the ops aten's composite is made of (issue 20, "Registered composites")."""
+
+from __future__ import annotations
+
+from .helpers import run_python
+
+
+def test_registered_composite_is_judged_by_its_own_rule(tmp_path):
+    out = run_python("""
+        import torch
+        from torchparity.devices.emulator import activate
+        from torchparity.devices.profiles import load_profile
+        from torchparity.judge.causes import classify_exception
+        activate(load_profile("ascend-a2"))
+
+        def outcome(fn):
+            try:
+                return fn()
+            except Exception as exc:
+                verdict = classify_exception(type(exc).__name__, str(exc))
+                return f"{verdict[1].value if verdict else 'unclassified'}: {exc}".splitlines()[0]
+
+        torch.manual_seed(0)
+        c = torch.randn(3, 4, dtype=torch.complex64)
+        x = torch.randn(3, 4)
+        print(outcome(lambda: torch.logsumexp(c.to("npu"), 1)))
+        print(outcome(lambda: torch.equal(torch.logsumexp(x.to("npu"), 1).cpu(), torch.logsumexp(x, 1))))
+        # an implicit composite the vendor registers (aten.isclose): its rule, then its parts
+        print(outcome(lambda: torch.isclose(x.to("npu"), x.to("npu")).all().item()))
+        # autograd flows through a checked composite
+        xd = x.to("npu").requires_grad_()
+        torch.logsumexp(xd, 1).sum().backward()
+        xc = x.clone().requires_grad_()
+        torch.logsumexp(xc, 1).sum().backward()
+        print(torch.equal(xd.grad.cpu(), xc.grad))
+        print(outcome(lambda: torch.logsumexp(c, 1).dtype))  # the CPU is never restricted
+        """, tmp_path)
+    assert out.splitlines() == [
+        "dtype_limit: \"logsumexp_npu\" not implemented for 'ComplexFloat'",
+        "True", "True", "True", "torch.complex64"]
