@@ -1,5 +1,9 @@
 """Every Case of every converted code-block source: its snippet runs on its own.
 
+(Named ``test_source_*``: making the scenarios probes the cases on the CPU, autograd
+included, so it runs after ``test_layout``'s emulated device registers, as the other
+source tests do.)
+
 The snippet a report shows for a :class:`~torchparity.scenarios.sources.base.Case` is the
 body's source with the imports, helpers and constants of its module it reads
 (``Case.snippet``). Each one is run here as a standalone script (``__main__``, no
