@@ -1,0 +1,113 @@
+"""Every Case of every converted code-block source: its snippet runs on its own.
+
+(Named ``test_source_*``: making the scenarios probes the cases on the CPU, autograd
+included, so it runs after ``test_layout``'s emulated device registers, as the other
+source tests do.)
+
+The snippet a report shows for a :class:`~torchparity.scenarios.sources.base.Case` is the
+body's source with the imports, helpers and constants of its module it reads
+(``Case.snippet``). Each one is run here as a standalone script (``__main__``, no
+torchparity import) on the CPU in the scenario's first dtype: it prints the answer, or
+raises the exception the scenario expects on every device.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from torchparity.scenarios.sources import source
+from torchparity.scenarios.sources.base import BlockSource, Case
+
+# the sources whose tables are Case rows
+CONVERTED = ("quant", "runtime")
+
+
+def _scenarios(name):
+    src = source(name)
+    assert isinstance(src, BlockSource)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [sc for api in src.members() for sc in src.scenarios(api, None)]
+
+
+# each snippet is run in a child interpreter that never imports torchparity (its autograd
+# runs would otherwise precede an emulated device's registration in this process); the
+# snippets of one source go to one child, one fresh namespace each
+CHILD = r"""
+import contextlib, io, json, sys, warnings
+import torch
+warnings.filterwarnings("ignore")
+failed = []
+for item in json.load(open(sys.argv[1])):
+    torch.manual_seed(0)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(item["code"], "<snippet " + item["api"] + ">", "exec"), {"__name__": "__main__"})
+    except Exception as exc:
+        if item["raises"] != type(exc).__name__:
+            failed.append(item["api"] + ": " + type(exc).__name__ + ": " + str(exc)[:200])
+        continue
+    if item["raises"]:
+        failed.append(item["api"] + ": expected " + item["raises"] + ", ran")
+    elif not out.getvalue().strip():
+        failed.append(item["api"] + ": printed nothing")
+assert "torchparity" not in sys.modules
+print(json.dumps(failed))
+"""
+
+
+@pytest.mark.slow  # every case of the source, run once more on the CPU
+@pytest.mark.parametrize("name", CONVERTED)
+def test_every_snippet_runs_standalone(name, tmp_path):
+    scs = _scenarios(name)
+    assert len(scs) >= len(source(name).members()) * 0.9  # nearly every case gives a scenario
+    items = [dict(api=f"{sc.api} [{sc.id}]", code=sc.snippet('"cpu"'),
+                  raises=sc.raises.type if sc.raises else None) for sc in scs]
+    assert [i["api"] for i in items if "import torchparity" in i["code"]
+            or "from torchparity" in i["code"]] == []
+    (tmp_path / "snippets.json").write_text(json.dumps(items))
+    done = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "snippets.json")],
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": ""})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_snippet_is_the_body_with_the_helpers_it_reads():
+    (sc,) = source("quant").scenarios("torch.ao.quantization.observer.MinMaxObserver", None)
+    code = sc.snippet('"cpu"')
+    assert "def quantization_observer_MinMaxObserver(device, dtype):" in code
+    assert "class On:" in code and "def observed(on, obs, *feed):" in code  # what it reads
+    assert "class WithBranch" not in code and "def fused(" not in code  # what it does not
+    assert code.rstrip().endswith('print(quantization_observer_MinMaxObserver("cpu", torch.float32))')
+
+
+def test_a_case_body_must_be_a_module_level_function():
+    def local(device, dtype):
+        return 1
+
+    with pytest.raises(TypeError, match="module-level"):
+        Case("torch.x", local)
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_aliases_are_one_case_with_the_api_as_parameter(name):
+    src = source(name)
+    aliased = [(api, src.case_of(api)) for api in src.members() if src.case_of(api).aliases]
+    assert aliased
+    for api, case in aliased:
+        sc = src.scenarios(api, None)[0]
+        main = src.scenarios(case.api, None)[0]
+        if "api" in inspect.signature(case.body).parameters:  # told which name it runs under
+            assert f"api={api!r}" in sc.snippet('"cpu"')
+        else:  # the same code answers for every name
+            assert sc.snippet('"cpu"') == main.snippet('"cpu"')
+        assert src.case_of(case.api) is case  # the same row, not a copy
