@@ -54,6 +54,16 @@ from .judgement import Judgement
 INF = math.inf
 
 
+def _low_row(small: float, floor: float) -> Dict[str, float]:
+    """float16 / bfloat16: mean / RMSE ratios fail past 8. A correct device within 1 ulp
+    (msprobe's bound for these dtypes) whose output feeds a derivative that cancels
+    (sigmoid's s * (1 - s) near s = 1: one ulp of s is half of 1 - s) shows several times
+    the CPU's error (measured: RMSE ratio 4.86 on nn.Sigmoid's float16 input gradient under
+    device noise); a value off by 1e-2 is still 10-20x past a float16 CPU's error."""
+    return dict(_golden_row(small, floor), mean_rel_ratio_warn=4.0, mean_rel_ratio_fail=8.0,
+                rmse_ratio_warn=4.0, rmse_ratio_fail=8.0)
+
+
 def _golden_row(small: float, floor: float) -> Dict[str, float]:
     # mean / RMSE ratios fail past 4: a correct device whose transcendental functions are
     # within 1-2 ulp (the CUDA Math API's bounds for expf, sinf, tanhf; msprobe accepts 32)
@@ -78,10 +88,10 @@ def _cpu_row(small: float, unit: float) -> Dict[str, float]:
 # fp16 / bf16 2^-10, fp32 2^-20, fp64 2^-40. Complex dtypes follow their real parts.
 THRESHOLDS: Dict[str, Dict[str, Dict[str, float]]] = {
     "golden": {
-        "float16": _golden_row(2.0 ** -10, 2.0 ** -10),
-        "bfloat16": _golden_row(2.0 ** -10, 2.0 ** -7),
+        "float16": _low_row(2.0 ** -10, 2.0 ** -10),
+        "bfloat16": _low_row(2.0 ** -10, 2.0 ** -7),
         "float32": _golden_row(2.0 ** -20, 2.0 ** -20),
-        "complex32": _golden_row(2.0 ** -10, 2.0 ** -10),
+        "complex32": _low_row(2.0 ** -10, 2.0 ** -10),
         "complex64": _golden_row(2.0 ** -20, 2.0 ** -20),
         # a float32 output of an op the chip computes with 10 mantissa bits by default
         # (HF32 convolutions on Ascend A2/A3, devices.precision): fp16's precision, so
