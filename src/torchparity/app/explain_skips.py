@@ -500,7 +500,8 @@ def _measure_one(oi, op, dtype, dev: str) -> Dict[str, Any]:
     dev_err = cpu_err = scale = 0.0
     n = 0
     for s in samples:
-        fn, args, kwargs = oi.sample_parts(s)
+        inp, args, kwargs = oi.sample_parts(s)
+        args = (inp,) + args
         fn = op.op
 
         def cast(t, to):
@@ -778,6 +779,9 @@ def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout,
         e = owners[event.index]
         if event.kind == "result":
             a = classify_replay(e, event.payload, emulated, adapter.spec)
+            a.evidence["method"] = cases[event.index]["test"]
+            if a.category == "DTYPE":
+                _add_kernel_fact(a, getattr(adapter, "profile", None))
         else:  # the worker died or overran: the harness's, never the chip's answer
             a = Answer(e.key, "UNDETERMINED", f"no answer: the worker {event.kind}: {event.detail[:300]}",
                        {"kind": event.kind}, False, "replay")
@@ -788,6 +792,22 @@ def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout,
             progress("replays", done[0], len(cases))
 
     pool.run(cases, [2 * side_timeout + 30] * len(cases), on_event)
+
+
+_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for')
+
+
+def _add_kernel_fact(a: Answer, profile) -> None:
+    """The profile's fact behind a dtype refusal a replay met (the emulator names the op's
+    kernel in its message), with its source."""
+    m = _KERNEL.search(a.reason)
+    if profile is None or not m:
+        return
+    entry = profile.op_support(f"aten.{m.group(1)}")
+    if entry is None:
+        return
+    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtypes": entry.dtypes, "source": entry.source}]
+    a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
 
 
 def summary_counts(answers: Iterable[Answer]) -> Dict[str, int]:
