@@ -45,7 +45,7 @@ CATEGORIES = VENDOR_CATEGORIES + ("STALE", "UNDETERMINED")
 NOT_CAPABILITY = "not a capability limit — numerics or a bug, decide on hardware"
 STORE_FILE = "explain-skips.sqlite"
 
-_KEY = re.compile(r"^(?P<test>\w+) \((?P<where>[\w.]+)\)$")
+_KEY = re.compile(r"^(?P<test>\S+) \((?P<where>[\w.]+)\)$")
 # the class suffix instantiate_device_type_tests adds -> the device names in test names
 _SUFFIXES = (("PRIVATEUSE1", ("npu", "privateuse1")), ("CPU", ("cpu",)), ("CUDA", ("cuda",)))
 # without a test tree (or for a class the tree lacks): the @ops tests of the classes the
