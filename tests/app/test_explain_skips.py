@@ -116,6 +116,23 @@ def test_silent_profile_and_cpu_refusal_are_undetermined():
     assert a.category == "UNDETERMINED" and "CPU too" in a.reason
 
 
+def test_a_sweep_row_answers_before_the_prediction(tmp_path):
+    from torchparity.results.sweep_store import SweepStore
+
+    store = SweepStore(tmp_path / "results.sqlite")
+    store.set_meta({"device": {"spec": "emu:ascend-a2"}})
+    store.add({"api": "torch.acos", "variant": "acos", "sample_set": "sample_inputs", "dtype": "float64",
+               "status": "unsupported", "cause": "dtype_limit", "detail": "\"acos_npu\" not implemented for 'Double'",
+               "emulated": True})
+    store.close()
+    rows = X.sweep_rows(str(tmp_path), "emu:ascend-a2")
+    facts = {"status": "pass", "refusals": []}
+    a = X.classify_op(_op_entry(), facts, None, True, "emu:ascend-a2", rows[("acos", "float64")])
+    assert (a.category, a.how) == ("DTYPE", "sweep-row") and "acos_npu" in a.reason
+    with pytest.raises(X.InputError, match="ran on emu:ascend-a2"):
+        X.sweep_rows(str(tmp_path), "npu:0")
+
+
 @pytest.mark.parametrize("payload, emulated, category", [
     ({"status": "pass", "detail": "same"}, True, "UNDETERMINED"),
     ({"status": "pass", "detail": "same"}, False, "STALE"),

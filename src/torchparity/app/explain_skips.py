@@ -389,13 +389,45 @@ def op_facts(profile, e: Entry, max_samples: int) -> Dict[str, Any]:
             "refusals": refusals, "samples": pred.samples, "cpu_refuses": pred.cpu_refuses}
 
 
+def sweep_rows(location: str, device: str) -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """(op_db key, dtype) -> the sweep's row of an OpInfo entry (its function variant),
+    from a sweep folder or store URL that ran on ``device``; a store of another device is
+    refused (its rows say nothing about this one)."""
+    from ..results.sweep_store import open_store
+
+    store = open_store(Path(location), must_exist=True)
+    try:
+        ran_on = (store.meta().get("device") or {}).get("spec")
+        if ran_on and ran_on != device:
+            raise InputError(f"--store {location}: the sweep ran on {ran_on}, not {device}")
+        out: Dict[Tuple[str, str], Dict[str, Any]] = {}
+        for row in store.rows():
+            if row.get("variant") and "[" not in row["variant"]:
+                out.setdefault((row["variant"], row["dtype"]), row)
+        return out
+    finally:
+        store.close()
+
+
 def classify_op(e: Entry, facts: Dict[str, Any], error: Optional[Dict[str, Any]],
-                emulated: bool, device: str) -> Answer:
-    """The category of an @ops entry from its op's rows."""
+                emulated: bool, device: str, swept: Optional[Dict[str, Any]] = None) -> Answer:
+    """The category of an @ops entry from its op's rows: the sweep's row when there is one
+    (``swept``), the capability prediction with its kernel facts, the error against float64."""
     where = f" (predicted on {device})" if emulated else ""
     ev: Dict[str, Any] = {"op": e.op, "dtype": e.dtype, "test_kind": e.test_kind,
                           "prediction": {k: facts.get(k) for k in ("status", "reason", "api", "samples")}}
     refusals = facts.get("refusals") or []
+    if swept is not None:
+        ev["sweep_row"] = {k: swept.get(k) for k in ("api", "variant", "dtype", "status", "cause", "detail")}
+        status, cause, detail = swept.get("status"), swept.get("cause"), str(swept.get("detail") or "")
+        if refusals:
+            ev["kernel_facts"] = refusals
+        if status == "unsupported" and cause in ("dtype_limit", "no_kernel"):
+            cat = "DTYPE" if cause == "dtype_limit" else "NOT_SUPPORT"
+            fact = f" [{refusals[0]['source']}]" if refusals else ""
+            return Answer(e.key, cat, f"the sweep's row: {detail[:300]}{fact}{where}", ev, emulated, "sweep-row")
+        if status == "fail" and cause == "mismatch":
+            return Answer(e.key, "VALUE", f"the sweep's row: {detail[:300]}{where}", ev, emulated, "sweep-row")
     if facts.get("status") in ("unsupported", "partial") and refusals:
         ev["kernel_facts"] = refusals
         first = refusals[0]
@@ -645,7 +677,7 @@ def select(keys: List[str], sample: Optional[int]) -> List[str]:
 
 def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
                   sample: Optional[int] = None, side_timeout: float = 60.0, jobs: int = 1,
-                  max_samples: int = 3, measure_timeout: float = 300.0,
+                  max_samples: int = 3, measure_timeout: float = 300.0, store: Optional[str] = None,
                   progress: Optional[Callable[[str, int, int], None]] = None) -> Result:
     from ..devices import get_adapter
 
@@ -662,19 +694,21 @@ def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
 
         profile = load_profile("ascend-a2") if adapter.type == "npu" else None
     out_dir = Path(out)
+    swept = sweep_rows(store, adapter.spec) if store else None
     tree = TreeIndex.cached(tests, out_dir / "tree-index.json") if tests else None
     names = OpNames.load()
     keys = select(list(raw), sample)
     entries = [parse_entry(k, raw[k], names, tree) for k in keys]
-    store = Store(out_dir)
+    kept = Store(out_dir)
     try:
-        answers = {k: a for k, a in store.answers(adapter.spec).items() if k in raw}
+        answers = {k: a for k, a in kept.answers(adapter.spec).items() if k in raw}
         todo = [e for e in entries if e.key not in answers]
-        _answer_unparsed(todo, answers, store, adapter.spec)
-        _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, measure_timeout, progress)
-        _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout, jobs, progress)
+        _answer_unparsed(todo, answers, kept, adapter.spec)
+        _answer_ops(todo, answers, kept, adapter, profile, emulated, max_samples, measure_timeout,
+                    progress, swept)
+        _answer_replays(todo, answers, kept, adapter, tree, emulated, side_timeout, jobs, progress)
     finally:
-        store.close()
+        kept.close()
     answers = {e.key: answers[e.key] for e in entries if e.key in answers}
     result = Result(entries, answers, adapter.spec, emulated, soc_label(adapter),
                     profile.name if profile is not None else None, round(time.monotonic() - started, 1),
@@ -693,7 +727,8 @@ def _answer_unparsed(todo: List[Entry], answers: Dict[str, Answer], store: Store
             store.put_answer(spec, a)
 
 
-def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, measure_timeout, progress) -> None:
+def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, measure_timeout, progress,
+                swept=None) -> None:
     ops = [e for e in todo if e.kind == "opinfo"]
     if not ops:
         return
@@ -742,7 +777,9 @@ def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, m
                        {"op": e.op, "test_kind": e.test_kind}, emulated, "opinfo-rows")
         else:
             row = rows[_op_row_key(spec, e)]
-            a = classify_op(e, row["facts"], row.get("error"), emulated, spec)
+            key = row["facts"].get("key") or e.op
+            a = classify_op(e, row["facts"], row.get("error"), emulated, spec,
+                            (swept or {}).get((key, e.dtype)))
         answers[e.key] = a
         store.put_answer(spec, a)
 

@@ -25,6 +25,9 @@ def explain_skips(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes for the replays."),
     side_timeout: float = typer.Option(60.0, "--side-timeout", min=1.0, help="Seconds for one side "
                                        "(CPU or device) of one replayed test."),
+    store: Optional[str] = typer.Option(None, "--store", help="A sweep of the same device (its folder "
+                                        "or store URL): the @ops entries are answered from its rows "
+                                        "where it has the op and dtype."),
     max_samples: int = typer.Option(3, "--max-samples", min=1, help="OpInfo samples per op and dtype "
                                     "for the capability prediction."),
 ) -> None:
@@ -38,7 +41,7 @@ def explain_skips(
 
     result = run(disabled=str(disabled), tests=str(tests) if tests else None, device=device,
                  out=str(out), sample=sample, side_timeout=side_timeout, jobs=jobs,
-                 max_samples=max_samples, progress=progress)
+                 max_samples=max_samples, store=store, progress=progress)
     counts = result.counts()
     kind = "predicted" if result.emulated else "measured"
     _say(f"{len(result.entries)} entries on {result.device} ({kind}), {result.seconds:g} s: "
