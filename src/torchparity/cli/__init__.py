@@ -125,4 +125,4 @@ def _usage_line(exc) -> str:
 
 
 # the commands register themselves on `app`
-from . import check, deliver, sweep  # noqa: E402,F401
+from . import check, deliver, explain_skips, sweep  # noqa: E402,F401

@@ -1,0 +1,860 @@
+"""`torchparity explain-skips`: explain a backend's disabled-test list, entry by entry.
+
+The input is a list in the format of Ascend/pytorch
+``test/unsupported_test_cases/.pytorch-disabled-tests.json``: ``{"test_x_npu_float32
+(__main__.TestFooPRIVATEUSE1)": [reason, [SoC, ...]], ...}``. Every entry is parsed into
+test, class, op, dtype and device variant (:func:`parse_entry`) and gets one category:
+the vendor's seven (``error_type.json``: DTYPE, VALUE, MEMORY, NOT_SUPPORT, HCCL,
+ERROR_MSG_UNMATCH, OTHER) plus ``STALE`` (passes now) and ``UNDETERMINED``, with evidence.
+
+- An **OpInfo-driven** entry (its test is an ``@ops`` test; the op is the longest OpInfo
+  ``formatted_name`` its name ends with) is answered from the op's rows: the capability
+  prediction of ``app.predict`` (the op's footprint looked up in the device's profile, each
+  refusal with the kernel fact and its source) and a measurement of the op's error against
+  a float64 golden on the device beside the CPU's own error (:func:`measure_errors`, in a
+  child process with a time limit).
+- **Any other** entry replays its test on the CPU and on the device in the worker pool's
+  ``upstream`` case kind (``run/upstream_handler.py``), each side in a time limit.
+
+On an emulated device every answer is a prediction and says so; an entry no capability
+rule explains is UNDETERMINED, "not a capability limit — numerics or a bug, decide on
+hardware". A timeout, a crash of the harness or a gap of the emulator is never a category
+of the chip: those are UNDETERMINED with the reason. Answers are kept in ``OUT/explain-
+skips.sqlite`` as they come, so a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..dtypes import DTYPE_NAMES
+from ..errors import InputError
+
+VENDOR_CATEGORIES = ("DTYPE", "VALUE", "MEMORY", "NOT_SUPPORT", "HCCL", "ERROR_MSG_UNMATCH", "OTHER")
+CATEGORIES = VENDOR_CATEGORIES + ("STALE", "UNDETERMINED")
+NOT_CAPABILITY = "not a capability limit — numerics or a bug, decide on hardware"
+STORE_FILE = "explain-skips.sqlite"
+
+_KEY = re.compile(r"^(?P<test>\S+) \((?P<where>[\w.]+)\)$")
+# the class suffix instantiate_device_type_tests adds -> the device names in test names
+_SUFFIXES = (("PRIVATEUSE1", ("npu", "privateuse1")), ("CPU", ("cpu",)), ("CUDA", ("cuda",)))
+# without a test tree (or for a class the tree lacks): the @ops tests of the classes the
+# vendor's list names, read from the files their sources name (data, shipped beside this)
+OPS_TESTS_FILE = Path(__file__).with_name("explain_skips_ops_tests.yaml")
+_SHIPPED: Dict[str, Dict[str, Any]] = {}
+
+
+def shipped_ops_tests() -> Dict[str, Dict[str, Any]]:
+    """class -> {"tests": [...], "source": "repo path@commit"}."""
+    if not _SHIPPED:
+        import yaml
+
+        _SHIPPED.update(yaml.safe_load(OPS_TESTS_FILE.read_text(encoding="utf-8")) or {})
+    return _SHIPPED
+
+
+# test kinds whose answer needs the backward pass too
+_GRAD_WORDS = ("grad", "backward", "vjp", "jvp", "hessian")
+
+
+@dataclass
+class Entry:
+    """One line of the disabled list, parsed."""
+
+    key: str
+    test: str = ""  # the test method name as listed (test_x_npu_float32)
+    module: str = ""  # __main__, jit.test_tracer, ...
+    cls: str = ""  # the class as listed (TestFooPRIVATEUSE1)
+    base_cls: str = ""  # the class as written in the test file (TestFoo)
+    device: Optional[str] = None  # the device variant in the name (npu, cpu) of a generic test
+    generic: bool = False  # the class is made by instantiate_device_type_tests
+    head: str = ""  # the name before the device variant (test_x, or test_kind_op)
+    rest: str = ""  # the name after the device variant (float32, int64_float32, ...)
+    dtype: Optional[str] = None
+    op: Optional[str] = None  # OpInfo full_name ("div.floor_rounding")
+    op_db: Optional[str] = None  # op_db | python_ref_db
+    test_kind: Optional[str] = None  # the @ops test (test_reference_numerics_normal)
+    reason: str = ""  # the vendor's reason
+    socs: List[str] = field(default_factory=list)
+    parse_error: Optional[str] = None
+
+    @property
+    def kind(self) -> str:
+        if self.parse_error:
+            return "unparsed"
+        return "opinfo" if self.op else "replay"
+
+
+# -- reading the list --------------------------------------------------------------------
+
+def load_disabled(path: str) -> Dict[str, list]:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"--disabled {path}: no such file")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"--disabled {path}: not a JSON file ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"--disabled {path}: expected an object of \"test (module.Class)\": "
+                         "[reason, [SoC]] entries")
+    return data
+
+
+def _vendor_value(value: Any) -> Tuple[str, List[str]]:
+    if isinstance(value, list) and value:
+        reason = value[0] if isinstance(value[0], str) else ""
+        socs = [s for s in (value[1] if len(value) > 1 and isinstance(value[1], list) else [])
+                if isinstance(s, str) and s]
+        return reason, socs
+    return "", []
+
+
+def parse_entry(key: str, value: Any = None, names: Optional["OpNames"] = None,
+                tree: Optional["TreeIndex"] = None) -> Entry:
+    """One entry: its parts, and the op, dtype and test kind when it is an @ops test."""
+    reason, socs = _vendor_value(value)
+    e = Entry(key=key, reason=reason, socs=socs)
+    m = _KEY.match(key)
+    if not m:
+        e.parse_error = "not of the form 'test_name (module.Class)'"
+        return e
+    e.test = m.group("test")
+    e.module, _, e.cls = m.group("where").rpartition(".")
+    e.base_cls, e.head = e.cls, e.test
+    for suffix, devices in _SUFFIXES:
+        if e.cls.endswith(suffix) and len(e.cls) > len(suffix):
+            split = _device_split(e.test, devices)
+            if split is not None:
+                e.base_cls = e.cls[: -len(suffix)]
+                e.generic = True
+                e.device, e.head, e.rest = split
+            break
+    if e.generic:
+        e.dtype = next((t for t in e.rest.split("_") if t in DTYPE_NAMES), None)
+    if names is not None and e.generic:
+        _map_op(e, names, tree)
+    return e
+
+
+def _device_split(test: str, devices: Sequence[str]) -> Optional[Tuple[str, str, str]]:
+    """(device, head, rest) at the last ``_<device>`` token of ``test``."""
+    best = None
+    for d in devices:
+        for m in re.finditer(rf"_{d}(?=_|$)", test):
+            if best is None or m.start() > best[1]:
+                best = (d, m.start(), m.end())
+    if best is None:
+        return None
+    d, start, end = best
+    return d, test[:start], test[end + 1:]
+
+
+def _map_op(e: Entry, names: "OpNames", tree: Optional["TreeIndex"]) -> None:
+    ops_tests = tree.ops_tests(e.base_cls, e.module) if tree is not None else None
+    if not ops_tests:  # not in the tree, or a class of that name without @ops tests (test_jit's
+        # TestJit is not test_ops_jit's): the shipped facts
+        ops_tests = (shipped_ops_tests().get(e.base_cls) or {}).get("tests")
+    if not ops_tests:
+        return
+    parts = e.head.split("_")
+    # the longest op name the head ends with whose prefix is a test name
+    for i in range(2, len(parts)):
+        kind, formatted = "_".join(parts[:i]), "_".join(parts[i:])
+        found = names.by_formatted.get(formatted)
+        if found is None or kind not in ops_tests:
+            continue
+        e.test_kind = kind
+        e.op, e.op_db = found
+        return
+
+
+class OpNames:
+    """OpInfo ``formatted_name`` (what @ops puts in test names) -> (full_name, database)."""
+
+    def __init__(self, by_formatted: Dict[str, Tuple[str, str]]):
+        self.by_formatted = by_formatted
+
+    @classmethod
+    def load(cls) -> "OpNames":
+        from torch.testing._internal.common_methods_invocations import op_db, python_ref_db
+
+        out: Dict[str, Tuple[str, str]] = {}
+        for db, ops in (("op_db", op_db), ("python_ref_db", python_ref_db)):
+            for op in ops:
+                out.setdefault(op.formatted_name, (op.full_name, db))
+        return cls(out)
+
+
+# -- the test tree -------------------------------------------------------------------------
+
+class TreeIndex:
+    """Classes of a test tree (PyTorch's test/ or a port): file, methods, @ops methods,
+    whether instantiate_device_type_tests makes device classes of it. Read with ``ast``."""
+
+    def __init__(self, root: str, classes: Dict[str, List[Dict[str, Any]]]):
+        self.root = root
+        self.classes = classes
+
+    @classmethod
+    def build(cls, root: str) -> "TreeIndex":
+        base = Path(root)
+        if not base.is_dir():
+            raise InputError(f"--tests {root}: no such folder")
+        classes: Dict[str, List[Dict[str, Any]]] = {}
+        for path in sorted(base.rglob("test*.py")):
+            try:
+                with warnings.catch_warnings():  # the tree's own invalid escapes are not ours
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(path.read_bytes(), filename=str(path))
+            except (OSError, SyntaxError, ValueError):
+                continue
+            instantiated = {_first_name_arg(n) for n in ast.walk(tree)
+                            if isinstance(n, ast.Call) and _call_name(n) == "instantiate_device_type_tests"}
+            for node in tree.body:
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                methods, ops = [], []
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test"):
+                        methods.append(item.name)
+                        if any(_call_name(d) == "ops" for d in item.decorator_list if isinstance(d, ast.Call)):
+                            ops.append(item.name)
+                classes.setdefault(node.name, []).append({
+                    "file": path.relative_to(base).as_posix(), "methods": methods, "ops": ops,
+                    "generic": node.name in instantiated})
+        return cls(str(base.resolve()), classes)
+
+    @classmethod
+    def cached(cls, root: str, cache: Path) -> "TreeIndex":
+        """:meth:`build`, kept in ``cache`` (JSON) for the same folder."""
+        want = str(Path(root).resolve())
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            if data.get("root") == want:
+                return cls(want, data["classes"])
+        except (OSError, ValueError, KeyError):
+            pass
+        index = cls.build(root)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({"root": index.root, "classes": index.classes}), encoding="utf-8")
+        return index
+
+    def find(self, cls: str, module: str = "") -> Optional[Dict[str, Any]]:
+        found = self.classes.get(cls) or []
+        if not found:
+            return None
+        if module and module != "__main__":
+            want = module.replace(".", "/") + ".py"
+            for f in found:
+                if f["file"] == want or f["file"].endswith("/" + want):
+                    return f
+        return found[0]
+
+    def ops_tests(self, cls: str, module: str = "") -> Optional[List[str]]:
+        found = self.find(cls, module)
+        return None if found is None else found["ops"]
+
+    def method_of(self, cls: str, module: str, head: str) -> Optional[str]:
+        """The test method a listed name comes from: the longest method that is ``head`` or
+        a prefix of it followed by ``_`` (parametrized copies)."""
+        found = self.find(cls, module)
+        if found is None:
+            return None
+        best = None
+        for m in found["methods"]:
+            if (head == m or head.startswith(m + "_")) and (best is None or len(m) > len(best)):
+                best = m
+        return best
+
+
+def _call_name(node: ast.AST) -> str:
+    func = node.func if isinstance(node, ast.Call) else node
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _first_name_arg(node: ast.Call) -> str:
+    return node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else ""
+
+
+# -- answers ------------------------------------------------------------------------------
+
+@dataclass
+class Answer:
+    key: str
+    category: str
+    reason: str
+    evidence: Dict[str, Any] = field(default_factory=dict)
+    predicted: bool = False  # on an emulated device: a prediction
+    how: str = ""  # opinfo-rows | replay | parse
+
+    def as_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+class Store:
+    """Answers and op rows, kept as they come (resumable): ``OUT/explain-skips.sqlite``."""
+
+    def __init__(self, out: Path):
+        out.mkdir(parents=True, exist_ok=True)
+        self.path = out / STORE_FILE
+        self.db = sqlite3.connect(str(self.path))
+        self.db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, device TEXT, data TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS op_rows (key TEXT PRIMARY KEY, data TEXT)")
+        self.db.commit()
+
+    def answers(self, device: str) -> Dict[str, Answer]:
+        rows = self.db.execute("SELECT key, data FROM answers WHERE device = ?", (device,)).fetchall()
+        return {k: Answer(**json.loads(d)) for k, d in rows}
+
+    def put_answer(self, device: str, a: Answer) -> None:
+        self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)",
+                        (a.key, device, json.dumps(a.as_dict(), default=str)))
+        self.db.commit()
+
+    def op_row(self, key: str) -> Optional[Dict[str, Any]]:
+        row = self.db.execute("SELECT data FROM op_rows WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put_op_row(self, key: str, data: Dict[str, Any]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO op_rows VALUES (?, ?)", (key, json.dumps(data, default=str)))
+        self.db.commit()
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _with_grads(e: Entry) -> bool:
+    text = f"{e.base_cls} {e.test_kind or ''}".lower()
+    return any(w in text for w in _GRAD_WORDS)
+
+
+def _op_row_key(device: str, e: Entry) -> str:
+    return f"{device}|{e.op_db}|{e.op}|{e.dtype}|{'grad' if _with_grads(e) else 'fwd'}"
+
+
+_API_BY_KEY: Dict[str, str] = {}
+
+
+def _api_for(full_name: str, db: str) -> Optional[Tuple[str, str]]:
+    """(API name predict takes, op_db key) of an OpInfo: a python_ref_db entry is answered
+    from the op_db entry of the same name (the ref's base op)."""
+    from ..scenarios import opinfo as oi
+
+    if not _API_BY_KEY:
+        _API_BY_KEY.update({e.key: e.api for e in oi.entries()})
+    key = full_name[len("_refs."):] if full_name.startswith("_refs.") else full_name
+    api = _API_BY_KEY.get(key)
+    return (api, key) if api else None
+
+
+def op_facts(profile, e: Entry, max_samples: int) -> Dict[str, Any]:
+    """The capability prediction of the entry's op and dtype, with each refusal's kernel
+    fact and source (``app.predict`` on the CPU footprint)."""
+    from .predict import predict
+
+    found = _api_for(e.op or "", e.op_db or "op_db")
+    if found is None:
+        return {"status": "unknown", "reason": f"no op_db entry for {e.op}"}
+    api, key = found
+    grads = _with_grads(e)
+    try:
+        preds = predict([api], profile, dtypes=[e.dtype], grads=grads, max_samples=max_samples)
+    except Exception as exc:  # the prediction itself failed: no answer about the chip
+        return {"status": "unknown", "reason": f"prediction failed: {type(exc).__name__}: {exc}"}
+    pred = next((p for p in preds if p.variant == key), None)
+    if pred is None:
+        return {"status": "unknown", "reason": f"no prediction for {key}"}
+    refusals = []
+    for r in pred.refusals:
+        if r.phase == "backward" and not grads:
+            continue
+        entry = profile.op_support(r.op)
+        refusals.append({"op": r.op, "dtype": r.dtype, "phase": r.phase,
+                         "supported": bool(entry.supported) if entry is not None else profile.default == "allow",
+                         "dtypes": list(entry.dtypes) if entry is not None and entry.dtypes else None,
+                         "source": (entry.source if entry is not None else None)
+                         or f"profile '{profile.name}' default: {profile.default}"})
+    status = pred.status
+    if status == "partial" and not refusals:  # only the backward refuses; a forward test runs
+        status = "pass"
+    return {"status": status, "reason": pred.reason, "api": api, "key": key, "grads": grads,
+            "refusals": refusals, "samples": pred.samples, "cpu_refuses": pred.cpu_refuses}
+
+
+def sweep_rows(location: str, device: str) -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """(op_db key, dtype) -> the sweep's row of an OpInfo entry (its function variant),
+    from a sweep folder or store URL that ran on ``device``; a store of another device is
+    refused (its rows say nothing about this one)."""
+    from ..results.sweep_store import open_store
+
+    store = open_store(Path(location), must_exist=True)
+    try:
+        ran_on = (store.meta().get("device") or {}).get("spec")
+        if ran_on and ran_on != device:
+            raise InputError(f"--store {location}: the sweep ran on {ran_on}, not {device}")
+        out: Dict[Tuple[str, str], Dict[str, Any]] = {}
+        for row in store.rows():
+            if row.get("variant") and "[" not in row["variant"]:
+                out.setdefault((row["variant"], row["dtype"]), row)
+        return out
+    finally:
+        store.close()
+
+
+def classify_op(e: Entry, facts: Dict[str, Any], error: Optional[Dict[str, Any]],
+                emulated: bool, device: str, swept: Optional[Dict[str, Any]] = None) -> Answer:
+    """The category of an @ops entry from its op's rows: the sweep's row when there is one
+    (``swept``), the capability prediction with its kernel facts, the error against float64."""
+    where = f" (predicted on {device})" if emulated else ""
+    ev: Dict[str, Any] = {"op": e.op, "dtype": e.dtype, "test_kind": e.test_kind,
+                          "prediction": {k: facts.get(k) for k in ("status", "reason", "api", "samples")}}
+    refusals = facts.get("refusals") or []
+    if swept is not None:
+        ev["sweep_row"] = {k: swept.get(k) for k in ("api", "variant", "dtype", "status", "cause", "detail")}
+        status, cause, detail = swept.get("status"), swept.get("cause"), str(swept.get("detail") or "")
+        if refusals:
+            ev["kernel_facts"] = refusals
+        if status == "unsupported" and cause in ("dtype_limit", "no_kernel"):
+            cat = "DTYPE" if cause == "dtype_limit" else "NOT_SUPPORT"
+            fact = f" [{refusals[0]['source']}]" if refusals else ""
+            return Answer(e.key, cat, f"the sweep's row: {detail[:300]}{fact}{where}", ev, emulated, "sweep-row")
+        if status == "fail" and cause == "mismatch":
+            return Answer(e.key, "VALUE", f"the sweep's row: {detail[:300]}{where}", ev, emulated, "sweep-row")
+    if facts.get("status") in ("unsupported", "partial") and refusals:
+        ev["kernel_facts"] = refusals
+        first = refusals[0]
+        cat = "DTYPE" if all(r["supported"] for r in refusals) else "NOT_SUPPORT"
+        what = "; ".join(f"{r['op']} × {r['dtype']}" + (" (backward)" if r["phase"] == "backward" else "")
+                         for r in refusals[:3])
+        why = (f"{what} refused: the kernel takes {', '.join(first['dtypes'])}" if cat == "DTYPE" and first["dtypes"]
+               else f"{what} refused")
+        return Answer(e.key, cat, f"{why} [{first['source']}]{where}", ev, emulated, "opinfo-rows")
+    if facts.get("status") == "unsupported" and facts.get("cpu_refuses"):
+        return Answer(e.key, "UNDETERMINED", f"the op refuses {e.dtype} on the CPU too: "
+                      "its test cannot say anything about the device", ev, emulated, "opinfo-rows")
+    if facts.get("status") != "pass":
+        return Answer(e.key, "UNDETERMINED", f"no capability answer: {facts.get('reason')}",
+                      ev, emulated, "opinfo-rows")
+    if error is not None:
+        ev["error"] = error
+    closer = _value_verdict(error)
+    if closer == "device-worse":
+        return Answer(e.key, "VALUE",
+                      f"device max error vs float64 {error['device']:.3g}, the CPU's {error['cpu']:.3g}"
+                      f"{where}", ev, emulated, "opinfo-rows")
+    measured = (f"; device max error vs float64 {error['device']:.3g}, the CPU's {error['cpu']:.3g}"
+                if closer == "as-close" else (f"; error not measured: {error.get('why')}" if error else ""))
+    if emulated:
+        return Answer(e.key, "UNDETERMINED",
+                      f"{NOT_CAPABILITY} (every op of its footprint is allowed on {device}{measured})",
+                      ev, True, "opinfo-rows")
+    if closer == "as-close":
+        return Answer(e.key, "STALE", f"the op's rows pass on {device}{measured}", ev, False, "opinfo-rows")
+    return Answer(e.key, "UNDETERMINED", f"the op's rows pass on {device}{measured}", ev, False, "opinfo-rows")
+
+
+def _value_verdict(error: Optional[Dict[str, Any]]) -> Optional[str]:
+    """"device-worse" when the device is clearly farther from float64 than the CPU,
+    "as-close" when it is as close; None when nothing was measured."""
+    if not error or error.get("device") is None or error.get("cpu") is None:
+        return None
+    dev, cpu = float(error["device"]), float(error["cpu"])
+    scale = float(error.get("scale") or 1.0)
+    return "device-worse" if dev > 2.0 * cpu + 1e-6 * max(scale, 1.0) else "as-close"
+
+
+# -- the error against a float64 golden -------------------------------------------------------
+
+MEASURE_SAMPLES = 3
+
+
+def measure_errors(pairs: Sequence[Tuple[str, str]], device: str, timeout: float) -> Dict[str, Dict[str, Any]]:
+    """For each (op_db key, dtype): the max abs error of the device's and of the CPU's
+    result against float64 on the CPU, over the op's first samples. Runs in a child process
+    (``python -m torchparity.app.explain_skips``) bounded by ``timeout``; a pair without an
+    answer gets {"why": ...}."""
+    if not pairs:
+        return {}
+    request = json.dumps({"device": device, "pairs": list(pairs)})
+    env = dict(os.environ)
+    env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "torchparity.app.explain_skips"], input=request.encode(),
+                              capture_output=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {f"{k}|{d}": {"why": f"the measurement did not finish in {timeout:g} s"} for k, d in pairs}
+    lines = [ln for ln in proc.stdout.decode(errors="replace").splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        return {f"{k}|{d}": {"why": f"the measurement process failed: {tail[0][:200]}"} for k, d in pairs}
+    return json.loads(lines[-1])
+
+
+def _measure_main() -> int:
+    import torch
+
+    request = json.loads(sys.stdin.readline())
+    from ..devices import get_adapter
+
+    adapter = get_adapter(request["device"])
+    adapter.setup()
+    dev = adapter.torch_device
+    from ..scenarios import opinfo as oi
+
+    warnings.simplefilter("ignore")
+    out: Dict[str, Dict[str, Any]] = {}
+    for key, dtype in request["pairs"]:
+        try:
+            out[f"{key}|{dtype}"] = _measure_one(oi, oi.entry("op_db", key), getattr(torch, dtype), dev)
+        except Exception as exc:
+            out[f"{key}|{dtype}"] = {"why": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    sys.stdout.write(json.dumps(out) + "\n")
+    return 0
+
+
+def _measure_one(oi, op, dtype, dev: str) -> Dict[str, Any]:
+    import torch
+
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return {"why": f"{dtype} is exact: no error against float64 to measure"}
+    wide = torch.complex128 if dtype.is_complex else torch.float64
+    samples = oi.make_samples(op, dtype)[:MEASURE_SAMPLES]
+    dev_err = cpu_err = scale = 0.0
+    n = 0
+    for s in samples:
+        inp, args, kwargs = oi.sample_parts(s)
+        args = (inp,) + args
+        fn = op.op
+
+        def cast(t, to):
+            return t.to(to) if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex()) else t
+
+        def move(t):
+            return t.to(dev) if isinstance(t, torch.Tensor) else t
+        try:
+            gold = fn(*oi.map_tensors(args, lambda t: cast(t, wide)), **oi.map_tensors(kwargs, lambda t: cast(t, wide)))
+            cpu = fn(*args, **kwargs)
+            on_dev = fn(*oi.map_tensors(args, move), **oi.map_tensors(kwargs, move))
+        except Exception:
+            continue
+        for g, c, d in zip(_tensors(gold), _tensors(cpu), _tensors(on_dev)):
+            if not (g.is_floating_point() or g.is_complex()) or g.shape != c.shape or g.shape != d.shape:
+                continue
+            g, c, d = g.detach().to(wide), c.detach().cpu().to(wide), d.detach().cpu().to(wide)
+            ok = torch.isfinite(g) & torch.isfinite(c) & torch.isfinite(d) if not g.is_complex() else torch.ones_like(g, dtype=torch.bool)
+            if not ok.any():
+                continue
+            cpu_err = max(cpu_err, float((c - g).abs()[ok].max()))
+            dev_err = max(dev_err, float((d - g).abs()[ok].max()))
+            scale = max(scale, float(g.abs()[ok].max()))
+            n += 1
+    if not n:
+        return {"why": "no sample gave a finite floating result on both sides"}
+    return {"device": dev_err, "cpu": cpu_err, "scale": scale, "outputs": n}
+
+
+def _tensors(x) -> List[Any]:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for t in x if isinstance(t, torch.Tensor)]
+    return []
+
+
+# -- replays ------------------------------------------------------------------------------
+
+def replay_case(e: Entry, tree: TreeIndex, side_timeout: float) -> Tuple[Optional[Dict[str, Any]], str]:
+    """The ``upstream`` worker case that replays the entry's test, or (None, why not)."""
+    from ..scenarios.sources import upstream
+
+    found = tree.find(e.base_cls, e.module)
+    if found is None:
+        return None, f"no class {e.base_cls} in the test tree {tree.root}"
+    method = tree.method_of(e.base_cls, e.module, e.head if e.generic else e.test)
+    if method is None:
+        return None, f"{found['file']}::{e.base_cls} has no test method {e.head if e.generic else e.test}"
+    generic = e.generic and found["generic"]
+    variant = None
+    if generic:
+        extra = (e.head[len(method) + 1:] if e.head != method else "")
+        variant = "_".join(p for p in (extra, e.rest) if p) or "-"
+    return ({"kind": upstream.CASE_KIND, "api": e.key, "root": tree.root, "file": found["file"],
+             "cls": e.base_cls, "test": method if generic else e.test, "generic": generic,
+             "dtype": variant, "side_timeout": side_timeout, "isolation": None}, "")
+
+
+_REGEX = re.compile(r"(?i)regex didn't match|does not match|not raised|assertRaises|"
+                    r"expected .{0,60} to be raised|warning not triggered|Expected.*(error|exception)")
+_MEMORY = re.compile(r"(?i)out of memory|\bOOM\b|memory (error|allocat)|alloc(ation)? failed|max_split_size")
+_HCCL = re.compile(r"(?i)\bhccl\b|\bnccl\b|processgroup|c10d|distributed|rendezvous|collective")
+_VALUE = re.compile(r"(?i)not close|mismatched elements|greatest (absolute|relative) difference|"
+                    r"tensor-likes|scalars are not equal")
+
+
+def classify_replay(e: Entry, payload: Dict[str, Any], emulated: bool, device: str) -> Answer:
+    """The category of a replayed entry from its CPU-vs-device row."""
+    status, cause, detail = payload.get("status"), payload.get("cause"), str(payload.get("detail") or "")
+    where = f" (predicted on {device})" if emulated else ""
+    ev = {"status": status, "cause": cause, "detail": detail, "outcomes": payload.get("outcomes")}
+
+    def answer(cat: str, why: str, predicted: bool = emulated) -> Answer:
+        return Answer(e.key, cat, why, ev, predicted, "replay")
+
+    if status == "pass":
+        if emulated:
+            return answer("UNDETERMINED", f"{NOT_CAPABILITY} (the test passes on {device})")
+        return answer("STALE", f"passes on {device}: {detail}")
+    if status in ("timeout", "crash") or cause in ("harness_error", "emulator_limit", "timeout", "crash"):
+        if status == "crash" and not emulated and cause == "crash":
+            return answer("OTHER", f"the device side crashed: {detail}")
+        return answer("UNDETERMINED", f"no answer ({cause or status}): {detail}", False)
+    if status == "skip":
+        return answer("UNDETERMINED", detail, False)
+    if cause == "dtype_limit":
+        return answer("DTYPE", f"{detail}{where}")
+    if cause in ("no_kernel", "feature_limit", "build_config"):
+        return answer("NOT_SUPPORT", f"{detail}{where}")
+    if cause == "exception_mismatch" or _REGEX.search(detail):
+        return answer("ERROR_MSG_UNMATCH", f"{detail}{where}")
+    if _MEMORY.search(detail):
+        return answer("MEMORY", f"{detail}{where}")
+    if _HCCL.search(detail):
+        return answer("HCCL", f"{detail}{where}")
+    if cause == "mismatch" and _VALUE.search(detail):
+        return answer("VALUE", f"{detail}{where}")
+    return answer("OTHER", f"{detail}{where}")
+
+
+# -- the run -------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    entries: List[Entry]
+    answers: Dict[str, Answer]
+    device: str
+    emulated: bool
+    soc: str
+    profile: Optional[str]
+    seconds: float
+    source: str
+    files: List[str] = field(default_factory=list)
+
+    def counts(self) -> Dict[str, int]:
+        out = {c: 0 for c in CATEGORIES}
+        for a in self.answers.values():
+            out[a.category] += 1
+        return out
+
+
+def soc_label(adapter) -> str:
+    """The SoC name written into the vendor's list: A2 for emu:ascend-a2 (the vendor's
+    own labels are A1, A2, 910A), the device name on hardware."""
+    profile = getattr(adapter, "profile", None)
+    if profile is not None and profile.name.startswith("ascend-"):
+        return profile.name[len("ascend-"):].upper()
+    return adapter.device_name() or adapter.spec
+
+
+def select(keys: List[str], sample: Optional[int]) -> List[str]:
+    """Every entry, or an evenly spread sample of ``sample`` (every k-th, in file order)."""
+    if not sample or sample >= len(keys):
+        return keys
+    step = len(keys) / sample
+    return [keys[int(i * step)] for i in range(sample)]
+
+
+def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
+                  sample: Optional[int] = None, side_timeout: float = 60.0, jobs: int = 1,
+                  max_samples: int = 3, measure_timeout: float = 300.0, store: Optional[str] = None,
+                  progress: Optional[Callable[[str, int, int], None]] = None) -> Result:
+    from ..devices import get_adapter
+
+    started = time.monotonic()
+    raw = load_disabled(disabled)
+    adapter = get_adapter(device)
+    why = adapter.unavailable_reason()
+    if why:
+        raise InputError(f"--device {device}: {why}")
+    emulated = bool(getattr(adapter, "emulated", False))
+    profile = getattr(adapter, "profile", None)
+    if profile is None:
+        from ..devices.profiles import load_profile
+
+        profile = load_profile("ascend-a2") if adapter.type == "npu" else None
+    out_dir = Path(out)
+    swept = sweep_rows(store, adapter.spec) if store else None
+    tree = TreeIndex.cached(tests, out_dir / "tree-index.json") if tests else None
+    names = OpNames.load()
+    keys = select(list(raw), sample)
+    entries = [parse_entry(k, raw[k], names, tree) for k in keys]
+    kept = Store(out_dir)
+    try:
+        answers = {k: a for k, a in kept.answers(adapter.spec).items() if k in raw}
+        todo = [e for e in entries if e.key not in answers]
+        _answer_unparsed(todo, answers, kept, adapter.spec)
+        _answer_ops(todo, answers, kept, adapter, profile, emulated, max_samples, measure_timeout,
+                    progress, swept)
+        _answer_replays(todo, answers, kept, adapter, tree, emulated, side_timeout, jobs, progress)
+    finally:
+        kept.close()
+    answers = {e.key: answers[e.key] for e in entries if e.key in answers}
+    result = Result(entries, answers, adapter.spec, emulated, soc_label(adapter),
+                    profile.name if profile is not None else None, round(time.monotonic() - started, 1),
+                    disabled)
+    from ..deliver.explain_skips import write_outputs
+
+    result.files = write_outputs(result, raw, out_dir)
+    return result
+
+
+def _answer_unparsed(todo: List[Entry], answers: Dict[str, Answer], store: Store, spec: str) -> None:
+    for e in todo:
+        if e.parse_error:
+            a = Answer(e.key, "UNDETERMINED", f"the entry cannot be read: {e.parse_error}", how="parse")
+            answers[e.key] = a
+            store.put_answer(spec, a)
+
+
+def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, measure_timeout, progress,
+                swept=None) -> None:
+    ops = [e for e in todo if e.kind == "opinfo"]
+    if not ops:
+        return
+    if profile is None:
+        for e in ops:
+            a = Answer(e.key, "UNDETERMINED", f"no capability profile for {adapter.spec}", how="opinfo-rows")
+            answers[e.key] = a
+            store.put_answer(adapter.spec, a)
+        return
+    spec = adapter.spec
+    rows: Dict[str, Dict[str, Any]] = {}
+    for i, e in enumerate(ops):
+        if e.dtype is None:
+            continue
+        k = _op_row_key(spec, e)
+        if k not in rows:
+            rows[k] = store.op_row(k) or {}
+            if "facts" not in rows[k]:
+                rows[k]["facts"] = op_facts(profile, e, max_samples)
+                store.put_op_row(k, rows[k])
+        if progress:
+            progress("capability facts", i + 1, len(ops))
+    # the error against float64, for the rows the profile lets through
+    need: Dict[Tuple[str, str], List[str]] = {}
+    for e in ops:
+        if e.dtype is None:
+            continue
+        k = _op_row_key(spec, e)
+        facts = rows[k]["facts"]
+        if facts.get("status") == "pass" and "error" not in rows[k]:
+            need.setdefault((facts["key"], e.dtype), []).append(k)
+    pending = list(need)
+    for start in range(0, len(pending), 40):
+        batch = pending[start:start + 40]
+        measured = measure_errors(batch, spec, measure_timeout)
+        for pair in batch:
+            got = measured.get(f"{pair[0]}|{pair[1]}", {"why": "no answer"})
+            for k in need[pair]:
+                rows[k]["error"] = got
+                store.put_op_row(k, rows[k])
+        if progress:
+            progress("errors against float64", min(start + 40, len(pending)), len(pending))
+    for e in ops:
+        if e.dtype is None:
+            a = Answer(e.key, "UNDETERMINED", f"an @ops test of {e.op} without a dtype in its name",
+                       {"op": e.op, "test_kind": e.test_kind}, emulated, "opinfo-rows")
+        else:
+            row = rows[_op_row_key(spec, e)]
+            key = row["facts"].get("key") or e.op
+            a = classify_op(e, row["facts"], row.get("error"), emulated, spec,
+                            (swept or {}).get((key, e.dtype)))
+        answers[e.key] = a
+        store.put_answer(spec, a)
+
+
+def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout, jobs, progress) -> None:
+    rest = [e for e in todo if e.kind == "replay" and e.key not in answers]
+    if not rest:
+        return
+    cases, owners = [], []
+    for e in rest:
+        if tree is None:
+            a = Answer(e.key, "UNDETERMINED", "not an @ops test and no test tree given (--tests DIR) "
+                       "to replay it in", how="replay")
+        else:
+            case, why = replay_case(e, tree, side_timeout)
+            if case is not None:
+                cases.append(case)
+                owners.append(e)
+                continue
+            a = Answer(e.key, "UNDETERMINED", f"cannot replay: {why}", how="replay")
+        answers[e.key] = a
+        store.put_answer(adapter.spec, a)
+    if not cases:
+        return
+    from ..run.executors import make_executor
+    from ..run.pool import CaseEvent
+    from ..scenarios.sources import upstream
+
+    init: Dict[str, Any] = {"device": adapter.spec, "modules": [], "warm": list(upstream.WARM)}
+    pool = make_executor("local", init, jobs=jobs, extra_env=adapter.worker_env(), adapter=adapter)
+    done = [0]
+
+    def on_event(event: CaseEvent) -> None:
+        e = owners[event.index]
+        if event.kind == "result":
+            a = classify_replay(e, event.payload, emulated, adapter.spec)
+            a.evidence["method"] = cases[event.index]["test"]
+            if a.category == "DTYPE":
+                _add_kernel_fact(a, getattr(adapter, "profile", None))
+        else:  # the worker died or overran: the harness's, never the chip's answer
+            a = Answer(e.key, "UNDETERMINED", f"no answer: the worker {event.kind}: {event.detail[:300]}",
+                       {"kind": event.kind}, False, "replay")
+        answers[e.key] = a
+        store.put_answer(adapter.spec, a)
+        done[0] += 1
+        if progress:
+            progress("replays", done[0], len(cases))
+
+    pool.run(cases, [2 * side_timeout + 30] * len(cases), on_event)
+
+
+_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for')
+
+
+def _add_kernel_fact(a: Answer, profile) -> None:
+    """The profile's fact behind a dtype refusal a replay met (the emulator names the op's
+    kernel in its message), with its source."""
+    m = _KERNEL.search(a.reason)
+    if profile is None or not m:
+        return
+    entry = profile.op_support(f"aten.{m.group(1)}")
+    if entry is None:
+        return
+    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtypes": entry.dtypes, "source": entry.source}]
+    a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
+
+
+def summary_counts(answers: Iterable[Answer]) -> Dict[str, int]:
+    out = {c: 0 for c in CATEGORIES}
+    for a in answers:
+        out[a.category] += 1
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(_measure_main())
