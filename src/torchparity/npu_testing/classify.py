@@ -5,10 +5,12 @@
 - ``emulator``: the emulated device differs from the chip the test was written for:
   ``not emulated`` (a feature the emulator lists as not emulated: graph capture, private
   formats, torch_npu's own operators, one device only, ...) or ``defect`` (a wrong value,
-  an exception the chip would not raise, a crash, no end within the time limit);
+  an exception the chip would not raise, a crash);
 - ``adapter_gap``: a ``torch_npu`` name the adapter does not provide;
 - ``environment``: what this machine lacks and the chip's machine has (a package such as
-  torchvision or torchair, a numpy the test was not written for, CANN's files and tools).
+  torchvision or torchair, a numpy the test was not written for, CANN's files and tools),
+  or a file that did not end within the time limit on this machine (slow or hung: the
+  harness cannot tell which, so it is no verdict on the emulator either).
 
 The text read is the traceback unittest recorded (or the error the file raised before its
 tests ran). Nothing here decides whether the chip supports the API: a chip limit is
@@ -72,8 +74,9 @@ def classify(text: str, profile=None, timed_out: bool = False,
     """The class of a failure from its traceback text (``profile``: the profile in force)."""
     line = last_exception_line(text)
     if timed_out:
-        return Failure(cls="emulator", reason="defect: no end within the time limit",
-                       detail=line)
+        # the limit is this machine's (shared CPUs): a slow emulator and a hang look alike
+        return Failure(cls="environment", reason="no end within the time limit on this "
+                       "machine (slow or hung: undecided)", detail=line)
     if signal is not None:
         return Failure(cls="emulator", reason=f"defect: the process died (signal {signal})",
                        detail=line)
