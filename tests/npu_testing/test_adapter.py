@@ -109,8 +109,14 @@ def test_classifier_classes():
     assert classify("AttributeError: module 'numpy' has no attribute 'float'", profile).reason \
         == "numpy version"
     assert classify("RuntimeError: x", profile, timed_out=True).cls == "environment"
-    assert classify("RuntimeError: pinned memory is not supported by the emulated device",
-                    profile).reason.startswith("not emulated")
+    assert classify("torchparity.devices.emulator.storage.EmulatorFeatureError: "
+                    "torch.Generator(device='npu:0') is not supported by the emulated device",
+                    profile).reason == "not emulated: torch.Generator"
+    assert classify("ImportError: cannot import name 'npu_combine_tensors' from "
+                    "'torch_npu.utils' (x.py)", profile).reason \
+        == "missing torch_npu.utils.npu_combine_tensors"
+    assert classify("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. "
+                    "DefaultCPUAllocator: can't allocate memory", profile).cls == "environment"
     # a refusal the profile does not back is not a chip limit
     fake = "RuntimeError: \"add_npu\" not implemented for 'Float'"
     assert classify(fake, profile).cls == "emulator"
@@ -152,3 +158,14 @@ def test_benchmark_on_the_shipped_fixture_tree(tmp_path):
     assert summary["per_class"] == {"chip_limit": 1, "emulator": 2, "adapter_gap": 1,
                                     "environment": 0}
     assert "aten.dot float64" in (tmp_path / "ascend_tests.md").read_text()
+
+
+def test_import_torch_alone_brings_the_device_as_with_torch_npu(tmp_path):
+    # torch's backend autoload finds the adapter's entry point (site/*.dist-info), as it finds
+    # torch_npu's; a backward right away works (no probe deadlock inside torch's import)
+    code = ("import torch; t = torch.ones(2, device='npu', requires_grad=True); "
+            "(t * 2).sum().backward(); import torch_npu; "
+            "print(t.grad.tolist(), torch_npu.npu.get_device_name(0))")
+    proc = _python(["-c", code], environ(), tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["[2.0,", "2.0]", "Ascend910B3"]

@@ -167,6 +167,9 @@ def environ(spec: str = "emu:ascend-a2", base: Optional[Dict[str, str]] = None) 
     parts = [str(SITE), src] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(parts))
     env[ENV_VAR] = spec
+    # as with torch_npu installed, ``import torch`` alone brings the device (the entry point
+    # in site/*.dist-info): Ascend's tests start child processes that rely on it
+    env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "1"
     return env
 
 

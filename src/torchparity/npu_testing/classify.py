@@ -39,6 +39,8 @@ _ENV_MODULES = ("torchair", "torchvision", "xmlrunner", "yaml", "pytest", "scipy
 _ENV_TEXT = (
     (r"numpy", r"(numpy.*(version|deprecated|removed|has no attribute)|np\.\w+ was removed|"
                r"module 'numpy' has no attribute)", "numpy version"),
+    (r"", r"(can't allocate memory|DefaultCPUAllocator.*allocate)",
+     "host memory (the emulated device's memory is the host's)"),
     (r"", r"(npu-smi|/usr/local/Ascend|ASCEND_HOME_PATH|ASCEND_TOOLKIT_HOME|libascendcl|"
           r"libhccl|msprof|\bset_env\.sh)", "CANN files or tools"),
 )
@@ -92,7 +94,11 @@ def classify(text: str, profile=None, timed_out: bool = False,
         return chip
     for pattern, reason in _EMULATOR_OWN:
         if re.search(pattern, body):
-            return Failure(cls="emulator", reason=reason + _feature(body), detail=line)
+            return Failure(cls="emulator", reason=reason + _feature(line), detail=line)
+    m = re.search(r"cannot import name '(\w+)' from '(torch_npu[\w.]*)'", line)
+    if m:
+        return Failure(cls="adapter_gap", reason=f"missing {m.group(2)}.{m.group(1)}",
+                       detail=line)
     m = re.search(r"No module named '([\w.]+)'", line)
     if m:
         top = m.group(1).split(".")[0]
@@ -108,9 +114,10 @@ def classify(text: str, profile=None, timed_out: bool = False,
     return Failure(cls="emulator", reason=f"defect: {kind}", detail=line)
 
 
-def _feature(body: str) -> str:
-    m = re.search(r"([\w. ()/-]+?) (?:is |are )?not supported by the emulated device", body)
-    return f": {m.group(1).strip()[:60]}" if m else ""
+def _feature(line: str) -> str:
+    m = re.search(r"(?:Error|Exception): (.+?) (?:is |are )?not supported by the emulated "
+                  r"device", line)
+    return f": {re.sub(r'[(].*', '', m.group(1)).strip()[:60]}" if m else ""
 
 
 def _chip_limit(body: str, profile, line: str) -> Optional[Failure]:

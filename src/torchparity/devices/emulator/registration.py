@@ -129,8 +129,17 @@ def activate(profile) -> None:
     features.install_generator()
     features.install_storage()
     features.install_accelerator()
-    _probe_autograd_engine(device_type)
+    if not _torch_initializing():
+        _probe_autograd_engine(device_type)
     _ACTIVE = profile
+
+
+def _torch_initializing() -> bool:
+    """Whether ``import torch`` is still running (the device registered by torch's backend
+    autoload, as torch_npu is): no backward can have run yet, and a probe backward now would
+    deadlock — the engine's device thread imports while this thread holds torch's import lock."""
+    spec = getattr(sys.modules.get("torch"), "__spec__", None)
+    return bool(getattr(spec, "_initializing", False))
 
 
 def _same(a, b) -> bool:

@@ -14,6 +14,18 @@ def _npu_getDeviceCount():
     return torch.npu.device_count()
 
 
+def _empty_strided_npu(*args):
+    """(sizes, strides, dtype) -> an uninitialised strided tensor on the current device
+    (torch_npu's inductor fast path: exactly three positional arguments)."""
+    if len(args) != 3:
+        raise RuntimeError("_empty_strided_npu expects exactly 3 args: (sizes, strides, dtype)")
+    sizes, strides, dtype = args
+    if not isinstance(dtype, torch.dtype):
+        raise RuntimeError("_empty_strided_npu: arg 3 must be a torch.dtype")
+    return torch.empty_strided(tuple(sizes), tuple(strides), dtype=dtype,
+                               device=f"npu:{torch.npu.current_device()}")
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)

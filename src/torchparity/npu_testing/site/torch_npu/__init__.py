@@ -84,6 +84,11 @@ sys.meta_path.append(_Missing())
 
 _SUBPACKAGES = ("_C", "testing", "utils")
 
+
+def _autoload():
+    """torch's device-backend autoload (entry point ``torch.backends``, as torch_npu declares
+    in its setup.py) imports this package on ``import torch``; importing it did the work."""
+
 from . import _C, utils  # noqa: E402,F401
 
 
