@@ -76,6 +76,8 @@ def test_device_module_members_torch_npu_tests_touch(tmp_path):
                 torch.npu._get_device_index(bad, optional=True)
             except (RuntimeError, ValueError) as exc:
                 print(type(exc).__name__, str(exc).splitlines()[0][:40])
+        u = torch.npu.get_device_properties(0).uuid
+        print(len(str(u)), len(u.bytes))
         print(repr(torch.npu.utils.get_cann_version("DRIVER")),
               torch.npu.utils.get_cann_version())
         """, tmp_path)
@@ -84,4 +86,5 @@ def test_device_module_members_torch_npu_tests_touch(tmp_path):
     assert lines[1] == "[1, 2] 0 0"
     assert lines[2].startswith("RuntimeError Invalid device string")
     assert lines[3] == "ValueError Expected a npu device, but got: cpu"
-    assert lines[4] == "'' 8.5.0"
+    assert lines[4] == "36 16"
+    assert lines[5] == "'' 8.5.0"

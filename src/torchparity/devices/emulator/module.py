@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import types
+import uuid
 from typing import List, Optional
 
 import torch
@@ -210,12 +211,15 @@ class DeviceProperties:
         self.cube_core_num = identity.cube_core_num
         self.vector_core_num = identity.vector_core_num
         self.L2_cache_size = identity.l2_cache_size
+        # torch_npu's _CUuuid (16 bytes, 36 characters as text); the emulated device's own,
+        # stable per chip name — no real chip's
+        self.uuid = uuid.uuid5(uuid.NAMESPACE_URL, f"torchparity-emulated/{identity.device_name}")
 
     def __repr__(self) -> str:
         mb = 1024 * 1024
         return (f"_NPUDeviceProperties(name='{self.name}', total_memory={self.total_memory // mb}MB, "
                 f"cube_core_num={self.cube_core_num}, vector_core_num={self.vector_core_num}, "
-                f"L2_cache_size={self.L2_cache_size // mb}MB)")
+                f"L2_cache_size={self.L2_cache_size // mb}MB, uuid={self.uuid})")
 
 
 class _DeviceOf(_DeviceContext):

@@ -10,9 +10,8 @@ PrivateUse1 ones. torch_npu's OpInfo dtype patches and disabled-test lists are n
 import os
 
 import torch  # noqa: F401
-from torch.testing._internal import common_device_type, common_utils
-
 import torch_npu  # noqa: F401  (registers the emulated device)
+from torch.testing._internal import common_device_type, common_utils
 
 os.environ["PYTORCH_TESTING_DEVICE_FOR_CUSTOM"] = "privateuse1"
 os.environ["PYTORCH_TESTING_DEVICE_EXCEPT_FOR"] = "cuda,cpu"

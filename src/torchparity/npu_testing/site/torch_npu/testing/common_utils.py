@@ -18,7 +18,6 @@ from typing import List
 
 import numpy as np
 import torch
-
 import torch_npu
 
 PERF_TEST_ENABLE = os.getenv("PERF_TEST_ENABLE", "").upper() in ("ON", "1", "YES", "TRUE", "Y")
