@@ -115,6 +115,11 @@ def summarize(rows):
             "files_clean": sum(1 for r in rows if not r["failures"]),
             "files_without_adapter_gap": no_gap,
             "share_without_adapter_gap": round(no_gap / n, 3) if n else None,
+            "emulator_split": {
+                "not emulated": sum(k for (c, why), k in reasons.items()
+                                    if c == "emulator" and why.startswith("not emulated")),
+                "defect": sum(k for (c, why), k in reasons.items()
+                              if c == "emulator" and why.startswith("defect"))},
             "reasons": [{"cls": c, "reason": why, "n": k}
                         for (c, why), k in reasons.most_common()]}
 
@@ -132,6 +137,9 @@ def markdown(summary, rows, meta) -> str:
            "", "| failure class | failures | files |", "|---|---|---|"]
     for c in CLASSES:
         out.append(f"| {c} | {s['per_class'][c]} | {s['files_with_class'][c]} |")
+        if c == "emulator":
+            out.append(f"| — of which not emulated / defect | {s['emulator_split']['not emulated']}"
+                       f" / {s['emulator_split']['defect']} | |")
     out += ["", "| class | reason | failures |", "|---|---|---|"]
     for r in s["reasons"]:
         out.append(f"| {r['cls']} | {r['reason']} | {r['n']} |")
@@ -159,7 +167,16 @@ def main(argv=None) -> int:
     ap.add_argument("--files", default="", help="comma-separated file names")
     ap.add_argument("--jobs", type=int, default=1, help="files run at once")
     ap.add_argument("--out", default=str(ROOT / "out"))
+    ap.add_argument("--reclassify", default="", metavar="JSON",
+                    help="classify the failures an earlier run recorded again (this "
+                         "classifier, the same run's exception lines); runs nothing")
+    ap.add_argument("--merge", default="", metavar="JSON",
+                    help="with --reclassify: replace its rows by this later run's rows for "
+                         "the files both have (both runs are named in the table)")
     args = ap.parse_args(argv)
+    if args.reclassify:
+        return reclassify(Path(args.reclassify), Path(args.merge) if args.merge else None,
+                          Path(args.out))
     tree = os.environ.get(ENV)
     if not tree:
         print(f"{ENV} is not set: point it at the 'test' folder of an Ascend/pytorch checkout",
@@ -216,6 +233,41 @@ def main(argv=None) -> int:
             rows.append(row)
             write(done=False)  # a run cut short leaves what it has
     print(write(done=True))
+    return 0
+
+
+def reclassify(path: Path, merge, out: Path) -> int:
+    """An earlier run's table again, with this classifier on its recorded exception lines
+    (a timed-out file stays timed out); ``merge``: a later run's rows for the files it ran."""
+    from torchparity.devices.profiles import load_profile
+
+    for p in filter(None, (path, merge)):
+        if not p.is_file():
+            print(f"--reclassify/--merge {p}: no such file", file=sys.stderr)
+            return 2
+    data = json.loads(path.read_text())
+    meta = data["meta"]
+    profile = load_profile(meta["device"][4:] or "ascend-a2")
+    for row in data["files"]:
+        for f in row["failures"]:
+            timed = row["timed_out"] and f["test"] == "<file>"
+            f.update(classify(f["detail"], profile, timed_out=timed).model_dump())
+    rows = {r["file"]: r for r in data["files"]}
+    if merge:
+        later = json.loads(merge.read_text())
+        for r in later["files"]:
+            if r["file"] in rows:
+                rows[r["file"]] = dict(r, rerun=True)
+        meta["which"] += (f"; rerun after fixes: {', '.join(sorted(r['file'] for r in later['files']))}")
+    meta["which"] += "; failures classified again from the recorded exception lines"
+    ordered = sorted(rows.values(), key=lambda r: r["file"])
+    md = markdown(summarize(ordered), ordered, meta)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ascend_tests.md").write_text(md, encoding="utf-8")
+    (out / "ascend_tests.json").write_text(json.dumps(
+        {"meta": meta, "summary": summarize(ordered), "files": ordered}, indent=1),
+        encoding="utf-8")
+    print(md)
     return 0
 
 
