@@ -80,7 +80,7 @@ def test_device_module_members_torch_npu_tests_touch(tmp_path):
         print(len(str(u)), len(u.bytes))
         print(repr(torch.npu.utils.get_cann_version("DRIVER")),
               torch.npu.utils.get_cann_version())
-        """, tmp_path)
+        """, tmp_path, timeout=600)
     lines = out.splitlines()
     assert lines[0] == "npu torch.float32 (2, 3) True False False"
     assert lines[1] == "[1, 2] 0 0"
