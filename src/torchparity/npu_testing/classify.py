@@ -117,7 +117,10 @@ def classify(text: str, profile=None, timed_out: bool = False,
 def _feature(line: str) -> str:
     m = re.search(r"(?:Error|Exception): (.+?) (?:is |are )?not supported by the emulated "
                   r"device", line)
-    return f": {re.sub(r'[(].*', '', m.group(1)).strip()[:60]}" if m else ""
+    if not m:
+        return ""
+    what = m.group(1).split('"')[-1]  # an assertRaisesRegex mismatch quotes the message
+    return f": {re.sub(r'[(].*', '', what).strip()[:60]}"
 
 
 def _chip_limit(body: str, profile, line: str) -> Optional[Failure]:
