@@ -255,10 +255,11 @@ def reclassify(path: Path, merge, out: Path) -> int:
     rows = {r["file"]: r for r in data["files"]}
     if merge:
         later = json.loads(merge.read_text())
+        merged = sorted(r["file"] for r in later["files"] if r["file"] in rows)
         for r in later["files"]:
             if r["file"] in rows:
                 rows[r["file"]] = dict(r, rerun=True)
-        meta["which"] += (f"; rerun after fixes: {', '.join(sorted(r['file'] for r in later['files']))}")
+        meta["which"] += f"; rerun after fixes: {', '.join(merged)}"
     meta["which"] += "; failures classified again from the recorded exception lines"
     ordered = sorted(rows.values(), key=lambda r: r["file"])
     md = markdown(summarize(ordered), ordered, meta)
