@@ -7,7 +7,6 @@ labelled emulated.
 
 from __future__ import annotations
 
-import sys
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import InputError
@@ -32,7 +31,9 @@ class EmulatedAdapter(DeviceAdapter):
     def unavailable_reason(self) -> Optional[str]:
         """Whether this torch can host the emulator. Work runs in worker processes, so a
         profile this process may already host does not matter here; setup() checks it."""
-        if self.type == "npu" and "torch_npu" in sys.modules:
+        from .emulator.registration import torch_npu_loaded
+
+        if self.type == "npu" and torch_npu_loaded():
             return "emu: torch_npu is loaded in this process; the emulated 'npu' cannot coexist with it"
         from .emulator import support_problem
 

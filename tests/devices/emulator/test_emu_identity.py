@@ -58,3 +58,33 @@ def test_device_module_answers_as_the_chip(tmp_path):
     assert lines[0] == "Ascend910B3 Ascend910B3 20 40 True"
     assert lines[1] == "223 8.5.0 True False"
     assert lines[2] == "Ascend910B3 (emulated) True"
+
+
+def test_device_module_members_torch_npu_tests_touch(tmp_path):
+    # legacy tensor types, _get_device_index and get_cann_version per module, as torch_npu has
+    out = run_python("""
+        import torch
+        from torchparity.devices import get_adapter
+        get_adapter("emu:ascend-a2").setup()
+        t = torch.npu.FloatTensor(2, 3)
+        print(t.device.type, t.dtype, tuple(t.shape), isinstance(t, torch.npu.FloatTensor),
+              isinstance(t.cpu(), torch.npu.FloatTensor), isinstance(t, torch.npu.HalfTensor))
+        print(torch.npu.LongTensor([1, 2]).tolist(), torch.npu._get_device_index("npu:0"),
+              torch.npu._get_device_index(None, optional=True))
+        for bad in ("npu0", torch.device("cpu")):
+            try:
+                torch.npu._get_device_index(bad, optional=True)
+            except (RuntimeError, ValueError) as exc:
+                print(type(exc).__name__, str(exc).splitlines()[0][:40])
+        u = torch.npu.get_device_properties(0).uuid
+        print(len(str(u)), len(u.bytes))
+        print(repr(torch.npu.utils.get_cann_version("DRIVER")),
+              torch.npu.utils.get_cann_version())
+        """, tmp_path, timeout=600)
+    lines = out.splitlines()
+    assert lines[0] == "npu torch.float32 (2, 3) True False False"
+    assert lines[1] == "[1, 2] 0 0"
+    assert lines[2].startswith("RuntimeError Invalid device string")
+    assert lines[3] == "ValueError Expected a npu device, but got: cpu"
+    assert lines[4] == "36 16"
+    assert lines[5] == "'' 8.5.0"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import types
+import uuid
 from typing import List, Optional
 
 import torch
@@ -48,6 +49,23 @@ def _index(device, device_type: Optional[str] = None) -> int:
         raise RuntimeError(f"Invalid device index {idx}: the emulated device has one device, "
                            "index 0")
     return 0
+
+
+def _device_index_of(device_type: str):
+    def _get_device_index(device, optional: bool = False, allow_cpu: bool = False) -> int:
+        """torch_npu's ``torch.npu._get_device_index``: the index of a device, a device
+        string or an int; a device of another type is a ValueError."""
+        if isinstance(device, str):
+            device = torch.device(device)  # "npu0": RuntimeError "Invalid device string"
+        if isinstance(device, torch.device):
+            allowed = (device_type, "cpu") if allow_cpu else (device_type,)
+            if device.type not in allowed:
+                what = f"a {device_type} or cpu" if allow_cpu else f"a {device_type}"
+                raise ValueError(f"Expected {what} device, but got: {device}")
+        if isinstance(device, _DeviceContext):
+            return device.idx
+        return torch._utils._get_device_index(device, optional, allow_cpu)
+    return _get_device_index
 
 
 def make_module(device_type: str, profile, generator: torch.Generator) -> types.ModuleType:
@@ -127,6 +145,8 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
     funcs.update(_extras(device_type, profile, identity))
     funcs.update(runtime.build(device_type, _index))
     funcs.update(make_classes(mod.__name__))
+    funcs.update(legacy_tensor_types(device_type))
+    funcs["_get_device_index"] = _device_index_of(device_type)
     funcs["device"] = _DeviceContext
     funcs["amp"] = _amp_module(device_type)
     funcs["utils"] = _utils_module(device_type, identity, is_bf16_supported)
@@ -140,6 +160,38 @@ def make_module(device_type: str, profile, generator: torch.Generator) -> types.
     mod.emulated = True  # the chip API answers as the chip; torchparity's reports say emulated
     mod.profile_name = profile.name
     return mod
+
+
+# torch_npu's legacy tensor types (torch_npu/npu/__init__.py __all__; made in C++ by
+# torch_npu/csrc/utils/TensorType.cpp as torch.cuda's are): class name -> dtype
+LEGACY_TENSORS = {
+    "BoolTensor": torch.bool, "ByteTensor": torch.uint8, "CharTensor": torch.int8,
+    "DoubleTensor": torch.double, "FloatTensor": torch.float, "HalfTensor": torch.half,
+    "IntTensor": torch.int, "LongTensor": torch.long, "ShortTensor": torch.short,
+    "BFloat16Tensor": torch.bfloat16,
+}
+
+
+class _LegacyTensorType(type):
+    """``isinstance(t, torch.npu.FloatTensor)``: a strided tensor of that dtype on the device."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return (isinstance(obj, torch.Tensor) and obj.device.type == cls.device_type
+                and obj.dtype == cls.dtype and obj.layout == torch.strided)
+
+
+def legacy_tensor_types(device_type: str) -> dict:
+    """``torch.<device>.FloatTensor`` and the rest: ``FloatTensor(2, 3)`` (uninitialised),
+    ``FloatTensor([1, 2])`` (data), ``FloatTensor(torch.Size(...))``, as the legacy
+    constructors of torch.cuda answer (through ``Tensor.new`` of an empty device tensor)."""
+    out = {}
+    for name, dt in LEGACY_TENSORS.items():
+        def new(cls, *args, **kwargs):
+            return torch.empty(0, dtype=cls.dtype, device=cls.device_type).new(*args, **kwargs)
+        out[name] = _LegacyTensorType(name, (), {
+            "__new__": new, "dtype": dt, "device_type": device_type,
+            "is_cuda": False, "is_sparse": False, "__module__": f"torch.{device_type}"})
+    return out
 
 
 class DeviceProperties:
@@ -159,12 +211,15 @@ class DeviceProperties:
         self.cube_core_num = identity.cube_core_num
         self.vector_core_num = identity.vector_core_num
         self.L2_cache_size = identity.l2_cache_size
+        # torch_npu's _CUuuid (16 bytes, 36 characters as text); the emulated device's own,
+        # stable per chip name — no real chip's
+        self.uuid = uuid.uuid5(uuid.NAMESPACE_URL, f"torchparity-emulated/{identity.device_name}")
 
     def __repr__(self) -> str:
         mb = 1024 * 1024
         return (f"_NPUDeviceProperties(name='{self.name}', total_memory={self.total_memory // mb}MB, "
                 f"cube_core_num={self.cube_core_num}, vector_core_num={self.vector_core_num}, "
-                f"L2_cache_size={self.L2_cache_size // mb}MB)")
+                f"L2_cache_size={self.L2_cache_size // mb}MB, uuid={self.uuid})")
 
 
 class _DeviceOf(_DeviceContext):
@@ -219,8 +274,10 @@ def _utils_module(device_type: str, identity, is_bf16_supported) -> types.Module
         return identity.soc_version
 
     def get_cann_version(module="CANN") -> str:
-        # the release the profile's facts are for; "" where the profile records none
-        return identity.cann or ""
+        # the release the profile's facts are for; "" where the profile records none, and
+        # for the other modules (driver, ...: no version recorded; torch_npu answers "" for
+        # a module it does not know)
+        return (identity.cann or "") if module == "CANN" else ""
 
     def _is_gte_cann_version(version, module="CANN") -> bool:
         def key(v):

@@ -56,6 +56,13 @@ def support_problem(profile=None) -> Optional[str]:
     return None
 
 
+def torch_npu_loaded() -> bool:
+    """Whether a real torch_npu is loaded (torchparity's own stand-in, npu_testing, says it
+    is not torch_npu: it registers the emulated 'npu' under that name)."""
+    mod = sys.modules.get("torch_npu")
+    return mod is not None and not getattr(mod, "__torchparity_adapter__", False)
+
+
 def is_active() -> bool:
     return _ACTIVE is not None
 
@@ -79,7 +86,7 @@ def activate(profile) -> None:
             f"(device '{_ACTIVE.device_type}'); a process can host one profile, so run "
             f"'{profile.name}' in another process")
     device_type = profile.device_type
-    if device_type == "npu" and "torch_npu" in sys.modules:
+    if device_type == "npu" and torch_npu_loaded():
         raise RuntimeError("emu: torch_npu is loaded in this process; the emulated 'npu' "
                            "cannot coexist with it")
     problem = support_problem(profile)
@@ -123,8 +130,17 @@ def activate(profile) -> None:
     features.install_generator()
     features.install_storage()
     features.install_accelerator()
-    _probe_autograd_engine(device_type)
+    if not _torch_initializing():
+        _probe_autograd_engine(device_type)
     _ACTIVE = profile
+
+
+def _torch_initializing() -> bool:
+    """Whether ``import torch`` is still running (the device registered by torch's backend
+    autoload, as torch_npu is): no backward can have run yet, and a probe backward now would
+    deadlock — the engine's device thread imports while this thread holds torch's import lock."""
+    spec = getattr(sys.modules.get("torch"), "__spec__", None)
+    return bool(getattr(spec, "_initializing", False))
 
 
 def _same(a, b) -> bool:
