@@ -14,8 +14,10 @@ from .vocab import term
 
 
 class ReportView:
-    def __init__(self, report: Report, lang: str, labels: Dict[str, str], files: Dict[str, Any]):
+    def __init__(self, report: Report, lang: str, labels: Dict[str, str], files: Dict[str, Any],
+                 task: Optional[str] = None):
         self.report = report
+        self.task = task
         self.lang = lang
         self.L = labels
         self.files = files or {}
@@ -40,6 +42,23 @@ class ReportView:
     def passed(self, api: Dict[str, Any]) -> str:
         counted = [s for s in api["scenarios"] if s["status"] != "skip"]
         return f"{sum(s['status'] == 'pass' for s in counted)}/{len(counted)}"
+
+    @property
+    def task_numbers(self) -> str:
+        """The task number of the title: the ``--task`` name, else a placeholder."""
+        return self.task or self.ph(self.L["ph_task_no"])
+
+    @property
+    def related(self) -> List[str]:
+        """关联任务 Issue: one line per task (seed 000: "链接（任务32：torch.autograd.gradcheck）")."""
+        sep, c = nv.t("sep", self.lang), ("：" if self.lang == "zh" else ": ")
+        lp, rp = ("（", "）") if self.lang == "zh" else (" (", ")")
+        link = self.ph(self.L["ph_issue"])
+        if self.task:
+            names = sep.join(a["name"] for a in self.apis)
+            return [f"{link}{lp}{self.L['task']}{self.task}{c}{names}{rp}"]
+        number = self.ph(self.L["ph_task_no"])
+        return [f"{link}{lp}{self.L['task']}{number}{c}{a['name']}{rp}" for a in self.apis]
 
     @property
     def hardware(self) -> str:
@@ -145,6 +164,21 @@ class ReportView:
     def test_files(self) -> List[str]:
         tests = self.files.get("tests") or {}
         return list(tests.get("npu") or []) or [f for paths in tests.values() for f in paths]
+
+    @property
+    def commands(self) -> List[str]:
+        """The test files 测试方法 runs: the generated ones, else the names gentest gives them."""
+        if self.test_files:
+            return self.test_files
+        from .gentest import file_name
+
+        out = []
+        for a in self.apis:
+            try:
+                out.append(f"tests/npu/{file_name(a['name'])}")
+            except Exception:
+                continue
+        return out
 
     @property
     def results(self) -> List[Dict[str, Any]]:
