@@ -83,15 +83,15 @@ class ReportView:
     @property
     def categories(self) -> List[Any]:
         """(category, {apis, reason}) in order of first appearance."""
-        out: Dict[str, Dict[str, Any]] = {}
+        out: Dict[Any, Dict[str, Any]] = {}
         for api in self.apis:
             v = api["verdict"]
             cat = v.get("category") or term("verdict_status", "unknown", self.lang)
             if cat == "undetermined":  # a word, not a community category code: in the report's language
                 cat = term("category", cat, self.lang)
-            reason = (v.get("category_reason") or {}).get(self.lang) or "—"
-            out.setdefault(cat, {"apis": [], "reason": reason})["apis"].append(f"`{api['name']}`")
-        return list(out.items())
+            reason = nv.category_reason(api, self.lang) + nv.t("stop", self.lang)
+            out.setdefault((cat, reason), {"apis": [], "reason": reason})["apis"].append(f"`{api['name']}`")
+        return [(cat, group) for (cat, _), group in out.items()]
 
     def summary(self, api: Dict[str, Any]) -> str:
         return nv.api_summary(api, self.lang)
@@ -111,7 +111,10 @@ class ReportView:
         sep = nv.t("sep", self.lang)
         cases = [f"`{a['name']}`" for a in self.apis if (a["verdict"].get("category") or "").startswith("1.1")]
         rest = [f"`{a['name']}`" for a in self.apis if (a["verdict"].get("category") or "").startswith("1.2")]
+        unknown = [f"`{a['name']}`" for a in self.apis if not (a["verdict"].get("category") or "").startswith("1.")]
         out = []
+        if unknown:
+            out.append(self.L["s1_conclusion_undetermined"].replace("{apis}", sep.join(unknown)))
         if cases:
             out.append(self.L["s1_conclusion_cases"].replace("{apis}", sep.join(cases)))
         if rest:
@@ -159,6 +162,24 @@ class ReportView:
 
     def snippets(self, api: Dict[str, Any]) -> List[str]:
         return [text for s in nv.pick_snippets(api) if (text := nv.snippet_with_output(s, self.lang))]
+
+    def all_commented(self, api: Dict[str, Any]) -> bool:
+        """Every snippet shown ends with the comment the label promises."""
+        picked = nv.pick_snippets(api)
+        return bool(picked) and all(nv.snippet_and_comment(s, self.lang)[1] for s in picked)
+
+    def expected(self, s: Dict[str, Any]) -> str:
+        return nv.expected_text(s, self.lang)
+
+    def result(self, s: Dict[str, Any]) -> str:
+        return nv.result_cell(s, self.lang)
+
+    def category_reason(self, api: Dict[str, Any]) -> str:
+        return nv.category_reason(api, self.lang)
+
+    @property
+    def stop(self) -> str:
+        return nv.t("stop", self.lang)
 
     @property
     def test_files(self) -> List[str]:
