@@ -38,7 +38,10 @@ def cell(value: Any) -> str:
     """Make text safe inside a Markdown table cell: one line, pipes and markup escaped."""
     text = str(value if value is not None else "")
     text = re.sub(r"\s+", " ", text).strip()
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace("\\", "\\\\").replace("|", "\\|")
+    # no HTML: a "<" that could open a tag is backslash-escaped (a reader of the raw text
+    # sees "<", never "&lt;"); ">" and a "<" before a space or digit stay as they are
+    text = re.sub(r"<(?=[A-Za-z/!?])", r"\\<", text)
     # no links or images: brackets and backticks (code spans) are shown as they are
     return text.replace("[", "\\[").replace("]", "\\]").replace("`", "\\`")
 

@@ -40,7 +40,16 @@ def clean(text: str, limit: int = 160) -> str:
     """Document text made safe to print: no control or bidi characters, one line, short."""
     text = _CONTROL.sub(" ", text or "")
     text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    # never mid-token: back to the last space or CJK punctuation, and no code span left open
+    m = re.search(r"^(.*[\s，。；、：）)])", cut)
+    if m and len(m.group(1)) >= limit // 2:
+        cut = m.group(1).rstrip()
+    if cut.count("`") % 2:
+        cut = cut[: cut.rindex("`")].rstrip()
+    return cut + "…"
 
 
 @lru_cache(maxsize=None)
