@@ -13,6 +13,7 @@ from .document import (
     CATEGORY_RE,
     IMAGE_RE,
     LOG_RE,
+    MARKED_RE,
     PLACEHOLDER_RE,
     PRINTED_RE,
     VERSION_RE,
@@ -71,6 +72,10 @@ def check_categories(doc: Document, facts: Dict[str, Facts]) -> Tuple[List[Probl
     """A category is claimed and agrees with torchparity's analysis of each API; warnings
     name the APIs whose category our analysis cannot confirm."""
     if not doc.claims:
+        text = "\n".join(doc.lines)
+        if re.search(r"【\s*(?:待补充|to fill)[^】]*(分类|category)", text, re.I):
+            return [], [Text(en="the category is a marked placeholder: undetermined until the device judges a scenario",
+                             zh="分类为标注的占位项：设备上完成场景判定前待定")]
         return [Problem("category", "未声明任务分类（如 1.1① / 1.2①）",
                         "no task category claimed (e.g. 1.1① / 1.2①)")], []
     problems: List[Problem] = []
@@ -307,7 +312,7 @@ def claims_by_api(doc: Document, rules: Dict[str, Any]) -> Dict[str, Dict[str, L
             owners = named or in_line or context or (list(doc.apis) if _PLURAL.search(sentence) else [])
             found = [k for k, p in nature.items() if p.search(sentence)]
             found += [f"test:{k}" for k, p in tests.items() if p.search(sentence)]
-            found += [f"cat:{a}.{b}{c}" for a, b, c in CATEGORY_RE.findall(sentence)]
+            found += [f"cat:{a}.{b}{c}" for a, b, c in CATEGORY_RE.findall(MARKED_RE.sub("", sentence))]
             for api in owners:
                 for key in found:
                     out[api].setdefault(key, []).append(clean(sentence, 80))
@@ -360,9 +365,13 @@ def check_commands(doc: Document) -> List[Problem]:
     CANN environment (seed 001's 测试方法); a long-form report has an issue title."""
     problems: List[Problem] = []
     text = "\n".join(doc.lines)
-    promise = re.search(r"print\(\) 后的注释|comment after print\(\)", text)
-    if promise:
-        for block in re.findall(r"```python\n(.*?)```", text[promise.start():], re.S):
+    promise_re = re.compile(r"print\(\) 后的注释|comment after print\(\)")
+    # each promise holds for the code blocks up to the next block of commands or heading
+    chunks = re.split(r"\n(?=验证命令|Verification commands|#{2,6} )", text)
+    for chunk in chunks:
+        if not promise_re.search(chunk.split("\n", 1)[0]):
+            continue
+        for block in re.findall(r"```python\n(.*?)```", chunk, re.S):
             last = [ln for ln in block.rstrip().split("\n") if ln.strip()][-1:]
             if not last or not (last[0].startswith("print(") and "  # " in last[0]):
                 problems.append(Problem(
