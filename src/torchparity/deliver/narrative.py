@@ -58,8 +58,14 @@ T = {
                           "en": "direct — the API itself runs as device operators"},
     "inv_direct_views": {"zh": "直接涉及 —— 在设备张量上只下发视图/拷贝/内存分配类 aten 算子",
                          "en": "direct — it issues only view/copy/allocation aten operators on device tensors"},
-    "inv_indirect": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其包裹的用户代码或其建立的状态",
-                     "en": "indirect — it issues no device operator itself; device operators come from the code it wraps or the state it sets up"},
+    "inv_indirect": {"zh": "间接涉及 —— 自身不下发设备算子，作用于设备张量或其建立的状态",
+                     "en": "indirect — it issues no device operator itself; it acts on device tensors or the state it sets up"},
+    "inv_indirect_fn": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其运行的用户函数",
+                        "en": "indirect — it issues no device operator itself; device operators come from the user function it runs"},
+    "inv_indirect_cm": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其包裹的代码",
+                        "en": "indirect — it issues no device operator itself; device operators come from the code it wraps"},
+    "inv_indirect_prop": {"zh": "间接涉及 —— 读取设备张量的状态，本身不下发设备算子",
+                          "en": "indirect — it reads a device tensor's state and issues no device operator itself"},
     "inv_none": {"zh": "不涉及 —— 其场景中没有设备算子执行", "en": "none — no device operator ran in its scenarios"},
     "inv_unknown": {"zh": "未知 —— 没有运行场景", "en": "unknown — no scenario ran"},
     "fp_line": {"zh": "{who}：{ops}", "en": "{who}: {ops}"},
@@ -103,6 +109,10 @@ T = {
                      "en": "adaptation needed: {ids} differ from the CPU on the device ({causes})."},
     "adapt_unknown_none": {"zh": "待定：没有适用于该 API 的场景，设备上的行为未经验证。",
                            "en": "undecided: no scenario applies to this API; its device behaviour is not verified."},
+    "adapt_unknown_skipped": {"zh": "待定：{n} 项场景均被跳过（原因见详情），设备上的行为未经验证。",
+                              "en": "undecided: all {n} scenarios were skipped (see the details); its device behaviour is not verified."},
+    "r_undetermined_skipped": {"zh": "待定：{n} 项场景均被跳过，设备上没有完成判定，不给出分类",
+                               "en": "undetermined: all {n} scenarios were skipped, nothing was judged on the device, so no category is claimed"},
     "adapt_unknown": {"zh": "待定：{n} 项场景未得出结论（{causes}），这不是对 API 的判定，需在硬件上或修复用例后重新运行。",
                       "en": "undecided: {n} scenarios gave no answer ({causes}); that is no verdict on the API: rerun on hardware or once the cases are fixed."},
     "nature_is": {"zh": "该接口为{n}。", "en": "It is {n}."},
@@ -348,6 +358,14 @@ def involvement_text(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str
         return t("inv_direct_native", lang)
     if inv is None and api is not None and api.get("scenarios"):
         return t("inv_none", lang)
+    if inv == "indirect" and api is not None:
+        kind = kind_of(api)
+        if kind == "context":
+            return t("inv_indirect_cm", lang)
+        if kind == "property":
+            return t("inv_indirect_prop", lang)
+        if analysis.get("harness"):
+            return t("inv_indirect_fn", lang)
     return t({"indirect": "inv_indirect", "none": "inv_none"}.get(inv or "", "inv_unknown"), lang)
 
 
@@ -389,6 +407,8 @@ def category_reason(api: Dict[str, Any], lang: str) -> str:
     rule = v.get("category_rule")
     if v.get("category") == "undetermined" or not v.get("category"):
         counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+        if not counted and api["scenarios"]:
+            return t("r_undetermined_skipped", lang, n=len(api["scenarios"]))
         if not counted:
             return t("r_undetermined_none", lang)
         causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause") or s["status"], lang) for s in counted))
@@ -626,22 +646,60 @@ def result_cell(s: Dict[str, Any], lang: str) -> str:
     return f"{word}（{'，'.join(notes)}）" if lang == "zh" else f"{word} ({', '.join(notes)})"
 
 
-DIST_METRICS = re.compile(r"ks|kolmogorov|chi|wasserstein|moment|mean|distribution", re.I)
+# descriptions a source gives every case alike: the row says nothing of what it compared
+GENERIC = re.compile(r"设备上的结果与 CPU 相同|在设备上追踪、编辑、运行|观察器、伪量化、QAT 模块或 prepare/convert 流程"
+                     r"|the same answer on the device as on the CPU|traced / edited / run on the device"
+                     r"|observers, fake-quantize, QAT modules or prepare/convert flows", re.I)
+GENERIC_EXPECTED = re.compile(r"^(与 CPU 结果一致|图与输出与 CPU 一致|the same answer as the CPU|the same graph and outputs as the CPU)$")
+COMPARED = {
+    "device-compute": {"zh": ("设备算子的输出", "设备算子的输出与 CPU 一致"),
+                       "en": ("the device operators' outputs", "the device operators' outputs match the CPU")},
+    "device-state": {"zh": ("设备张量的状态、元数据与返回值", "状态、元数据与返回值与 CPU 一致"),
+                     "en": ("the device tensors' state, metadata and the values returned", "state, metadata and values match the CPU")},
+    "host-only": {"zh": ("返回值（设备上没有归属于该 API 的算子运行，仅主机侧）", "返回值与 CPU 一致"),
+                  "en": ("the values returned (no device operator of the API ran: host only)", "the values returned match the CPU")},
+}
 
 
-def compared_by_distribution(s: Dict[str, Any]) -> bool:
-    m = s.get("metric") or {}
-    return bool(m.get("name") and DIST_METRICS.search(m["name"])) or "random" in (s.get("tags") or [])
+def _compared(s: Dict[str, Any], lang: str) -> Tuple[str, str]:
+    return COMPARED.get(s.get("evidence") or "", {}).get(lang) or (
+        ("结果", "结果与 CPU 一致") if lang == "zh" else ("the results", "the results match the CPU"))
+
+
+def covers_text(s: Dict[str, Any], api: Dict[str, Any], lang: str) -> str:
+    """覆盖内容: the source's own words, unless they are the words it gives every case
+    alike — then what this row ran and compared, from its dtype and evidence."""
+    text = (s.get("description") or {}).get(lang) or "—"
+    if not GENERIC.search(text):
+        return text
+    what, _ = _compared(s, lang)
+    name = short_name(api["name"])
+    dtype = s.get("dtype")
+    case = "" if api["name"].endswith(s["id"]) else (f"（{s['id']}）" if lang == "zh" else f" ({s['id']})")
+    if lang == "zh":
+        on = f" {dtype} 设备张量上" if dtype else "设备上"
+        return f"{name}：在{on}运行用例代码{case}，比较{what}"
+    on = f"on {dtype} device tensors" if dtype else "on the device"
+    return f"{name}: the case code{case} {on}, comparing {what}"
+
+
+def compared_how(s: Dict[str, Any], lang: str) -> Optional[str]:
+    """What a row's own description says it compares ("按形状、dtype、设备与支撑集比较")."""
+    d = (s.get("description") or {}).get(lang) or ""
+    m = re.search(r"按(.+?)比较", d) if lang == "zh" else re.search(r"compared by (.+?)(?: \(|;|$)", d)
+    return m.group(1) if m else None
 
 
 def expected_text(s: Dict[str, Any], lang: str) -> str:
-    """预期结果 as the row was compared: a row compared by distribution (seeded draws, a KS
-    statistic) never promises values equal to the CPU's."""
+    """预期结果 as the row was compared: sampled draws compared by shape, dtype, device and
+    support never promise values equal to the CPU's; a source's generic promise becomes
+    what this row's evidence compared."""
     text = (s.get("expected") or {}).get(lang) or "—"
-    if compared_by_distribution(s) and re.search(r"与 CPU (结果)?一致|一致|match(es)? the CPU|equal", text, re.I):
-        m = s.get("metric") or {}
-        how = code(m["name"]) if m.get("name") else ("按分布比较" if lang == "zh" else "compared by distribution")
-        return t("dist_expected", lang, m=how)
+    how = compared_how(s, lang)
+    if how and ("random" in (s.get("tags") or []) or GENERIC_EXPECTED.match(text)):
+        return f"{how}与 CPU 一致" if lang == "zh" else f"{how} match the CPU"
+    if GENERIC_EXPECTED.match(text) and GENERIC.search((s.get("description") or {}).get(lang) or ""):
+        return _compared(s, lang)[1]
     return text
 
 
@@ -780,6 +838,8 @@ def adaptation(api: Dict[str, Any], lang: str) -> str:
             causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause") or s["status"], lang) for s in wrong))
             return head + t("adapt_broken", lang, ids=ids_dtypes(wrong, lang), causes=causes) + tail
     if v["status"] == "unknown":
+        if not counted and api["scenarios"]:
+            return head + t("adapt_unknown_skipped", lang, n=len(api["scenarios"])) + tail
         if not counted:
             return head + t("adapt_unknown_none", lang) + tail
         left = [s for s in counted if s["status"] != "pass"]

@@ -168,6 +168,9 @@ class ReportView:
         picked = nv.pick_snippets(api)
         return bool(picked) and all(nv.snippet_and_comment(s, self.lang)[1] for s in picked)
 
+    def covers(self, s: Dict[str, Any], api: Dict[str, Any]) -> str:
+        return nv.covers_text(s, api, self.lang)
+
     def expected(self, s: Dict[str, Any]) -> str:
         return nv.expected_text(s, self.lang)
 

@@ -263,7 +263,8 @@ _SENTENCE = re.compile(r"[^。；;\n]+")
 _PLURAL = re.compile(r"这两个|两个|三个|这些|均|都|以上|上述|\bboth\b|\ball\b|\bthese\b", re.I)
 _SAMPLING = re.compile(r"采样|抽样|\bsamples?\b|rsample|随机|\brandom\b", re.I)
 _EQUAL_CPU = re.compile(r"与\s*CPU\s*(结果|输出)?\s*一致|结果一致|match(es)? the CPU|equal to the CPU", re.I)
-_BY_DISTRIBUTION = re.compile(r"分布|统计|distribution|\bks\b|kolmogorov", re.I)
+# what a sampled row may promise equal to the CPU: its shape, dtype, device, support, distribution
+_QUALIFIED = re.compile(r"分布|统计|形状|dtype|设备|支撑|distribution|shape|support|device|\bks\b|kolmogorov", re.I)
 _CUT = re.compile(r"(?<!`)`[^`\s\n]{1,40}…")
 
 
@@ -432,11 +433,11 @@ def check_expected(doc: Document, rules: Dict[str, Any]) -> List[Problem]:
         for row in table.rows:
             expected = row[col] if col < len(row) else ""
             rest = " ".join(c for j, c in enumerate(row) if j != col)
-            if _SAMPLING.search(rest) and _EQUAL_CPU.search(expected) and not _BY_DISTRIBUTION.search(expected):
+            if _SAMPLING.search(rest) and _EQUAL_CPU.search(expected) and not _QUALIFIED.search(expected):
                 problems.append(Problem(
-                    "row", f"{clean(row[0], 40)}：采样结果按分布比较，预期结果却写「{clean(expected, 40)}」",
-                    f"{clean(row[0], 40)}: sampled results are compared by distribution, yet the expected "
-                    f"result says '{clean(expected, 40)}'"))
+                    "row", f"{clean(row[0], 40)}：采样结果不逐值比较（按形状/支撑集/分布），预期结果却写「{clean(expected, 40)}」",
+                    f"{clean(row[0], 40)}: sampled results are not compared value by value (shape / support / "
+                    f"distribution), yet the expected result says '{clean(expected, 40)}'"))
     return problems
 
 
