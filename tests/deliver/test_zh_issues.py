@@ -278,3 +278,45 @@ def test_review_catches_the_seed_report_defects_of_issue_23():
                    "HTML 实体", "只有一个却写「如」", "括号连用",
                    "测试方法缺少环境设置行", "缺少社区任务标题"):
         assert needle in found, (needle, found)
+
+
+# what torchparity wrote before issue 23 for the APIs the issue names (tests/fixtures/
+# zh_defects/<api>.before_issue23.zh.md: the per-API report of the sample run, rendered
+# by the previous deliver/), and what review must now say of each
+BEFORE = {
+    "torch.Tensor.baddbmm": ["自我指代：`torch.Tensor.baddbmm`（`torch.Tensor.baddbmm`）",
+                             "test_<api>.py", "验证命令承诺 print() 后附运行结果，但该段没有"],
+    "torch.Tensor.retains_grad": ["自我指代", "缺少社区任务标题"],
+    "torch.UntypedStorage.is_shared": ["关于场景是否存在的说法自相矛盾",
+                                       "是否有设备算子执行（没有场景运行）的说法自相矛盾"],
+    "torch.distributions.StudentT": ["`sample`：采样结果不逐值比较", "print() 后的注释不是 print() 的输出",
+                                     "StudentT：关于其实现方式的说法自相矛盾"],
+    "torch.ao.quantization.observer.MinMaxObserver.forward": ["关于其实现方式的说法自相矛盾"],
+    "torch.fx.experimental.symbolic_shapes.ShapeEnv.produce_guards_expression": ["关于其实现方式的说法自相矛盾"],
+    "torch.cuda.CUDAGraph": ["HTML 实体", "验证命令承诺 print() 后附运行结果，但该段没有"],
+    "torch.distributed.elastic.rendezvous.etcd_store.EtcdStore.wait": ["关于场景是否存在的说法自相矛盾"],
+}
+
+
+@pytest.mark.parametrize("api", sorted(BEFORE))
+def test_review_catches_what_torchparity_wrote_before_issue_23(api):
+    text = (DEFECTS_DIR / f"{api}.before_issue23.zh.md").read_text(encoding="utf-8")
+    found = "\n".join(p.zh for p in _review_text(text).problems)
+    for needle in BEFORE[api] + ["测试方法缺少环境设置行"]:
+        assert needle in found, (needle, found)
+
+
+def test_review_catches_the_slips_the_issue_quotes():
+    """Lines quoted in issue 23, each added to a text that is otherwise clean."""
+    clean_text = (DEFECTS_DIR.parent / "seeds" / "001_9a7be4a2f2d1bc72.txt").read_text(encoding="utf-8")
+
+    def problems(line):
+        return "\n".join(p.zh for p in _review_text(clean_text + "\n" + line + "\n").problems)
+
+    assert problems("") == ""
+    assert "超时不是对 API 的判定" in problems(
+        "| `torch.autograd.forward_ad.unpack_dual` | 与 CPU 行为不一致（模拟设备） | 0/1 | 超时 | 1.1① | 未得出结论 |")
+    assert "名称或代码被截断" in problems("- 详情：`le…")
+    assert "slow_mode" in problems("gradcheck(f, x, slow_mode=False)  # True")
+    assert "HTML 实体" in problems("| x | 返回有效的整数 level（&gt;= 0） | y |")
+    assert "只有一个却写「如」" in problems("参数 `tensor`，另有 1 个关键字参数（如 `level`）。")

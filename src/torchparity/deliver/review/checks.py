@@ -414,7 +414,7 @@ def check_sentences(doc: Document, rules: Dict[str, Any]) -> List[Problem]:
             problems.append(Problem("slip", slip["zh"], slip["en"]))
     fence_free = re.sub(r"```.*?```", "", text, flags=re.S)
     for left in rules.get("leftovers", []):
-        source = text if "api" in left["pattern"] else fence_free
+        source = text if left.get("in") == "all" or "api" in left["pattern"] else fence_free
         if m := re.search(left["pattern"], source):
             problems.append(Problem("placeholder", f"{left['zh']}：「{clean(m.group(0), 40)}」",
                                     f"{left['en']}: '{clean(m.group(0), 40)}'"))
