@@ -173,7 +173,7 @@ DEFECTS = {
     "split without dtypes": r"(`[^`]+`) 可直接运行；\1 因",
     "normalised value as print output": r"#\s*\{'type'",
     "cut token": r"(?<!`)`[^`\s]{1,40}…",
-    "no title placeholder": r"\A(?!# 【待补充)",
+    "no title placeholder": r"\A(?!# 【(待补充|to fill))",
 }
 
 

@@ -261,7 +261,8 @@ def check_evidence(text: str, covered: Dict[str, List[str]]) -> Tuple[List[Probl
 
 _SENTENCE = re.compile(r"[^。；;\n]+")
 _PLURAL = re.compile(r"这两个|两个|三个|这些|均|都|以上|上述|\bboth\b|\ball\b|\bthese\b", re.I)
-_SAMPLING = re.compile(r"采样|抽样|\bsamples?\b|rsample|随机|\brandom\b", re.I)
+# random draws (an OpInfo "sample" is an input, not a draw)
+_SAMPLING = re.compile(r"采样|抽样|随机|\brsample\b|\.sample\b|\bdraws?\b|\bsampled\b|\brandom draws?\b", re.I)
 _EQUAL_CPU = re.compile(r"与\s*CPU\s*(结果|输出)?\s*一致|结果一致|match(es)? the CPU|equal to the CPU", re.I)
 # what a sampled row may promise equal to the CPU: its shape, dtype, device, support, distribution
 _QUALIFIED = re.compile(r"分布|统计|形状|dtype|设备|支撑|distribution|shape|support|device|\bks\b|kolmogorov", re.I)
