@@ -320,3 +320,12 @@ def test_review_catches_the_slips_the_issue_quotes():
     assert "slow_mode" in problems("gradcheck(f, x, slow_mode=False)  # True")
     assert "HTML 实体" in problems("| x | 返回有效的整数 level（&gt;= 0） | y |")
     assert "只有一个却写「如」" in problems("参数 `tensor`，另有 1 个关键字参数（如 `level`）。")
+
+
+def test_the_test_adaptation_verdict_is_per_api():
+    """Seed report: three of five APIs need no new test cases; the verdict says which."""
+    text = (DEFECTS_DIR / "seed_report_before_issue23.zh.md").read_text(encoding="utf-8")
+    result = _review_text(text)
+    said = dict(result.lines["p2"])["test_adapt"].zh
+    assert said.startswith("enter_dual_level、unpack_dual：需要补充设备用例"), said
+    assert "gradcheck、gradgradcheck、emit_itt：无需新增用例" in said
