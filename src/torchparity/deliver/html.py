@@ -79,8 +79,8 @@ LONG_TABLE = 20  # rows: a longer table opens collapsed, its summary saying how 
 def collapsed(n: int) -> Markup:
     """The <details> opening of a table of ``n`` rows (closed when long), with its count."""
     opened = "" if n > LONG_TABLE else " open"
-    return Markup('<details class="table"{}><summary><span lang="en">{} rows</span><span lang="zh">共 {} 行</span>'
-                  '</summary><div class="wide">').format(Markup(opened), n, n)
+    return Markup('<details class="table"{}><summary><span lang="en">{} row{}</span><span lang="zh">共 {} 行</span>'
+                  '</summary><div class="wide">').format(Markup(opened), n, "" if n == 1 else "s", n)
 
 
 @lru_cache(maxsize=None)
