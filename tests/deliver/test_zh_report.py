@@ -35,6 +35,7 @@ def _prose(md: str) -> str:
     md = re.sub(r"```.*?```", "", md, flags=re.S)
     md = re.sub(r"``.+?``|`[^`\n]+`", "", md)
     md = re.sub(r"https?://\S+", "", md)
+    md = md.replace("-Ascend for PyTorch API 一致性开发", "")  # the community's own title (seed 001)
     md = re.sub(r"\w+(?:Error|Exception): [^|；\n]*", "", md)  # quoted error messages
     return re.sub(r"^>.*原文.*$", "", md, flags=re.M)
 

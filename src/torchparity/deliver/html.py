@@ -19,14 +19,11 @@ from markupsafe import Markup, escape
 
 from ..results.models import Report
 from .artifacts import artifacts
-from .format import HERE, footprint_rows, labels, relpath
+from .format import HERE, STATUS_RANK, asset, footprint_rows, labels, relpath  # noqa: F401 (re-exported)
 from .templating import make_environment
 
 HTML_NAME = "report.html"
 
-# how bad a status is: tables sort worst-first on this
-STATUS_RANK = {"pass": 0, "supported": 0, "device-independent": 0, "skip": 1, "unknown": 1, "partial": 2, "unsupported": 3,
-               "fail": 4, "broken": 4, "error": 5, "timeout": 5, "crash": 6}
 
 
 @lru_cache(maxsize=None)
@@ -126,12 +123,6 @@ def md_inline(text: Any) -> Markup:
     return Markup("").join(out)
 
 
-def asset(name: str) -> Markup:
-    text = (HERE / "templates" / name).read_text(encoding="utf-8")
-    # inline <style>/<script>: a closing tag inside would end the element early
-    if "</" in text:
-        raise ValueError(f"{name}: contains '</', not safe to inline")
-    return Markup(text)
 
 
 def render_html(report: Report, out: Optional[Path] = None, lang: str = "zh") -> str:
