@@ -35,7 +35,9 @@ def test_five_seed_apis_on_cpu(tmp_path):
                 if e["source"] == "api"]
     assert apis["torch.autograd.forward_ad.unpack_dual"]["analysis"]["device_involvement"] == "direct"
     for lang in ("en", "zh"):
-        assert (out / f"report.{lang}.md").read_text(encoding="utf-8").startswith("# torchparity")
+        text = (out / f"report.{lang}.md").read_text(encoding="utf-8")
+        assert text.startswith("# 【") and "torchparity" in text  # the community's title placeholder (issue 23)
+        assert (out / "issues" / f"torch.autograd.gradcheck.{lang}.md").is_file()  # one issue per API
     assert "torch.autograd.gradcheck" in proc.stdout
 
 

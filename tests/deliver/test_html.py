@@ -116,3 +116,29 @@ def test_every_html_label_is_used_and_bilingual():
     for key, value in html_labels().items():
         assert set(value) == {"en", "zh"}, key
         assert f't("{key}"' in template or f'"{key.rsplit("_", 1)[0]}_"' in template, key
+
+
+def _zh_view(html):
+    """What the Chinese view shows: no English spans, no code, no markup."""
+    text = re.sub(r'<span lang="en">.*?</span>|<(p|ul) lang="en"[^>]*>.*?</\1>', "", html, flags=re.S)
+    text = re.sub(r"<style>.*?</style>|<script>.*?</script>|<title>.*?</title>|<code>.*?</code>|<pre>.*?</pre>",
+                  "", text, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", text)
+
+
+def test_the_chinese_view_shows_no_raw_value_or_english_status():
+    zh = _zh_view(render_html(_report()))
+    for raw in ("(emulated)", "dtype_limit", "mismatch", "direct", "host-only", "threshold",
+                "unsupported", "hand", " fail", "python_function"):
+        assert raw not in zh, raw
+    assert "模拟设备" in zh and "硬件能力限制" in zh and "直接涉及" in zh and "手写用例" in zh
+
+
+def test_long_tables_open_collapsed_with_their_count():
+    report = _report()
+    api = report.apis[0]
+    api.scenarios = [api.scenarios[0].model_copy(update={"id": f"case_{i}"}) for i in range(25)]
+    html = render_html(report)
+    assert '<details class="table"><summary><span lang="en">25 rows</span><span lang="zh">共 25 行</span>' in html
+    assert '<details class="table" open><summary><span lang="en">1 row</span>' in html  # short: open
+    assert ".wide { overflow-x: auto" in html

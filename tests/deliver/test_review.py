@@ -17,6 +17,8 @@ from torchparity.results.store import load_report
 SEEDS = FIXTURES / "seeds"
 SEED000 = (SEEDS / "000_55548a5b4d7c520d.txt").read_text(encoding="utf-8")
 SEED001 = (SEEDS / "001_9a7be4a2f2d1bc72.txt").read_text(encoding="utf-8")
+# seed 000 as its author meant it: its one slip ("slow_mode=False" for fast_mode=False) fixed
+SEED000_MEANT = SEED000.replace("slow_mode=False", "fast_mode=False")
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +44,9 @@ def _cut(text, start, end):
 
 
 def test_seeds_pass(facts):
+    """Seed 001 as it is; seed 000 once its slip is fixed (the slip itself: below)."""
     for text, form, apis, claim in (
-        (SEED000, "short", ["torch.autograd.gradcheck", "torch.autograd.gradgradcheck",
+        (SEED000_MEANT, "short", ["torch.autograd.gradcheck", "torch.autograd.gradgradcheck",
                             "torch.autograd.profiler.emit_itt"], "1.2①"),
         (SEED001, "long", ["torch.autograd.forward_ad.enter_dual_level",
                            "torch.autograd.forward_ad.unpack_dual"], "1.1①"),
@@ -51,6 +54,13 @@ def test_seeds_pass(facts):
         result, zh, _ = _review(text, facts)
         assert result.accepted, zh
         assert result.form == form and result.apis == apis and result.claims == [claim]
+
+
+def test_the_slow_mode_slip_of_seed_000_is_its_one_problem(facts):
+    result, zh, en = _review(SEED000, facts)
+    assert not result.accepted
+    assert len(zh) == 1 and "slow_mode" in zh[0] and "fast_mode=False" in zh[0], zh
+    assert "slow_mode" in en[0]
 
 
 def test_verdict_has_the_reviewers_shape(facts):
@@ -68,7 +78,7 @@ def test_verdict_has_the_reviewers_shape(facts):
 
 
 def test_short_form_verdict_quotes_the_environment_and_adaptation(facts):
-    zh = render(triage(SEED000, facts), "zh")
+    zh = render(triage(SEED000_MEANT, facts), "zh")
     assert "910B3" in zh and "8.5.0" in zh
     assert "不涉及硬件算子" in zh  # the block's own API 适配 statement
     assert "无需新增用例（1.2①" in zh
@@ -138,7 +148,7 @@ def test_no_results_and_no_category(facts):
 
 
 def test_short_form_mutilations_are_all_named(facts):
-    text = _cut(SEED000, "环境信息", "使用场景及问题")
+    text = _cut(SEED000_MEANT, "环境信息", "使用场景及问题")
     second = text.index("二、torch.autograd.profiler.emit_itt")
     text = text[:second] + _cut(text[second:], "验证命令：", "API 适配")
     text = re.sub(r"  +# .*", "", text)  # the printed results of the commands
@@ -151,7 +161,7 @@ def test_short_form_mutilations_are_all_named(facts):
 
 
 def test_short_form_environment_field_and_category(facts):
-    text = SEED000.replace("CANN软件版本：8.5.0\n", "").replace("1.2 ①", "1.1①")
+    text = SEED000_MEANT.replace("CANN软件版本：8.5.0\n", "").replace("1.2 ①", "1.1①")
     result, zh, _ = _review(text, facts)
     assert "环境信息缺少：CANN 版本" in zh
     for api in ("torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.profiler.emit_itt"):
@@ -159,7 +169,7 @@ def test_short_form_environment_field_and_category(facts):
 
 
 def test_unknown_api_is_named(facts):
-    text = SEED000.replace("二、torch.autograd.profiler.emit_itt", "二、torch.autograd.profiler.emit_itx")
+    text = SEED000_MEANT.replace("二、torch.autograd.profiler.emit_itt", "二、torch.autograd.profiler.emit_itx")
     result = review_text(text, facts)
     assert any("torch.autograd.profiler.emit_itx：在当前 torch 中不存在" in p.zh for p in result.problems)
 
@@ -196,7 +206,7 @@ def test_cli_runs_our_analysis_and_exits_0_on_seed_001(tmp_path):
 
 def test_cli_exits_1_naming_problems(tmp_path, seed_bundle):
     bad = tmp_path / "bad.md"
-    bad.write_text(_cut(SEED000, "环境信息", "使用场景及问题"), encoding="utf-8")
+    bad.write_text(_cut(SEED000_MEANT, "环境信息", "使用场景及问题"), encoding="utf-8")
     proc = _cli(str(bad), "--report", str(seed_bundle), "--lang", "en")
     assert proc.returncode == 1
     assert "missing section: environment" in proc.stdout and "社区" not in proc.stdout
@@ -206,7 +216,7 @@ def test_cli_exits_1_naming_problems(tmp_path, seed_bundle):
 
 def test_reading_a_file_directly(tmp_path, seed_bundle):
     path = Path(tmp_path / "s.md")
-    path.write_text(SEED000, encoding="utf-8")
+    path.write_text(SEED000_MEANT, encoding="utf-8")
     assert review(str(path), reports=[str(seed_bundle)], run=False).accepted
 
 
@@ -244,12 +254,12 @@ def test_environment_given_as_a_table_is_read(facts):
     """`| 操作系统 | … |` rows are the environment too (was: 环境信息缺少：操作系统)."""
     block = ("环境信息\n\n| | |\n| --- | --- |\n| 操作系统 | openEuler 24.03 |\n"
              "| 昇腾硬件信息 | 910B3 |\n| CANN软件版本 | 8.5.0 |\n| 安装的对应软件版本 | torch 2.7.1 |\n")
-    start = SEED000.index("环境信息")
-    end = SEED000.index("使用场景及问题")
-    result, zh, _ = _review(SEED000[:start] + block + "\n" + SEED000[end:], facts)
+    start = SEED000_MEANT.index("环境信息")
+    end = SEED000_MEANT.index("使用场景及问题")
+    result, zh, _ = _review(SEED000_MEANT[:start] + block + "\n" + SEED000_MEANT[end:], facts)
     assert not [p for p in zh if "环境信息缺少" in p], zh
     broken = block.replace("| 操作系统 | openEuler 24.03 |\n", "")
-    _, zh, _ = _review(SEED000[:start] + broken + "\n" + SEED000[end:], facts)
+    _, zh, _ = _review(SEED000_MEANT[:start] + broken + "\n" + SEED000_MEANT[end:], facts)
     assert "环境信息缺少：操作系统" in zh
 
 

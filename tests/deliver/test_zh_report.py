@@ -35,6 +35,7 @@ def _prose(md: str) -> str:
     md = re.sub(r"```.*?```", "", md, flags=re.S)
     md = re.sub(r"``.+?``|`[^`\n]+`", "", md)
     md = re.sub(r"https?://\S+", "", md)
+    md = md.replace("-Ascend for PyTorch API 一致性开发", "")  # the community's own title (seed 001)
     md = re.sub(r"\w+(?:Error|Exception): [^|；\n]*", "", md)  # quoted error messages
     return re.sub(r"^>.*原文.*$", "", md, flags=re.M)
 
@@ -69,7 +70,20 @@ def test_zh_report_says_what_the_seeds_say(bundle):
     assert "| `torch.autograd.forward_ad.unpack_dual` | 是 | 直接涉及 | 是 | 高 |" in md
     assert re.search(r"测试目录：`Ascend/pytorch@[0-9a-f]{12}:test/`（随 torchparity 发布", md)
     # gradcheck: no hardware-specific operator of its own; its involvement agrees
-    assert "本身不含硬件算子实现" in md and "设备侧工作来自用户算子" not in md
+    assert "本身不含硬件专用算子实现" in md and "设备侧工作来自用户算子" not in md
+    # issue 23: section 1 and 适配方案 agree on forward AD (NPU Tensor, no "算子实现")
+    assert "涉及 torch-npu 算子实现" not in md
+    assert re.search(r"因此 `torch.autograd.forward_ad.enter_dual_level`、`torch.autograd.forward_ad.unpack_dual` 涉及 NPU Tensor", md)
+    # emit_itt's headline fact is shown: is_available() returns False
+    assert re.search(r"\| `itt_is_available` \|.*✔ 通过（模拟设备，返回 `False`）", md)
+    assert "emit_itt_is_available(\"npu\", torch.float32))  # False" in md
+    # a context manager is never said to run a user function
+    assert not re.search(r"emit_itt`：1\.2① —— [^\n]*用户函数", md)
+    # the sides of a split name their dtypes
+    assert re.search(r"等 9 项（float64）可直接运行；`fast_mul`、`fast_exp`、`check_forward_ad`（float64）因设备算子", md)
+    assert "另有关键字参数 `level`" in md and "&gt;" not in md and "）（" not in md
+    assert "source /usr/local/Ascend/ascend-toolkit/set_env.sh" in md
+    assert md.startswith("# 【待补充：社区任务期次")
     # unpack_dual: the docs' "input 仅支持fp32" is out of step with float16 passing
     assert re.search(r"资料与实测不一致：资料限制写明「`input`仅支持fp32」，实测 float16 亦通过", md)
     # emit_itt: docs ✘, measured partial — said, with both sides
@@ -88,6 +102,13 @@ def test_review_accepts_the_report_with_0_problems(bundle, lang):
     result = review(str(bundle / f"report.{lang}.md"), reports=[str(bundle)], run=False)
     assert result.problems == [], [p.zh for p in result.problems]
     assert result.accepted
-    # only what hardware can give is left: results of the torch versions and chips not run
-    assert {p.part for p in result.pending} == {"coverage"}
-    assert all(("待在硬件上补充" in p.zh) for p in result.pending)
+    # left to fill: what hardware gives (results of the torch versions and chips not run)
+    # and what only the contributor knows (issue links, the task round and number)
+    assert {p.part for p in result.pending} == {"coverage", "placeholder"}
+    assert all(("待在硬件上补充" in p.zh) for p in result.pending if p.part == "coverage")
+    marked = " ".join(p.zh for p in result.pending if p.part == "placeholder")
+    words = {"zh": ("社区 Issue 链接", "社区任务期次", "任务编号"),
+             "en": ("community issue link", "community task round", "task number")}[lang]
+    for what in words:
+        assert what in marked, marked
+    assert "（6 处）" in marked  # the issue/ticket line and one per API

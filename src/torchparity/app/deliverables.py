@@ -11,6 +11,7 @@ from typing import Callable, List, Optional, Sequence
 
 from ..deliver.gentest import STYLES
 from ..deliver.html import write_html
+from ..deliver.issues import Task, issues_writer
 from ..deliver.screenshot import PNG_NAME, SVG_NAME, summary_svg, svg_size
 from ..errors import InputError
 from ..results.models import Report
@@ -51,13 +52,15 @@ def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool
                         gentest_styles: Sequence[str] = (),
                         scenario_modules: Sequence[str] = (),
                         max_samples: Optional[int] = None,
-                        tests_dir: Optional[str] = None) -> List[Writer]:
+                        tests_dir: Optional[str] = None,
+                        tasks: Optional[Sequence[Task]] = ()) -> List[Writer]:
     writers: List[Writer] = []
     if screenshot:
         writers.append(lambda report, out: write_screenshot(report, out, png=png))
     for style in dict.fromkeys(gentest_styles):
         writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples,
                                       tests_dir=tests_dir))
+    writers.append(issues_writer(tasks or ()))  # after the tests: its commands name them
     if html:
         writers.append(write_html)
     return writers

@@ -37,11 +37,13 @@ def read_text(path: str) -> str:
 
 def _from_report(api: ApiReport, name: str) -> Facts:
     a = api.analysis
-    return Facts(api=name, category=api.verdict.category if api.scenarios else None,
+    decided = api.scenarios and api.verdict.category not in (None, "undetermined")
+    return Facts(api=name, category=api.verdict.category if decided else None,
                  rule=api.verdict.category_rule, involvement=a.device_involvement,
                  implementation=a.implementation, summary=a.summary,
                  harness=api.verdict.category_rule == "harness around user code",
-                 note=None if api.scenarios else "no scenarios registered: device involvement unknown")
+                 note=None if decided else ("no scenarios registered: device involvement unknown"
+                                            if not api.scenarios else "undetermined: no scenario was judged on the device"))
 
 
 def our_facts(apis: Sequence[str], reports: Sequence[Report] = (), *, run: bool = True,

@@ -63,6 +63,8 @@ def check(
     store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    task: List[str] = typer.Option([], "--task", help="With --out: NAME=API,API files these APIs as one issue "
+                                   "(issues/task-NAME.{zh,en}.md; repeatable); every other API gets its own."),
 ) -> None:
     """Check APIs on a device against the CPU and write the deliverables."""
     if from_vendor_docs is not None:
@@ -91,6 +93,9 @@ def check(
                          torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
     for spec in device_specs(opts["device"]):  # a typo fails here, before torch loads
         validate_spec(spec)
+    from ..deliver.issues import check_tasks, parse_tasks
+
+    tasks = check_tasks(parse_tasks(task), apis)
     from ..app.check import check as run_check
     from ..app.deliverables import deliverable_writers, expand_styles
     from ..deliver.console import print_summary
@@ -98,7 +103,7 @@ def check(
     writers = deliverable_writers(html=html, screenshot=screenshot,
                                   gentest_styles=expand_styles(gentest_styles or ["npu"]),
                                   scenario_modules=scenarios, max_samples=max_samples,
-                                  tests_dir=opts["tests"]) if out else []
+                                  tests_dir=opts["tests"], tasks=tasks) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
                        jobs=opts["jobs"] if executor == "local" else jobs,
@@ -118,6 +123,7 @@ def check(
         written += [f for f in (files["html"], files["screenshot_svg"]) if f]
         written += ["screenshot.png"] if files["screenshot"] == "screenshot.png" else []
         written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
+        written += [f"issues/ ({n} files)" for n in [len(list((out / "issues").glob("*.md")))] if n]
         out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)

@@ -8,6 +8,7 @@ script); scenario tables open sorted worst-first. Labels are shown in Chinese or
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -18,14 +19,11 @@ from markupsafe import Markup, escape
 
 from ..results.models import Report
 from .artifacts import artifacts
-from .format import HERE, footprint_rows, labels, relpath
+from .format import HERE, STATUS_RANK, asset, footprint_rows, labels, relpath  # noqa: F401 (re-exported)
 from .templating import make_environment
 
 HTML_NAME = "report.html"
 
-# how bad a status is: tables sort worst-first on this
-STATUS_RANK = {"pass": 0, "supported": 0, "device-independent": 0, "skip": 1, "unknown": 1, "partial": 2, "unsupported": 3,
-               "fail": 4, "broken": 4, "error": 5, "timeout": 5, "crash": 6}
 
 
 @lru_cache(maxsize=None)
@@ -58,19 +56,73 @@ def both(text: Any) -> Markup:
     return Markup('<span lang="en">{}</span><span lang="zh">{}</span>').format(text["en"], text["zh"])
 
 
+def term_both(group: str, value: Any) -> Markup:
+    """An enum value (vocab.yaml) in both languages: the zh view never shows a raw value."""
+    from .vocab import term
+
+    if value is None or value == "":
+        return Markup("—")
+    return Markup('<span lang="en">{}</span><span lang="zh">{}</span>').format(
+        term(group, value, "en"), term(group, value, "zh"))
+
+
+def emulated_mark(on: Any) -> Markup:
+    return Markup(' <span lang="en">(emulated)</span><span lang="zh">（模拟设备）</span>') if on else Markup("")
+
+
+LONG_TABLE = 20  # rows: a longer table opens collapsed, its summary saying how many
+
+
+def collapsed(n: int) -> Markup:
+    """The <details> opening of a table of ``n`` rows (closed when long), with its count."""
+    opened = "" if n > LONG_TABLE else " open"
+    return Markup('<details class="table"{}><summary><span lang="en">{} row{}</span><span lang="zh">共 {} 行</span>'
+                  '</summary><div class="wide">').format(Markup(opened), n, "" if n == 1 else "s", n)
+
+
 @lru_cache(maxsize=None)
 def _environment() -> jinja2.Environment:
     return make_environment(
         autoescape=True, filters={"relpath": relpath, "footprint_rows": footprint_rows},
-        globals={"t": bilingual, "both": both, "rank": lambda s: STATUS_RANK.get(s, 1)})
+        globals={"t": bilingual, "both": both, "rank": lambda s: STATUS_RANK.get(s, 1),
+                 "term2": term_both, "emu_mark": emulated_mark, "collapsed": collapsed})
 
 
-def asset(name: str) -> Markup:
-    text = (HERE / "templates" / name).read_text(encoding="utf-8")
-    # inline <style>/<script>: a closing tag inside would end the element early
-    if "</" in text:
-        raise ValueError(f"{name}: contains '</', not safe to inline")
-    return Markup(text)
+class Views:
+    """The report's sentences (deliver/narrative.py through ReportView) in both languages,
+    as spans: ``V.pair("adapt", api)``."""
+
+    def __init__(self, report: Report, files: Dict[str, Any]):
+        from .format import label_table
+        from .report_view import ReportView
+
+        self.views = {lang: ReportView(report, lang, label_table(lang), files) for lang in ("en", "zh")}
+
+    def pair(self, method: str, *args: Any) -> Markup:
+        out = []
+        for lang in ("en", "zh"):
+            value = getattr(self.views[lang], method)
+            value = value(*args) if callable(value) else value
+            out.append(Markup('<span lang="{}">{}</span>').format(lang, md_inline(value)))
+        return Markup("").join(out)
+
+
+    def lines(self, method: str, *args: Any) -> Dict[str, List[str]]:
+        return {lang: [md_inline(x) for x in getattr(self.views[lang], method)(*args)] for lang in ("en", "zh")}
+
+
+def md_inline(text: Any) -> Markup:
+    """A Markdown sentence as HTML: escaped, its code spans as <code>."""
+    out, last = [], 0
+    text = str(text)
+    for m in re.finditer(r"(`+) ?(.*?) ?\1", text):
+        out.append(escape(text[last:m.start()]))
+        out.append(Markup("<code>{}</code>").format(m.group(2)))
+        last = m.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
 
 
 def render_html(report: Report, out: Optional[Path] = None, lang: str = "zh") -> str:
@@ -79,8 +131,9 @@ def render_html(report: Report, out: Optional[Path] = None, lang: str = "zh") ->
     for api in data["apis"]:
         counted = [s for s in api["scenarios"] if s["status"] != "skip"]
         rows.append({"passed": sum(1 for s in counted if s["status"] == "pass"), "total": len(counted)})
+    files = artifacts(out)
     return _environment().get_template("report.html.j2").render(
-        report=data, rows=rows, files=artifacts(out), lang=lang if lang in ("en", "zh") else "zh",
+        report=data, rows=rows, files=files, lang=lang if lang in ("en", "zh") else "zh", V=Views(report, files),
         css=asset("report.css"), js=asset("report.js"),
     )
 

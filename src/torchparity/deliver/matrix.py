@@ -401,7 +401,7 @@ def vendor_docs(m: Matrix) -> Dict[str, str]:
 
 def render_html(m: Matrix) -> str:
 
-    from .html import STATUS_RANK, asset
+    from .format import STATUS_RANK, asset
 
     env = make_environment(autoescape=True, globals={
         "mark": MARK, "rank": lambda s: STATUS_RANK.get(s, 1), "api_text": api_cell_text,

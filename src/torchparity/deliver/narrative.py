@@ -40,10 +40,12 @@ T = {
     "sep": {"zh": "、", "en": ", "},
     "semi": {"zh": "；", "en": "; "},
     "stop": {"zh": "。", "en": "."},
-    "defined": {"zh": "{impl}，定义于 `{src}`（`{qual}`）",
-                "en": "a {impl} defined in `{src}` (`{qual}`)"},
+    "defined": {"zh": "{impl}，定义于 {src}", "en": "a {impl} defined in {src}"},
+    "defined_as": {"zh": "{impl}（即 {qual}）", "en": "a {impl} ({qual})"},
+    "plain": {"zh": "{impl}", "en": "a {impl}"},
     "takes": {"zh": "参数 {pos}", "en": "takes {pos}"},
-    "takes_kw": {"zh": "，另有 {n} 个关键字参数（如 {some}）", "en": " and {n} keyword arguments (e.g. {some})"},
+    "takes_kw": {"zh": "，另有 {n} 个关键字参数，如 {some}", "en": " and {n} keyword arguments, e.g. {some}"},
+    "takes_kw_all": {"zh": "，另有关键字参数 {some}", "en": " and the keyword arguments {some}"},
     "takes_none": {"zh": "无参数", "en": "takes no argument"},
     "returns": {"zh": "，返回 `{ret}`", "en": ", returns `{ret}`"},
     "harness_callable": {"zh": "它接收用户函数并在设备张量上运行它", "en": "It runs a user function on device tensors"},
@@ -54,8 +56,16 @@ T = {
                       "en": "direct — its Python code issues generic aten operators on device tensors (see the footprint); nothing hardware-specific"},
     "inv_direct_native": {"zh": "直接涉及 —— API 本身即在设备上执行的算子",
                           "en": "direct — the API itself runs as device operators"},
-    "inv_indirect": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其包裹的用户代码或其建立的状态",
-                     "en": "indirect — it issues no device operator itself; device operators come from the code it wraps or the state it sets up"},
+    "inv_direct_views": {"zh": "直接涉及 —— 在设备张量上只下发视图/拷贝/内存分配类 aten 算子",
+                         "en": "direct — it issues only view/copy/allocation aten operators on device tensors"},
+    "inv_indirect": {"zh": "间接涉及 —— 自身不下发设备算子，作用于设备张量或其建立的状态",
+                     "en": "indirect — it issues no device operator itself; it acts on device tensors or the state it sets up"},
+    "inv_indirect_fn": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其运行的用户函数",
+                        "en": "indirect — it issues no device operator itself; device operators come from the user function it runs"},
+    "inv_indirect_cm": {"zh": "间接涉及 —— 自身不下发设备算子，设备算子来自其包裹的代码",
+                        "en": "indirect — it issues no device operator itself; device operators come from the code it wraps"},
+    "inv_indirect_prop": {"zh": "间接涉及 —— 读取设备张量的状态，本身不下发设备算子",
+                          "en": "indirect — it reads a device tensor's state and issues no device operator itself"},
     "inv_none": {"zh": "不涉及 —— 其场景中没有设备算子执行", "en": "none — no device operator ran in its scenarios"},
     "inv_unknown": {"zh": "未知 —— 没有运行场景", "en": "unknown — no scenario ran"},
     "fp_line": {"zh": "{who}：{ops}", "en": "{who}: {ops}"},
@@ -89,7 +99,58 @@ T = {
                      "en": "no code adaptation needed: {ok}run as they are; {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
     "adapt_all_limited": {"zh": "无需代码适配：{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
                           "en": "no code adaptation needed: {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
+    "adapt_limits_plain": {"zh": "无需代码适配：{ok}可直接运行；{bad}因{cause}无法运行，非 API 实现问题。",
+                           "en": "no code adaptation needed: {ok}run as they are; {bad}cannot run: {cause}, not a problem of the API's implementation."},
+    "adapt_all_limited_plain": {"zh": "无需代码适配：{bad}因{cause}无法运行，非 API 实现问题。",
+                                "en": "no code adaptation needed: {bad}cannot run: {cause}, not a problem of the API's implementation."},
+    "adapt_indep": {"zh": "无需适配：其场景中没有归属于该 API 的设备算子运行（仅主机侧），结果与设备无关。",
+                    "en": "no adaptation needed: no device operator of the API ran in its scenarios (host only): it does not depend on the device."},
+    "adapt_broken": {"zh": "需要适配：{ids} 在设备上的结果与 CPU 不一致（{causes}）。",
+                     "en": "adaptation needed: {ids} differ from the CPU on the device ({causes})."},
+    "adapt_unknown_none": {"zh": "待定：没有适用于该 API 的场景，设备上的行为未经验证。",
+                           "en": "undecided: no scenario applies to this API; its device behaviour is not verified."},
+    "adapt_unknown_skipped": {"zh": "待定：{n} 项场景均被跳过（原因见详情），设备上的行为未经验证。",
+                              "en": "undecided: all {n} scenarios were skipped (see the details); its device behaviour is not verified."},
+    "r_undetermined_skipped": {"zh": "待定：{n} 项场景均被跳过，设备上没有完成判定，不给出分类",
+                               "en": "undetermined: all {n} scenarios were skipped, nothing was judged on the device, so no category is claimed"},
+    "adapt_unknown": {"zh": "待定：{n} 项场景未得出结论（{causes}），这不是对 API 的判定，需在硬件上或修复用例后重新运行。",
+                      "en": "undecided: {n} scenarios gave no answer ({causes}); that is no verdict on the API: rerun on hardware or once the cases are fixed."},
     "nature_is": {"zh": "该接口为{n}。", "en": "It is {n}."},
+    # what kind of API it is (kind_of), and what that kind means for the device
+    "k_op": {"zh": "aten 算子", "en": "aten operator"},
+    "k_method": {"zh": "张量/存储方法", "en": "Tensor/Storage method"},
+    "k_property": {"zh": "属性（读取对象状态，不可调用）", "en": "property (reads an object's state; not callable)"},
+    "k_class": {"zh": "类", "en": "class"},
+    "k_context": {"zh": "上下文管理器", "en": "context manager"},
+    "k_config": {"zh": "配置对象（`{type}` 实例，本身不执行计算）", "en": "configuration object (a `{type}` instance; computes nothing itself)"},
+    "k_function": {"zh": "函数", "en": "function"},
+    "k_module": {"zh": "模块", "en": "module"},
+    "n_python": {"zh": "纯 Python {k}，本身不含硬件专用算子实现", "en": "a pure-Python {k} with no hardware-specific operator of its own"},
+    "n_native_ops": {"zh": "C++ 实现的{k}，在设备上由设备算子 {ops} 执行", "en": "a C++ {k}: the device operators {ops} run it"},
+    "n_native_host": {"zh": "C++ 实现的{k}，其场景中没有归属于它的设备计算算子执行", "en": "a C++ {k}; no device compute operator of its own ran in its scenarios"},
+    "n_native_unrun": {"zh": "C++ 实现的{k}（未运行场景，是否下发设备算子未知）", "en": "a C++ {k} (no scenario ran: whether it issues device operators is unknown)"},
+    "n_config": {"zh": "{k}", "en": "a {k}"},
+    "n_world": {"zh": "；在 2 个进程组成的分布式环境中运行，各 rank 的结果与 CPU 上的同一环境逐一比较",
+                "en": "; it runs in a world of 2 processes, each rank's results compared with the same world on the CPU"},
+    "n_devtensors": {"zh": "，作用于设备张量", "en": ", acting on device tensors"},
+    # the category, said from the facts of this API
+    "r_harness_cm": {"zh": "上下文管理器，作用于其包裹的代码，本身不含硬件专用算子实现：设备上执行的是被包裹代码的算子{own}",
+                     "en": "a context manager acting on the code it wraps, with no hardware-specific operator of its own: the device runs the wrapped code's operators{own}"},
+    "r_harness_fn": {"zh": "接收用户函数并在设备张量上运行它，本身不含硬件专用算子实现：设备上执行的是用户函数的算子{own}",
+                     "en": "it runs a user function on device tensors and has no hardware-specific operator of its own: the device runs the user function's operators{own}"},
+    "r_own_ops": {"zh": "与其 Python 代码下发的通用 aten 算子", "en": " and the generic aten operators its Python code issues"},
+    "r_indep": {"zh": "{n}；得出结论的场景均为仅主机侧证据（没有归属于该 API 的设备算子运行），与设备无关",
+                "en": "{n}; every answering scenario is host-only evidence (no device operator of the API ran): device-independent"},
+    "r_none": {"zh": "{n}；其场景中没有设备算子执行", "en": "{n}; no device operator ran in its scenarios"},
+    "r_cases": {"zh": "涉及设备 Tensor，{inv}；需要补充设备测试用例", "en": "it involves device tensors, {inv}; device test cases are needed"},
+    "r_no_cases": {"zh": "；无需新增用例，提交 issue 说明 + 运行截图 + 支持情况验证",
+                   "en": "; no new test cases: issue + run screenshot + support verification"},
+    "r_undetermined_none": {"zh": "待定：没有适用的场景来源，设备上未运行任何场景，不给出分类（见已尝试的场景来源）",
+                            "en": "undetermined: no scenario source applies, nothing ran on the device, so no category is claimed (see the sources tried)"},
+    "r_undetermined": {"zh": "待定：{n} 项场景均未得出结论（{causes}），不给出分类",
+                       "en": "undetermined: none of the {n} scenarios gave an answer ({causes}), so no category is claimed"},
+    "returned_value": {"zh": "（返回 {v}）", "en": " (returned {v})"},
+    "dist_expected": {"zh": "样本分布与 CPU 一致（{m}）", "en": "the samples' distribution matches the CPU ({m})"},
 }
 
 
@@ -168,15 +229,26 @@ def api_summary(api: Dict[str, Any], lang: str) -> str:
     """What the API is, where it lives, what it takes and returns, and whether it issues
     device operators itself — composed from the analysis, not from the docstring."""
     a = api["analysis"]
-    src = f"{relsource(a.get('source_file'))}:{a.get('source_line')}" if a.get("source_file") else a["qualified_name"]
-    parts = [t("defined", lang, impl=term("implementation", a["implementation"], lang), src=src,
-               qual=a["qualified_name"])]
+    what = kind_word(api, lang)
+    impl = term("implementation", a["implementation"], lang)
+    impl = what if kind_of(api) in ("property", "config", "context") else impl
+    if a.get("source_file"):
+        head = t("defined", lang, impl=impl, src=code(f"{relsource(a.get('source_file'))}:{a.get('source_line')}"))
+    elif a.get("qualified_name") and a["qualified_name"] != api["name"]:
+        head = t("defined_as", lang, impl=impl, qual=code(a["qualified_name"]))
+    else:
+        head = t("plain", lang, impl=impl)
+    parts = [head]
+    if a.get("source_file") and a.get("qualified_name") and a["qualified_name"] != api["name"]:
+        parts[0] += ("（即 " if lang == "zh" else " (") + code(a["qualified_name"]) + ("）" if lang == "zh" else ")")
     pos, kw, ret = signature_parts(a.get("signature"))
     if pos or kw:
         takes = t("takes", lang, pos=t("sep", lang).join(code(p) for p in pos)) if pos else ""
         if kw:
-            some = t("sep", lang).join(code(k) for k in kw[:3])
-            takes += t("takes_kw", lang, n=len(kw), some=some)
+            if len(kw) <= 3:
+                takes += t("takes_kw_all", lang, some=t("sep", lang).join(code(k) for k in kw))
+            else:
+                takes += t("takes_kw", lang, n=len(kw), some=t("sep", lang).join(code(k) for k in kw[:3]))
         parts.append(takes.lstrip("，, "))
     elif a.get("signature"):
         parts.append(t("takes_none", lang))
@@ -185,9 +257,9 @@ def api_summary(api: Dict[str, Any], lang: str) -> str:
         text += t("returns", lang, ret=ret)
     text += t("stop", lang)
     if a.get("harness"):
-        key = "harness_context" if a["implementation"] == "python_class" else "harness_callable"
+        key = "harness_context" if kind_of(api) == "context" else "harness_callable"
         text += (" " if lang == "en" else "") + t(key, lang) + t("stop", lang)
-    inv = involvement_text(a, lang)
+    inv = involvement_text(a, lang, api)
     text += (" " + inv[:1].upper() + inv[1:] if lang == "en" else inv) + t("stop", lang)
     return text
 
@@ -205,17 +277,156 @@ def docstring_line(api: Dict[str, Any]) -> Optional[str]:
     return m.group(1) if m else text
 
 
-def involvement_text(analysis: Dict[str, Any], lang: str) -> str:
+PROPERTY_TYPES = ("getset_descriptor", "property", "member_descriptor", "cached_property")
+WORLD_SOURCES = ("distributed", "distpar", "distsvc")
+KNOWN_KINDS = ("function", "class", "method", "module", "builtin", "op", "property")
+
+
+def _live_type(name: str) -> Optional[str]:
+    """The type name of the object ``name`` resolves to in this torch (None if it does not)."""
+    return _LIVE.get(name) if name in _LIVE else _LIVE.setdefault(name, _resolve_type(name))
+
+
+_LIVE: Dict[str, Optional[str]] = {}
+
+
+def _resolve_type(name: str) -> Optional[str]:
+    try:
+        from ..api.resolve import maybe_resolve
+
+        found = maybe_resolve(name)
+    except Exception:
+        return None
+    return type(found.obj).__name__ if found is not None else None
+
+
+def kind_of(api: Dict[str, Any]) -> str:
+    """op | method | property | class | context | config | function | module: what the
+    API is, from the analysis (and, for descriptors the analysis calls builtins, the
+    object's type)."""
+    a = api["analysis"]
+    kind = a.get("kind")
+    if kind == "property" or (kind == "builtin" and _live_type(api["name"]) in PROPERTY_TYPES):
+        return "property"
+    if kind == "class":
+        return "context" if a.get("harness") else "class"
+    if kind == "module":
+        return "module"
+    if kind not in KNOWN_KINDS:
+        return "config"
+    member = re.match(r"torch\.(Tensor|\w*Storage)\.", api["name"]) is not None
+    if a.get("implementation") == "aten_operator":
+        return "method" if member else "op"
+    if kind in ("builtin", "method") and member:
+        return "method"
+    return "function"
+
+
+def kind_word(api: Dict[str, Any], lang: str) -> str:
+    kind = kind_of(api)
+    if kind == "config":
+        return t("k_config", lang, type=api["analysis"].get("kind") or "?")
+    return t(f"k_{kind}", lang)
+
+
+def api_compute_ops(api_or_analysis: Dict[str, Any]) -> List[str]:
+    """The compute ops (views, copies, allocations left out) the API itself issued."""
+    a = api_or_analysis.get("analysis", api_or_analysis)
+    out: List[str] = []
+    for e in a.get("footprint") or []:
+        if e.get("source", "api") != "api":
+            continue
+        op = e["op"].split(".", 1)[1] if e["op"].startswith("aten.") else e["op"]
+        op = op.split(".", 1)[0]
+        if op not in FOLDED and op not in out:
+            out.append(op)
+    return out
+
+
+def in_world(api: Dict[str, Any]) -> bool:
+    return any(s.get("source") in WORLD_SOURCES for s in api.get("scenarios") or [])
+
+
+def involvement_text(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str, Any]] = None) -> str:
     inv = analysis.get("device_involvement")
     python = analysis["implementation"] in ("python_function", "python_class", "module")
     if inv == "direct":
-        return t("inv_direct_py" if python else "inv_direct_native", lang)
+        if python:
+            return t("inv_direct_py", lang)
+        if not api_compute_ops(analysis):
+            return t("inv_direct_views", lang)
+        return t("inv_direct_native", lang)
+    if inv is None and api is not None and api.get("scenarios"):
+        return t("inv_none", lang)
+    if inv == "indirect" and api is not None:
+        kind = kind_of(api)
+        if kind == "context":
+            return t("inv_indirect_cm", lang)
+        if kind == "property":
+            return t("inv_indirect_prop", lang)
+        if analysis.get("harness"):
+            return t("inv_indirect_fn", lang)
     return t({"indirect": "inv_indirect", "none": "inv_none"}.get(inv or "", "inv_unknown"), lang)
 
 
-def nature(analysis: Dict[str, Any], lang: str) -> str:
+def nature(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str, Any]] = None) -> str:
+    """What the API is, true for its kind and for what ran: pure Python, a C++ API whose
+    own device operators ran (named), one whose scenarios ran none, or one nothing ran for."""
+    api = api or {"name": analysis.get("qualified_name", ""), "analysis": analysis, "scenarios": []}
+    kind = kind_of(api)
+    word = kind_word(api, lang)
     python = analysis["implementation"] in ("python_function", "python_class", "module")
-    return t("python" if python else "native", lang)
+    if kind == "config":
+        text = t("n_config", lang, k=word)
+    elif python:
+        text = t("n_python", lang, k=word)
+        if analysis.get("device_involvement") in ("direct", "indirect"):
+            text += t("n_devtensors", lang)
+    else:
+        ops = api_compute_ops(analysis)
+        ran = any(s.get("status") != "skip" for s in api.get("scenarios") or [])
+        if ops:
+            text = t("n_native_ops", lang, k=word, ops=t("sep", lang).join(code(o) for o in ops[:6]))
+        elif ran:
+            text = t("n_native_host", lang, k=word)
+        else:
+            text = t("n_native_unrun", lang, k=word)
+    if in_world(api):
+        text += t("n_world", lang)
+    return text
+
+
+NO_ANSWER = {"timeout", "harness_error", "emulator_limit", "not_comparable", "upstream_skip"}
+
+
+def category_reason(api: Dict[str, Any], lang: str) -> str:
+    """Why the API has its category, from its own facts (the rule that fired, its kind,
+    what ran on the device) — never a sentence of another kind of API."""
+    v = api["verdict"]
+    a = api["analysis"]
+    rule = v.get("category_rule")
+    if v.get("category") == "undetermined" or not v.get("category"):
+        counted = [s for s in api["scenarios"] if s["status"] != "skip"]
+        if not counted and api["scenarios"]:
+            return t("r_undetermined_skipped", lang, n=len(api["scenarios"]))
+        if not counted:
+            return t("r_undetermined_none", lang)
+        causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause") or s["status"], lang) for s in counted))
+        return t("r_undetermined", lang, n=len(counted), causes=causes)
+    tail = t("r_no_cases", lang)
+    if rule == "harness around user code":
+        own = t("r_own_ops", lang) if api_compute_ops(a) else ""
+        key = "r_harness_cm" if kind_of(api) == "context" else "r_harness_fn"
+        return t(key, lang, own=own) + tail
+    if rule == "device-independent":
+        return t("r_indep", lang, n=nature(a, lang, api)) + tail
+    if rule == "device tensors involved":
+        inv = involvement_text(a, lang, api).replace(" —— ", "：").replace(" — ", ": ")
+        return t("r_cases", lang, inv=inv)
+    if v["category"].startswith("1.2"):
+        return t("r_none", lang, n=nature(a, lang, api)) + tail
+    reason = (v.get("category_reason") or {}).get(lang)
+    return (reason or "—").rstrip("。.")
 
 
 def footprint_summary(entries: Sequence[Dict[str, Any]], lang: str) -> List[str]:
@@ -346,11 +557,14 @@ def support_lines(api: Dict[str, Any], lang: str) -> List[str]:
     return lines
 
 
-def snippet_with_output(s: Dict[str, Any], lang: str) -> Optional[str]:
-    """The scenario's snippet whose last ``print(...)`` line ends with what it printed here."""
-    snippet = (s.get("snippet") or "").rstrip("\n")
-    if not snippet:
-        return None
+PRINTABLE = re.compile(r"(True|False|None|-?\d[\w.+\-]*|'[^'{}<>]*'|\(?tensor\(shape=.*\)\)?|\w+(?:Error|Exception)\b.*)")
+SNIPPET_LINES = 40
+
+
+def printed_value(s: Dict[str, Any]) -> Optional[str]:
+    """What the snippet's last ``print(...)`` printed in this run, where the record says it
+    whole: a plain value, tensors (by shape, dtype, device) or the raised error; None when
+    the recorded value is a normalised form print() would not show (``{'type': ...}``)."""
     d = (s.get("detail") or "").strip()
     out = None
     if m := re.fullmatch(r"matches the CPU: (.*)", d, re.S):
@@ -361,27 +575,132 @@ def snippet_with_output(s: Dict[str, Any], lang: str) -> Optional[str]:
         out = m.group(1)
     elif s["status"] in ("unsupported", "error"):
         out = re.split(r"; the CPU reference ", d, maxsplit=1)[0]
+    if not out:
+        return None
+    out = re.sub(r"\s+", " ", out).strip()
+    if len(out) > 160 or "{'" in out or not PRINTABLE.fullmatch(out):
+        return None
+    return out
+
+
+def snippet_with_output(s: Dict[str, Any], lang: str) -> Optional[str]:
+    """The scenario's snippet whose last ``print(...)`` line ends with what it printed here;
+    a snippet whose output the record cannot give whole is shown without a comment."""
+    text, _ = snippet_and_comment(s, lang)
+    return text
+
+
+def snippet_and_comment(s: Dict[str, Any], lang: str) -> Tuple[Optional[str], bool]:
+    snippet = (s.get("snippet") or "").rstrip("\n")
+    if not snippet:
+        return None, False
     lines = snippet.split("\n")
+    out = printed_value(s)
     if out and lines[-1].startswith("print("):
-        out = re.sub(r"\s+", " ", out)[:160]
         out = re.sub(r"tensor\(shape=(\(.*?\)), dtype=(\w+), device=(\w+)\)",
                      lambda m: t("tensor_out", lang, shape=m.group(1), dtype=m.group(2), device=m.group(3)), out)
         lines[-1] = f"{lines[-1]}  # {out}"
-    return "\n".join(lines) + "\n"
+        return "\n".join(lines) + "\n", True
+    return "\n".join(lines) + "\n", False
 
 
 def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
     """The verification commands shown: the first passing case, then the first case of each
-    other outcome (a refusal per cause), at most ``limit``."""
+    other outcome (a refusal per cause), at most ``limit``; a snippet longer than
+    SNIPPET_LINES lines is left to the generated test file. A passing case whose value is
+    the point (a bool, a number) comes first."""
     picked, seen = [], set()
-    for s in api["scenarios"]:
+    cases = [s for s in api["scenarios"] if s.get("snippet")
+             and len(s["snippet"].rstrip("\n").split("\n")) <= SNIPPET_LINES]
+    cases.sort(key=lambda s: (s["status"] != "pass", shown_value(s) is None))
+    for s in cases:
         key = (s["status"], s.get("cause"))
-        if key in seen or not s.get("snippet"):
+        if key in seen:
             continue
         seen.add(key)
         picked.append(s)
-    picked.sort(key=lambda s: s["status"] != "pass")
     return picked[:limit]
+
+
+def shown_value(s: Dict[str, Any]) -> Optional[str]:
+    """The value a passing row returned, when it is a plain scalar worth showing in the
+    row (an ``is_available()`` that returns False is the point of its row)."""
+    if s.get("status") != "pass":
+        return None
+    scalar = r"(True|False|None|-?\d+(?:\.\d+)?|'[^']{0,40}')"
+    d = (s.get("detail") or "").strip()
+    m = re.fullmatch(r"matches the CPU: " + scalar, d) or re.fullmatch(r"returned " + scalar + r" \(not compared\)", d)
+    return m.group(1) if m else None
+
+
+def result_cell(s: Dict[str, Any], lang: str) -> str:
+    """The row's status, "emulated" and the value it returned when that is the point, in
+    one pair of parentheses."""
+    word = term("scenario_status", s["status"], lang)
+    value = shown_value(s)
+    notes = [t("emulated", lang)] if s.get("emulated") else []
+    if value is not None:
+        notes.append(("返回 " if lang == "zh" else "returned ") + code(value))
+    if not notes:
+        return word
+    return f"{word}（{'，'.join(notes)}）" if lang == "zh" else f"{word} ({', '.join(notes)})"
+
+
+# descriptions a source gives every case alike: the row says nothing of what it compared
+GENERIC = re.compile(r"设备上的结果与 CPU 相同|在设备上追踪、编辑、运行|观察器、伪量化、QAT 模块或 prepare/convert 流程"
+                     r"|the same answer on the device as on the CPU|traced / edited / run on the device"
+                     r"|observers, fake-quantize, QAT modules or prepare/convert flows", re.I)
+GENERIC_EXPECTED = re.compile(r"^(与 CPU 结果一致|图与输出与 CPU 一致|the same answer as the CPU|the same graph and outputs as the CPU)$")
+COMPARED = {
+    "device-compute": {"zh": ("设备算子的输出", "设备算子的输出与 CPU 一致"),
+                       "en": ("the device operators' outputs", "the device operators' outputs match the CPU")},
+    "device-state": {"zh": ("设备张量的状态、元数据与返回值", "状态、元数据与返回值与 CPU 一致"),
+                     "en": ("the device tensors' state, metadata and the values returned", "state, metadata and values match the CPU")},
+    "host-only": {"zh": ("返回值（设备上没有归属于该 API 的算子运行，仅主机侧）", "返回值与 CPU 一致"),
+                  "en": ("the values returned (no device operator of the API ran: host only)", "the values returned match the CPU")},
+}
+
+
+def _compared(s: Dict[str, Any], lang: str) -> Tuple[str, str]:
+    return COMPARED.get(s.get("evidence") or "", {}).get(lang) or (
+        ("结果", "结果与 CPU 一致") if lang == "zh" else ("the results", "the results match the CPU"))
+
+
+def covers_text(s: Dict[str, Any], api: Dict[str, Any], lang: str) -> str:
+    """覆盖内容: the source's own words, unless they are the words it gives every case
+    alike — then what this row ran and compared, from its dtype and evidence."""
+    text = (s.get("description") or {}).get(lang) or "—"
+    if not GENERIC.search(text):
+        return text
+    what, _ = _compared(s, lang)
+    name = short_name(api["name"])
+    dtype = s.get("dtype")
+    case = "" if api["name"].endswith(s["id"]) else (f"（{s['id']}）" if lang == "zh" else f" ({s['id']})")
+    if lang == "zh":
+        on = f" {dtype} 设备张量上" if dtype else "设备上"
+        return f"{name}：在{on}运行用例代码{case}，比较{what}"
+    on = f"on {dtype} device tensors" if dtype else "on the device"
+    return f"{name}: the case code{case} {on}, comparing {what}"
+
+
+def compared_how(s: Dict[str, Any], lang: str) -> Optional[str]:
+    """What a row's own description says it compares ("按形状、dtype、设备与支撑集比较")."""
+    d = (s.get("description") or {}).get(lang) or ""
+    m = re.search(r"按(.+?)比较", d) if lang == "zh" else re.search(r"compared by (.+?)(?: \(|;|$)", d)
+    return m.group(1) if m else None
+
+
+def expected_text(s: Dict[str, Any], lang: str) -> str:
+    """预期结果 as the row was compared: sampled draws compared by shape, dtype, device and
+    support never promise values equal to the CPU's; a source's generic promise becomes
+    what this row's evidence compared."""
+    text = (s.get("expected") or {}).get(lang) or "—"
+    how = compared_how(s, lang)
+    if how and ("random" in (s.get("tags") or []) or GENERIC_EXPECTED.match(text)):
+        return f"{how}与 CPU 一致" if lang == "zh" else f"{how} match the CPU"
+    if GENERIC_EXPECTED.match(text) and GENERIC.search((s.get("description") or {}).get(lang) or ""):
+        return _compared(s, lang)[1]
+    return text
 
 
 # ----------------------------------------------------------------------------- 3. docs
@@ -464,28 +783,68 @@ def long_cause(cause: str, lang: str) -> str:
         return term("cause", cause, lang)
 
 
+def ids_dtypes(scenarios: Sequence[Dict[str, Any]], lang: str, limit: int = 4) -> str:
+    """The case ids with the dtypes they ran in: "`a`、`b`（float64）", or per id where the
+    dtypes differ ("`mm`（float32/float16）") — so the two sides of a split can be told apart."""
+    by_id: Dict[str, List[str]] = {}
+    for s in scenarios:
+        dts = by_id.setdefault(s["id"], [])
+        if s.get("dtype") and s["dtype"] not in dts:
+            dts.append(s["dtype"])
+    lp, rp = ("（", "）") if lang == "zh" else (" (", ")")
+    items = list(by_id.items())
+    shown = items[:limit] if limit else items
+    more = ""
+    if limit and len(items) > limit:
+        more = f" 等 {len(items)} 项" if lang == "zh" else f", … ({len(items)} cases)"
+    sets = {tuple(d) for _, d in items}
+    if len(sets) == 1:
+        dts = next(iter(sets))
+        text = t("sep", lang).join(code(i) for i, _ in shown) + more
+        return text + (f"{lp}{'/'.join(dts)}{rp}" if dts else "")
+    return t("sep", lang).join(code(i) + (f"{lp}{'/'.join(d)}{rp}" if d else "") for i, d in shown) + more
+
+
 def adaptation(api: Dict[str, Any], lang: str) -> str:
-    """Seed 000's API 适配 paragraph: the API's nature, then what runs and why the rest
-    does not (a device or build limit, not the API's implementation) — or the verdict's
-    own text where adaptation is needed or undecided."""
+    """Seed 000's API 适配 paragraph: what runs (and in which dtypes) and why the rest does
+    not (a device or build limit, not the API's implementation), then the API's nature —
+    each part composed from this API's cases and kind."""
     v = api["verdict"]
     head = f"{code(api['name'])}{'：' if lang == 'zh' else ': '}"
-    tail = (" " if lang == "en" else "") + t("nature_is", lang, n=nature(api["analysis"], lang))
+    tail = (" " if lang == "en" else "") + t("nature_is", lang, n=nature(api["analysis"], lang, api))
     counted = [s for s in api["scenarios"] if s["status"] != "skip"]
     ok = [s for s in counted if s["status"] == "pass"]
     limited = [s for s in counted if s["status"] == "unsupported" and s.get("cause") in LIMITS]
     if v["status"] == "supported":
         return head + t("adapt_ok", lang) + tail
+    if v["status"] == "device-independent":
+        return head + t("adapt_indep", lang) + tail
     if v["status"] in ("partial", "unsupported") and limited and len(ok) + len(limited) == len(counted):
         causes = sorted({s["cause"] for s in limited})
-        cause_long = t("sep", lang).join(long_cause(c, lang) for c in causes)
+        ops = refused_phrase(limited, lang)
+        why = ops or t("sep", lang).join(long_cause(c, lang) for c in causes)
         short = t("sep", lang).join(term("cause", c, lang) for c in causes)
+        bad = _spaced(ids_dtypes(limited, lang), lang)
+        why = why + (" " if lang == "zh" and re.search(r"[\w`]$", why) else "")
+        plain = "" if ops else "_plain"  # the long cause names the short one already
         if ok:
-            ok_ids = _spaced(_ids(ok, lang, 4), lang)
-            return head + t("adapt_limits", lang, ok=ok_ids, bad=_spaced(_ids(limited, lang, 4), lang), cause=cause_long,
+            return head + t("adapt_limits" + plain, lang, ok=_spaced(ids_dtypes(ok, lang), lang), bad=bad, cause=why,
                             short=short) + tail
-        return head + t("adapt_all_limited", lang, bad=_spaced(_ids(limited, lang, 4), lang), cause=cause_long,
-                        short=short) + tail
+        return head + t("adapt_all_limited" + plain, lang, bad=bad, cause=why, short=short) + tail
+    if v["status"] == "broken":
+        wrong = [s for s in counted if s["status"] != "pass" and s.get("cause") not in LIMITS
+                 and (s.get("cause") or "") not in NO_ANSWER]
+        if wrong:
+            causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause") or s["status"], lang) for s in wrong))
+            return head + t("adapt_broken", lang, ids=ids_dtypes(wrong, lang), causes=causes) + tail
+    if v["status"] == "unknown":
+        if not counted and api["scenarios"]:
+            return head + t("adapt_unknown_skipped", lang, n=len(api["scenarios"])) + tail
+        if not counted:
+            return head + t("adapt_unknown_none", lang) + tail
+        left = [s for s in counted if s["status"] != "pass"]
+        causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause") or s["status"], lang) for s in left))
+        return head + t("adapt_unknown", lang, n=len(left), causes=causes) + tail
     text = (v.get("adaptation") or {}).get(lang) or "—"
     return head + text + tail
 

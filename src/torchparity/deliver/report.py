@@ -38,9 +38,11 @@ def environment() -> jinja2.Environment:
         vocab=lambda value, group, lang="en": term(group, value, lang)))
 
 
-def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] = None) -> str:
+def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] = None,
+                    task: Optional[str] = None) -> str:
     """The report in ``lang``; ``files`` (see deliver.artifacts) adds links to the other
-    deliverables of the folder: run screenshot, report.html, generated tests."""
+    deliverables of the folder: run screenshot, report.html, generated tests. ``task``:
+    the community task number the report is filed under (deliver/issues.py)."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}")
     from .artifacts import artifacts
@@ -51,7 +53,7 @@ def render_markdown(report: Report, lang: str, files: Optional[Dict[str, Any]] =
     data = report.model_dump(mode="json", by_alias=True)
     table = label_table(lang)
     text = template.render(report=data, L=table, lang=lang, files=files,
-                           N=ReportView(report, lang, table, files),
+                           N=ReportView(report, lang, table, files, task=task),
                            C="：" if lang == "zh" else ": ")
     text = re.sub(r"[ \t]+\n", "\n", text)
     return re.sub(r"\n{3,}", "\n\n", text)

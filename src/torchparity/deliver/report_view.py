@@ -14,8 +14,10 @@ from .vocab import term
 
 
 class ReportView:
-    def __init__(self, report: Report, lang: str, labels: Dict[str, str], files: Dict[str, Any]):
+    def __init__(self, report: Report, lang: str, labels: Dict[str, str], files: Dict[str, Any],
+                 task: Optional[str] = None):
         self.report = report
+        self.task = task
         self.lang = lang
         self.L = labels
         self.files = files or {}
@@ -42,6 +44,23 @@ class ReportView:
         return f"{sum(s['status'] == 'pass' for s in counted)}/{len(counted)}"
 
     @property
+    def task_numbers(self) -> str:
+        """The task number of the title: the ``--task`` name, else a placeholder."""
+        return self.task or self.ph(self.L["ph_task_no"])
+
+    @property
+    def related(self) -> List[str]:
+        """关联任务 Issue: one line per task (seed 000: "链接（任务32：torch.autograd.gradcheck）")."""
+        sep, c = nv.t("sep", self.lang), ("：" if self.lang == "zh" else ": ")
+        lp, rp = ("（", "）") if self.lang == "zh" else (" (", ")")
+        link = self.ph(self.L["ph_issue"])
+        if self.task:
+            names = sep.join(a["name"] for a in self.apis)
+            return [f"{link}{lp}{self.L['task']}{self.task}{c}{names}{rp}"]
+        number = self.ph(self.L["ph_task_no"])
+        return [f"{link}{lp}{self.L['task']}{number}{c}{a['name']}{rp}" for a in self.apis]
+
+    @property
     def hardware(self) -> str:
         """The report's device, then each other device of the run (``Report.runs``)."""
         sep = "；" if self.lang == "zh" else "; "
@@ -64,15 +83,15 @@ class ReportView:
     @property
     def categories(self) -> List[Any]:
         """(category, {apis, reason}) in order of first appearance."""
-        out: Dict[str, Dict[str, Any]] = {}
+        out: Dict[Any, Dict[str, Any]] = {}
         for api in self.apis:
             v = api["verdict"]
             cat = v.get("category") or term("verdict_status", "unknown", self.lang)
             if cat == "undetermined":  # a word, not a community category code: in the report's language
                 cat = term("category", cat, self.lang)
-            reason = (v.get("category_reason") or {}).get(self.lang) or "—"
-            out.setdefault(cat, {"apis": [], "reason": reason})["apis"].append(f"`{api['name']}`")
-        return list(out.items())
+            reason = nv.category_reason(api, self.lang) + nv.t("stop", self.lang)
+            out.setdefault((cat, reason), {"apis": [], "reason": reason})["apis"].append(f"`{api['name']}`")
+        return [(cat, group) for (cat, _), group in out.items()]
 
     def summary(self, api: Dict[str, Any]) -> str:
         return nv.api_summary(api, self.lang)
@@ -92,7 +111,10 @@ class ReportView:
         sep = nv.t("sep", self.lang)
         cases = [f"`{a['name']}`" for a in self.apis if (a["verdict"].get("category") or "").startswith("1.1")]
         rest = [f"`{a['name']}`" for a in self.apis if (a["verdict"].get("category") or "").startswith("1.2")]
+        unknown = [f"`{a['name']}`" for a in self.apis if not (a["verdict"].get("category") or "").startswith("1.")]
         out = []
+        if unknown:
+            out.append(self.L["s1_conclusion_undetermined"].replace("{apis}", sep.join(unknown)))
         if cases:
             out.append(self.L["s1_conclusion_cases"].replace("{apis}", sep.join(cases)))
         if rest:
@@ -141,10 +163,46 @@ class ReportView:
     def snippets(self, api: Dict[str, Any]) -> List[str]:
         return [text for s in nv.pick_snippets(api) if (text := nv.snippet_with_output(s, self.lang))]
 
+    def all_commented(self, api: Dict[str, Any]) -> bool:
+        """Every snippet shown ends with the comment the label promises."""
+        picked = nv.pick_snippets(api)
+        return bool(picked) and all(nv.snippet_and_comment(s, self.lang)[1] for s in picked)
+
+    def covers(self, s: Dict[str, Any], api: Dict[str, Any]) -> str:
+        return nv.covers_text(s, api, self.lang)
+
+    def expected(self, s: Dict[str, Any]) -> str:
+        return nv.expected_text(s, self.lang)
+
+    def result(self, s: Dict[str, Any]) -> str:
+        return nv.result_cell(s, self.lang)
+
+    def category_reason(self, api: Dict[str, Any]) -> str:
+        return nv.category_reason(api, self.lang)
+
+    @property
+    def stop(self) -> str:
+        return nv.t("stop", self.lang)
+
     @property
     def test_files(self) -> List[str]:
         tests = self.files.get("tests") or {}
         return list(tests.get("npu") or []) or [f for paths in tests.values() for f in paths]
+
+    @property
+    def commands(self) -> List[str]:
+        """The test files 测试方法 runs: the generated ones, else the names gentest gives them."""
+        if self.test_files:
+            return self.test_files
+        from .gentest import file_name
+
+        out = []
+        for a in self.apis:
+            try:
+                out.append(f"tests/npu/{file_name(a['name'])}")
+            except Exception:
+                continue
+        return out
 
     @property
     def results(self) -> List[Dict[str, Any]]:

@@ -26,11 +26,18 @@ from .checks import (
     check_apis,
     check_blocks,
     check_categories,
+    check_commands,
+    check_contradictions,
     check_coverage,
     check_environment,
     check_evidence,
+    check_expected,
+    check_kinds,
     check_sections,
+    check_sentences,
     check_tables,
+    claims_by_api,
+    list_placeholders,
     read_coverage,
 )
 from .document import API_RE, CATEGORY_RE, RULES_FILE, Document, Table, clean, load_rules, parse
@@ -65,4 +72,11 @@ def triage(text: str, facts: Dict[str, Facts], *, versions: Optional[Sequence[st
     found.problems += problems
     problems, found.evidence = check_evidence(text, found.covered)
     found.problems += problems
+    found.claims = claims_by_api(doc, rules)
+    found.problems += check_contradictions(doc, rules, found.claims)
+    found.problems += check_kinds(found.claims, facts)
+    found.problems += check_sentences(doc, rules)
+    found.problems += check_commands(doc)
+    found.problems += check_expected(doc, rules)
+    list_placeholders(doc, found.pending)
     return verdict(doc, text, facts, rules, found)

@@ -10,8 +10,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...results.models import Text
 from .document import (
+    CATEGORY_RE,
     IMAGE_RE,
     LOG_RE,
+    MARKED_RE,
     PLACEHOLDER_RE,
     PRINTED_RE,
     VERSION_RE,
@@ -70,6 +72,10 @@ def check_categories(doc: Document, facts: Dict[str, Facts]) -> Tuple[List[Probl
     """A category is claimed and agrees with torchparity's analysis of each API; warnings
     name the APIs whose category our analysis cannot confirm."""
     if not doc.claims:
+        text = "\n".join(doc.lines)
+        if re.search(r"【\s*(?:待补充|to fill)[^】]*(分类|category)", text, re.I):
+            return [], [Text(en="the category is a marked placeholder: undetermined until the device judges a scenario",
+                             zh="分类为标注的占位项：设备上完成场景判定前待定")]
         return [Problem("category", "未声明任务分类（如 1.1① / 1.2①）",
                         "no task category claimed (e.g. 1.1① / 1.2①)")], []
     problems: List[Problem] = []
@@ -248,3 +254,206 @@ def check_evidence(text: str, covered: Dict[str, List[str]]) -> Tuple[List[Probl
     if not evidence:
         return [Problem("log", "缺少运行截图或运行日志", "no run screenshot or log")], evidence
     return [], evidence
+
+
+# ----------------------------------------------------------------------------- read as a reviewer
+# (issue 23: what the template checks above cannot see — the sentences themselves)
+
+_SENTENCE = re.compile(r"[^。；;\n]+")
+_PLURAL = re.compile(r"这两个|两个|三个|这些|均|都|以上|上述|\bboth\b|\ball\b|\bthese\b", re.I)
+# random draws (an OpInfo "sample" is an input, not a draw)
+_SAMPLING = re.compile(r"采样|抽样|随机|\brsample\b|\.sample\b|\bdraws?\b|\bsampled\b|\brandom draws?\b", re.I)
+_EQUAL_CPU = re.compile(r"与\s*CPU\s*(结果|输出)?\s*一致|结果一致|match(es)? the CPU|equal to the CPU", re.I)
+# what a sampled row may promise equal to the CPU: its shape, dtype, device, support, distribution
+_QUALIFIED = re.compile(r"分布|统计|形状|dtype|设备|支撑|distribution|shape|support|device|\bks\b|kolmogorov", re.I)
+_CUT = re.compile(r"(?<!`)`[^`\s\n]{1,40}…")
+
+
+def _api_patterns(apis: Sequence[str]) -> Dict[str, "re.Pattern[str]"]:
+    """Each API's name as the text may write it: whole, or its last one or two parts
+    (``forward_ad.unpack_dual``, ``unpack_dual``) where no other API shares them."""
+    out = {}
+    for api in apis:
+        parts = api.split(".")
+        forms = [api] + [".".join(parts[-k:]) for k in (2, 1) if len(parts) > k]
+        forms = [f for f in forms if f == api or not any(o != api and o.endswith("." + f) or o == f for o in apis)]
+        forms = [f for f in forms if f == api or len(f) >= 6]
+        alt = "|".join(re.escape(f) for f in sorted(set(forms), key=len, reverse=True))
+        out[api] = re.compile(rf"(?<![\w.])(?:{alt})(?![\w])")
+    return out
+
+
+def claims_by_api(doc: Document, rules: Dict[str, Any]) -> Dict[str, Dict[str, List[str]]]:
+    """What the text says of each API, sentence by sentence: its nature (native / python),
+    its test adaptation (needed / none) and its category. A sentence belongs to the APIs it
+    names; one naming none belongs to the API of its block or ``###`` section, and a plural
+    one ("这两个API", "三个 API 均") outside those to every API."""
+    pats = _api_patterns(doc.apis)
+    nature = {k: re.compile(v, re.I) for k, v in rules.get("nature_claims", {}).items()}
+    tests = {k: re.compile(v, re.I) for k, v in rules.get("test_claims", {}).items()}
+    out: Dict[str, Dict[str, List[str]]] = {a: {} for a in doc.apis}
+    context: List[str] = []
+    blocks = {i: apis for i, _, _, apis in doc.blocks}
+    fence = False
+    for i, line in enumerate(doc.lines):
+        if line.strip().startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        if i in blocks:
+            context = list(blocks[i])
+        elif line.lstrip().startswith("#") or i in doc.boundaries:
+            named = [a for a, p in pats.items() if p.search(line)]
+            context = named
+            if named:
+                continue
+        in_line = [a for a, p in pats.items() if p.search(line)]
+        for sentence in _SENTENCE.findall(line):
+            named = [a for a, p in pats.items() if p.search(sentence)]
+            owners = named or in_line or context or (list(doc.apis) if _PLURAL.search(sentence) else [])
+            found = [k for k, p in nature.items() if p.search(sentence)]
+            found += [f"test:{k}" for k, p in tests.items() if p.search(sentence)]
+            found += [f"cat:{a}.{b}{c}" for a, b, c in CATEGORY_RE.findall(MARKED_RE.sub("", sentence))]
+            for api in owners:
+                for key in found:
+                    out[api].setdefault(key, []).append(clean(sentence, 80))
+    return out
+
+
+def check_contradictions(doc: Document, rules: Dict[str, Any],
+                         claims: Dict[str, Dict[str, List[str]]]) -> List[Problem]:
+    """Sentences about one API that cannot both be true: "涉及算子实现" and "纯 Python 接口";
+    "需要补充用例" and "无需新增用例"; a 1.2 category with "需要补充用例", a 1.1 one with
+    "无需新增用例"."""
+    problems: List[Problem] = []
+    for api, said in claims.items():
+        pairs = [tuple(p) for p in rules.get("contradict", [])]
+        pairs += [("test:needed", "test:none", "是否需要新增用例", "whether test cases are needed")]
+        for a, b, zh, en in pairs:
+            if said.get(a) and said.get(b):
+                problems.append(Problem(
+                    "contradiction", f"{api}：关于{zh}的说法自相矛盾：「{said[a][0]}」与「{said[b][0]}」",
+                    f"{api}: the text contradicts itself on {en}: '{said[a][0]}' vs '{said[b][0]}'"))
+        cats = {k[4:] for k in said if k.startswith("cat:")}
+        if any(c.startswith("1.2") for c in cats) and said.get("test:needed") and not said.get("test:none"):
+            problems.append(Problem(
+                "contradiction", f"{api}：分类 1.2（无需新增用例）与「{said['test:needed'][0]}」矛盾",
+                f"{api}: category 1.2 (no new test cases) contradicts '{said['test:needed'][0]}'"))
+        if any(c.startswith("1.1") for c in cats) and said.get("test:none") and not said.get("test:needed"):
+            problems.append(Problem(
+                "contradiction", f"{api}：分类 1.1（需要补充用例）与「{said['test:none'][0]}」矛盾",
+                f"{api}: category 1.1 (test cases needed) contradicts '{said['test:none'][0]}'"))
+    return problems
+
+
+def check_kinds(claims: Dict[str, Dict[str, List[str]]], facts: Dict[str, Facts]) -> List[Problem]:
+    """Sentences false for the API's kind: a context manager (a class wrapping code) said to
+    run a user function's operators."""
+    problems: List[Problem] = []
+    for api, said in claims.items():
+        f = facts.get(api)
+        if f is None or not said.get("takes_function"):
+            continue
+        if f.harness and f.implementation == "python_class":
+            problems.append(Problem(
+                "sentence", f"{api}：上下文管理器不接收用户函数，却写「{said['takes_function'][0]}」",
+                f"{api}: a context manager takes no function, yet the text says '{said['takes_function'][0]}'"))
+    return problems
+
+
+def check_commands(doc: Document) -> List[Problem]:
+    """Snippets end with the comments the text promises; a run on hardware sources the
+    CANN environment (seed 001's 测试方法); a long-form report has an issue title."""
+    problems: List[Problem] = []
+    text = "\n".join(doc.lines)
+    promise_re = re.compile(r"print\(\) 后的注释|comment after print\(\)")
+    # each promise holds for the code blocks up to the next block of commands or heading
+    chunks = re.split(r"\n(?=验证命令|Verification commands|#{2,6} )", text)
+    for chunk in chunks:
+        if not promise_re.search(chunk.split("\n", 1)[0]):
+            continue
+        for block in re.findall(r"```python\n(.*?)```", chunk, re.S):
+            last = [ln for ln in block.rstrip().split("\n") if ln.strip()][-1:]
+            if not last or not (last[0].startswith("print(") and "  # " in last[0]):
+                problems.append(Problem(
+                    "snippet", f"验证命令承诺 print() 后附运行结果，但该段没有：「{clean(last[0] if last else '', 60)}」",
+                    f"the text promises each print() carries its result, this one does not: "
+                    f"'{clean(last[0] if last else '', 60)}'"))
+    if "TORCH_DEVICE_BACKEND_AUTOLOAD" in text and "set_env.sh" not in text:
+        problems.append(Problem("environment", "测试方法缺少环境设置行（source …/set_env.sh）",
+                                "the test method misses the environment line (source …/set_env.sh)"))
+    if doc.form == "long" and not re.search(r"社区任务|community task", text, re.I):
+        problems.append(Problem("title", "缺少社区任务标题（如「8月社区任务第三期-Ascend for PyTorch API 一致性开发（19、22）」）或其占位",
+                                "no community task title (or its placeholder)"))
+    return problems
+
+
+def check_sentences(doc: Document, rules: Dict[str, Any]) -> List[Problem]:
+    """Self-reference ("定义于 `X`（`X`）"), names cut mid-token ("`le…"), timeouts called a
+    difference from the CPU, the known slips, and template leftovers."""
+    problems: List[Problem] = []
+    text = "\n".join(doc.lines)
+    for m in re.finditer(r"(`[^`\n]+`)\s*[（(]\s*(?:即\s*)?\1\s*[）)]", text):
+        problems.append(Problem("sentence", f"自我指代：{clean(m.group(0), 80)}",
+                                f"self-reference: {clean(m.group(0), 80)}"))
+    for m in re.finditer(r"定义于\s*`([^`\n]+)`", text):
+        if m.group(1) in doc.apis:
+            problems.append(Problem("sentence", f"自我指代：{m.group(1)} 「定义于」其自身",
+                                    f"self-reference: {m.group(1)} is 'defined in' itself"))
+    for m in _CUT.finditer(text):
+        problems.append(Problem("sentence", f"名称或代码被截断：「{m.group(0)}」",
+                                f"a name or code is cut mid-token: '{m.group(0)}'"))
+    for line in doc.lines:
+        if re.search(r"超时|timed? ?out", line, re.I) and re.search(
+                r"与 CPU 行为不一致|需要适配|behaves differently|adaptation needed", line, re.I) \
+                and not re.search(r"结果不一致|result differs|mismatch", line, re.I):
+            problems.append(Problem("sentence", f"超时不是对 API 的判定，却写作不一致/需要适配：「{clean(line, 80)}」",
+                                    f"a timeout is no verdict on the API, yet it reads as a difference: '{clean(line, 80)}'"))
+    for slip in rules.get("slips", []):
+        if re.search(slip["pattern"], text):
+            problems.append(Problem("slip", slip["zh"], slip["en"]))
+    fence_free = re.sub(r"```.*?```", "", text, flags=re.S)
+    for left in rules.get("leftovers", []):
+        source = text if left.get("in") == "all" or "api" in left["pattern"] else fence_free
+        if m := re.search(left["pattern"], source):
+            problems.append(Problem("placeholder", f"{left['zh']}：「{clean(m.group(0), 40)}」",
+                                    f"{left['en']}: '{clean(m.group(0), 40)}'"))
+    return problems
+
+
+def check_expected(doc: Document, rules: Dict[str, Any]) -> List[Problem]:
+    """Rows of the test-item table whose 预期结果 promises values equal to the CPU's for
+    sampled (random) results, which are compared by distribution, not value by value."""
+    spec = next((s for s in rules["tables"] if s["key"] == "test_items"), None)
+    problems: List[Problem] = []
+    for table in doc.tables:
+        if spec is None or not all(any(re.search(p, h, re.I) for h in table.header) for p in spec["header"]):
+            continue
+        col = next(i for i, h in enumerate(table.header) if re.search(spec["header"][2], h, re.I))
+        for row in table.rows:
+            expected = row[col] if col < len(row) else ""
+            rest = " ".join(c for j, c in enumerate(row) if j != col)
+            if _SAMPLING.search(rest) and _EQUAL_CPU.search(expected) and not _QUALIFIED.search(expected):
+                problems.append(Problem(
+                    "row", f"{clean(row[0], 40)}：采样结果不逐值比较（按形状/支撑集/分布），预期结果却写「{clean(expected, 40)}」",
+                    f"{clean(row[0], 40)}: sampled results are not compared value by value (shape / support / "
+                    f"distribution), yet the expected result says '{clean(expected, 40)}'"))
+    return problems
+
+
+def list_placeholders(doc: Document, pending: List[Problem]) -> None:
+    """Every marked placeholder the other checks did not list (issue links, the title,
+    ...), by its text and count."""
+    counted: Dict[str, int] = {}
+    tables = [(t.start, t.end) for t in doc.tables]
+    for i, line in enumerate(doc.lines):
+        if any(a <= i < b for a, b in tables):
+            continue  # table cells: check_tables lists them
+        for m in re.finditer(r"【\s*(?:待补充|待填写|to fill)[^】]*】", line, re.I):
+            counted[m.group(0)] = counted.get(m.group(0), 0) + 1
+    coverage = [p for p in pending if p.part == "coverage"]
+    for text, n in counted.items():
+        if coverage and re.search(r"硬件|hardware", text):
+            continue  # the results per version and chip: check_coverage lists them
+        pending.append(Problem("placeholder", f"{clean(text, 80)}（{n} 处）", f"{clean(text, 80)} ({n}x)"))

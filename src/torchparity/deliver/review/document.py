@@ -33,6 +33,7 @@ HARDCODED_RE = re.compile(r"device\s*=\s*[\"'](?:npu|cuda)[\"':0-9]*|\.(?:npu|cu
                           r"\.to\(\s*[\"'](?:npu|cuda)")
 # a part the contributor fills (a template placeholder): 【待补充：…】, 【to fill: …】
 PLACEHOLDER_RE = re.compile(r"【\s*(?:待补充|待填写|to fill)", re.I)
+MARKED_RE = re.compile(r"【\s*(?:待补充|待填写|to fill)[^】]*】", re.I)  # a whole placeholder
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -40,7 +41,16 @@ def clean(text: str, limit: int = 160) -> str:
     """Document text made safe to print: no control or bidi characters, one line, short."""
     text = _CONTROL.sub(" ", text or "")
     text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    # never mid-token: back to the last space or CJK punctuation, and no code span left open
+    m = re.search(r"^(.*[\s，。；、：）)])", cut)
+    if m and len(m.group(1)) >= limit // 2:
+        cut = m.group(1).rstrip()
+    if cut.count("`") % 2:
+        cut = cut[: cut.rindex("`")].rstrip()
+    return cut + "…"
 
 
 @lru_cache(maxsize=None)
@@ -192,7 +202,7 @@ def parse(text: str, rules: Optional[Dict[str, Any]] = None) -> Document:
     headings, form = _headings(lines, rules)
     blocks = _blocks(lines)
     boundaries = sorted({i for idx in headings.values() for i in idx} | {b[0] for b in blocks})
-    claims = _dedupe(f"{a}.{b}{c}" for a, b, c in CATEGORY_RE.findall(text))
+    claims = _dedupe(f"{a}.{b}{c}" for a, b, c in CATEGORY_RE.findall(MARKED_RE.sub("", text)))
     return Document(lines=lines, form=form, headings=headings, boundaries=boundaries,
                     tables=_tables(lines), blocks=blocks, apis=target_apis(lines, blocks),
                     claims=claims)

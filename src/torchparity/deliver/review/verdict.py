@@ -34,6 +34,8 @@ class Findings:
     pending: List[Problem] = field(default_factory=list)
     env_values: Dict[str, str] = field(default_factory=dict)
     evidence: List[Text] = field(default_factory=list)
+    # what the text says of each API (checks.claims_by_api): nature, tests, category
+    claims: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -207,26 +209,52 @@ def _api_adaptation(doc: Document, found: Findings) -> Text:
     return Text(en="no adaptation needed, the API is supported", zh="无需适配，API已支持。")
 
 
-def _test_adaptation(doc: Document, text: str) -> Text:
-    """Whether device test cases are needed, and whether the given ones hard-code the device."""
-    is_11 = any(c.startswith("1.1") for c in doc.claims)
-    hard = sorted(set(HARDCODED_RE.findall(text)))
-    if not is_11:
+def _needs_cases(api: str, doc: Document, found: "Findings", facts: Dict[str, Facts]) -> bool:
+    """Whether the text (else our analysis) files ``api`` as needing device test cases."""
+    said = found.claims.get(api, {})
+    if said.get("test:needed") or said.get("test:none"):
+        return bool(said.get("test:needed")) and not said.get("test:none")
+    cats = {k[4:] for k in said if k.startswith("cat:")}
+    if cats:
+        return any(c.startswith("1.1") for c in cats)
+    f = facts.get(api)
+    if f is not None and f.category:
+        return f.category.startswith("1.1")
+    return any(c.startswith("1.1") for c in doc.claims)
+
+
+def _test_adaptation(doc: Document, text: str, found: Optional["Findings"] = None,
+                     facts: Optional[Dict[str, Facts]] = None) -> Text:
+    """Per API: whether device test cases are needed, and whether the given ones hard-code
+    the device (three APIs that need none are never told they do)."""
+    found = found or Findings(versions=[], chips=[])
+    needing = [a for a in doc.apis if _needs_cases(a, doc, found, facts or {})]
+    rest = [a for a in doc.apis if a not in needing]
+    if not needing:
         return Text(en="no new test cases (1.2①: issue + run screenshot + support verification)",
                     zh="无需新增用例（1.2①：issue 说明 + 运行截图 + 支持情况验证）")
+    hard = sorted(set(HARDCODED_RE.findall(text)))
     if hard:
-        return Text(en=f"the test code hard-codes the device ({', '.join(hard)}): decouple it "
+        need = Text(en=f"the test code hard-codes the device ({', '.join(hard)}): decouple it "
                        "(device, dtypes, shapes as parameters; `torchparity gentest` writes such files)",
                     zh=f"用例存在硬编码（{', '.join(hard)}），需要用例解耦跟踪"
                        "（device、dtype、shape 应参数化，可用 torchparity gentest 生成）")
-    if re.search(r"^```\s*python", text, re.M | re.I):
-        return Text(en="device test cases needed; the test code shown does not hard-code the device "
+    elif re.search(r"^```\s*python", text, re.M | re.I):
+        need = Text(en="device test cases needed; the test code shown does not hard-code the device "
                        "(device, dtypes and shapes must stay parameters)",
                     zh="需要补充设备用例；正文所附代码未发现硬编码设备（device、dtype、shape 须保持参数化）")
-    return Text(en="device test cases needed; the text shows no test code, so hard-coding "
-                   "cannot be checked here: device, dtypes and shapes must be parameters",
-                zh="需要补充设备用例；正文未附用例代码，无法检查硬编码，"
-                   "需确认 device、dtype、shape 均为参数（可用 torchparity gentest 生成）")
+    else:
+        need = Text(en="device test cases needed; the text shows no test code, so hard-coding "
+                       "cannot be checked here: device, dtypes and shapes must be parameters",
+                    zh="需要补充设备用例；正文未附用例代码，无法检查硬编码，"
+                       "需确认 device、dtype、shape 均为参数（可用 torchparity gentest 生成）")
+    if not rest:
+        return need
+    short = lambda names, sep: sep.join(a.rsplit(".", 1)[-1] for a in names)  # noqa: E731
+    return Text(en=f"{short(needing, ', ')}: {need.en}; {short(rest, ', ')}: no new test cases "
+                   "(issue + run screenshot + support verification)",
+                zh=f"{short(needing, '、')}：{need.zh}；{short(rest, '、')}：无需新增用例"
+                   "（issue 说明 + 运行截图 + 支持情况验证）")
 
 
 def part2(doc: Document, api_adapt: Text, test_adapt: Text) -> List[Line]:
@@ -314,7 +342,7 @@ def verdict(doc: Document, text: str, facts: Dict[str, Facts], rules: Dict[str, 
     """The review of ``doc``: accepted when the checks found no problem."""
     mark = _mark(doc, found)
     api_adapt = _api_adaptation(doc, found)
-    test_adapt = _test_adaptation(doc, text)
+    test_adapt = _test_adaptation(doc, text, found, facts)
     lines = {"p1": part1(doc, facts, rules, mark),
              "p2": part2(doc, api_adapt, test_adapt),
              "p3": part3(doc, rules, found),
