@@ -18,7 +18,10 @@ schema and the profile), then
 Pure view ops run their Meta kernel directly on the device tensor (no CPU round trip).
 
 The hot path avoids pytree and closures: a plan is a flat description of where tensors
-sit in ``args``/``kwargs``. Nothing here keeps references between calls except the plan
+sit in ``args``/``kwargs``. Ops of the common shape (positional tensors only, nothing to
+replace or mutate, one new tensor back: ``Plan.fast``) take ``_run_fast``, the same steps
+without the general bookkeeping; their CPU result is kept as the new device tensor's CPU
+view (``storage.wrap(remember=True)``), so the next op on it maps it for free. Nothing here keeps references between calls except the plan
 cache, so the fallback creates no reference cycles and memory stays flat.
 """
 
