@@ -108,3 +108,26 @@ def test_an_elastic_agent_listens_on_loopback_only():
     with ListenWatch() as watch:
         agent_case("cpu", torch.float32)
     assert watch.seen and not watch.off_host(), watch.seen
+
+
+def test_world_ranks_are_told_to_listen_on_the_loopback(monkeypatch):
+    """NCCL / HCCL / gloo worlds on real devices: the ranks' environment names the loopback
+    interface (the listening sockets of NCCL and HCCL cannot be read on a CPU machine)."""
+    from torchparity.scenarios.sources import world
+
+    seen = []
+
+    class Started(Exception):
+        pass
+
+    def popen(cmd, **kw):
+        seen.append(kw["env"])
+        raise Started
+
+    monkeypatch.setattr(world.subprocess, "Popen", popen)
+    monkeypatch.setenv("NCCL_SOCKET_IFNAME", "eth0")  # a user's setting does not leak off-host
+    with pytest.raises(Started):
+        world._start_world([("all_reduce_sum", "float32")], "cpu", 2, 5.0)
+    env = seen[0]
+    assert env["GLOO_SOCKET_IFNAME"] == "lo" and env["NCCL_SOCKET_IFNAME"] == "lo"
+    assert env["HCCL_IF_IP"] == "127.0.0.1" and env["HCCL_SOCKET_IFNAME"] == "lo"

@@ -35,6 +35,10 @@ def test_help_is_not_cut_when_piped():
                          capture_output=True, text=True, timeout=120).stdout
     assert "--apis-from-vendor-docs" in out and "--apis-from-vend…" not in out
     assert max(len(ln) for ln in out.splitlines()) > 120  # wider than rich's 80 columns
+    # unwrapped: an option's whole help on the option's line, no box drawn around it
+    line = next(ln for ln in out.splitlines() if "--apis-from-vendor-docs <" in ln or "--apis-from-vendor-docs  " in ln)
+    assert "no per-API reports" in line and "several devices" in line, line
+    assert "│" not in out and "╭" not in out
 
 
 def test_every_device_of_a_several_device_check_gets_its_table():

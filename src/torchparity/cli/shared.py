@@ -11,12 +11,13 @@ import sys
 import typer
 from rich.console import Console
 
-from .width import width_for
+from .width import help_settings, width_for
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings=help_settings(),
                   help="Does this PyTorch API behave on the device as on the CPU — for which "
                        "dtypes, and if not, why?")
-profile_app = typer.Typer(no_args_is_help=True, help="Capability profiles of emulated devices.")
+profile_app = typer.Typer(no_args_is_help=True, context_settings=help_settings(), help="Capability profiles of emulated devices.")
 app.add_typer(profile_app, name="profile")
 
 out_console = Console(width=width_for(sys.stdout))

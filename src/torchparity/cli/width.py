@@ -23,7 +23,26 @@ def width_for(stream: IO) -> Optional[int]:
         return PIPE_WIDTH
 
 
+# --help when not a terminal: click's plain formatter at a width no help line reaches, so
+# every option's help stays on its line (nothing to re-join for grep or a log reader)
+HELP_UNWRAPPED = 100_000
+
+
+def help_unwrapped() -> bool:
+    return width_for(sys.stdout) is not None
+
+
 def set_help_width() -> None:
-    """typer's --help at :data:`PIPE_WIDTH` when stdout is not a terminal."""
-    if width_for(sys.stdout) is not None:
+    """Not a terminal: typer's --help without rich's boxes (``TYPER_USE_RICH=0``), unwrapped
+    (see :data:`HELP_UNWRAPPED`, the app's ``context_settings``); ``TERMINAL_WIDTH`` for what
+    rich still prints."""
+    if help_unwrapped():
         os.environ.setdefault("TERMINAL_WIDTH", str(PIPE_WIDTH))
+        os.environ.setdefault("TYPER_USE_RICH", "0")
+
+
+def help_settings() -> dict:
+    """click context settings for the app: unwrapped help when not a terminal."""
+    if not help_unwrapped():
+        return {}
+    return {"max_content_width": HELP_UNWRAPPED, "terminal_width": HELP_UNWRAPPED}

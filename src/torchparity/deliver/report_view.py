@@ -40,8 +40,16 @@ class ReportView:
         return nv.status_word(status, self.report.device.emulated, self.lang)
 
     def passed(self, api: Dict[str, Any]) -> str:
+        """"7/9": passes of the counted scenarios; after an interrupt, with the cases of
+        this API that never ran ("7/9（未执行 2 项：a[float32]、b[float32]）")."""
         counted = [s for s in api["scenarios"] if s["status"] != "skip"]
-        return f"{sum(s['status'] == 'pass' for s in counted)}/{len(counted)}"
+        text = f"{sum(s['status'] == 'pass' for s in counted)}/{len(counted)}"
+        unrun = (self.report.options.get("unrun") or {}).get(api["name"])
+        if unrun:
+            ids = ("、" if self.lang == "zh" else ", ").join(unrun)
+            text += (f"（未执行 {len(unrun)} 项：{ids}）" if self.lang == "zh"
+                     else f" ({len(unrun)} not run: {ids})")
+        return text
 
     @property
     def task_numbers(self) -> str:

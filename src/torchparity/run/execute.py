@@ -164,35 +164,40 @@ def _short(value: Any, limit: int = 120) -> str:
 def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
                      adapter: DeviceAdapter) -> List[FootprintEntry]:
     """Run the scenario once more on the device under the footprint recorder."""
-    return _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True).entries()
+    return _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)[0].entries()
 
 
 def _recorded_run(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
-                  adapter: DeviceAdapter, runtime: bool = False) -> FootprintRecorder:
+                  adapter: DeviceAdapter, runtime: bool = False) -> Tuple[FootprintRecorder, Outcome]:
     """The scenario run once more on the device, seeded, under a footprint recorder; a
     failure ends the run (the judged run already reported it: ops up to it are recorded,
-    ``recorder.failed`` names the op that raised)."""
+    ``recorder.failed`` names the op that raised). The run's outcome comes too: the
+    footprint run of a case is also its repeat (see :func:`repeat_draws`)."""
     recorder = FootprintRecorder(adapter.type, api_objects=[api_obj] if api_obj is not None else [],
                                  api_codes=api_codes, user_files=[sc.source_file], runtime=runtime)
     torch.manual_seed(SEED)
+    start = time.perf_counter()
     try:
         with recorder:
-            sc.fn(adapter.torch_device, dtype)
+            value = sc.fn(adapter.torch_device, dtype)
             adapter.synchronize()
-    except Exception:
-        pass
-    return recorder
+        outcome = Outcome(value=value, seconds=time.perf_counter() - start)
+    except Exception as exc:
+        outcome = Outcome(exc=exc, seconds=time.perf_counter() - start)
+    return recorder, outcome
 
 
 def repeat_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
-                 judgement: Judgement) -> None:
+                 judgement: Judgement, again: Optional[Outcome] = None) -> None:
     """A scenario returning :class:`~torchparity.scenarios.registry.Draws`: the device run
     repeated under the same seed (and the default generator) must draw bit-identical
-    values; otherwise the row fails, whatever the distributions say."""
+    values; otherwise the row fails, whatever the distributions say. ``again``: a repeat
+    already made (the case's footprint run: same seed, same device), else one is run."""
     first = draws_in(dev.value) if not dev.raised else []
     if not first or judgement.status not in (Status.PASS, Status.FAIL):
         return
-    again = _run(sc.fn, adapter.torch_device, dtype, adapter)
+    if again is None:
+        again = _run(sc.fn, adapter.torch_device, dtype, adapter)
     second = draws_in(again.value) if not again.raised else []
     if len(second) != len(first):
         return  # the repeat itself failed: the judged run already said what it could
@@ -212,14 +217,17 @@ SCAFFOLD_SOURCES = ("scenario", "callable")
 
 
 def explain_scaffolding(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, judgement: Judgement,
-                        api_obj: Any, api_codes: Sequence[Any]) -> None:
+                        api_obj: Any, api_codes: Sequence[Any],
+                        recorder: Optional[FootprintRecorder] = None) -> None:
     """A device refusal raised by an op the scenario runs around the API (its loss, an
     input transform, a callable it hands the API) is not the API's answer: the device run
-    is repeated under the footprint recorder and, where the refused op's issuer is the
-    scenario, the row becomes ``skip`` / ``not_comparable`` ("scaffolding refused")."""
+    is repeated under the footprint recorder (``recorder``: the case's footprint run, when
+    it has one) and, where the refused op's issuer is the scenario, the row becomes
+    ``skip`` / ``not_comparable`` ("scaffolding refused")."""
     if judgement.status != Status.UNSUPPORTED or (api_obj is None and not api_codes):
         return
-    recorder = _recorded_run(sc, api_obj, api_codes, dtype, adapter)
+    if recorder is None:
+        recorder = _recorded_run(sc, api_obj, api_codes, dtype, adapter)[0]
     if recorder.failed is not None and recorder.failed[1] in SCAFFOLD_SOURCES:
         op, source, dts = recorder.failed
         judgement.status, judgement.cause = Status.SKIP, Cause.NOT_COMPARABLE
@@ -303,10 +311,14 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         with adapter.unverified_ops() as silent:
             dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
         judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
-        explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes)
+        # one recorded device run serves the footprint, the scaffolding check and the
+        # draws' repeat (each ran the scenario once more on the device before)
+        recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)
+                           if footprint else (None, None))
+        explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes, recorder)
         explain_by_path(sc, dtype, adapter, judgement)
-        repeat_draws(sc, dtype, adapter, dev, judgement)
-        entries = record_footprint(sc, api_obj, api_codes, dtype, adapter) if footprint else []
+        repeat_draws(sc, dtype, adapter, dev, judgement, again)
+        entries = recorder.entries() if recorder is not None else []
     if footprint:
         explain_by_state(judgement, entries)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])

@@ -18,7 +18,10 @@ schema and the profile), then
 Pure view ops run their Meta kernel directly on the device tensor (no CPU round trip).
 
 The hot path avoids pytree and closures: a plan is a flat description of where tensors
-sit in ``args``/``kwargs``. Nothing here keeps references between calls except the plan
+sit in ``args``/``kwargs``. Ops of the common shape (positional tensors only, nothing to
+replace or mutate, one new tensor back: ``Plan.fast``) take ``_run_fast``, the same steps
+without the general bookkeeping; their CPU result is kept as the new device tensor's CPU
+view (``storage.wrap(remember=True)``), so the next op on it maps it for free. Nothing here keeps references between calls except the plan
 cache, so the fallback creates no reference cycles and memory stays flat.
 """
 
@@ -106,7 +109,7 @@ class Plan:
 
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
-                 "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox")
+                 "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -170,6 +173,15 @@ class Plan:
         self.precision = declared_precision(op, profile.name if profile is not None else None)
         if faults.ACTIVE or faults.NOISE:  # injected bugs / device noise: once per plan
             faults.install(self, T, profile.name if profile is not None else None)
+        # the common shape (add, mul, sum, ...): positional Tensor / Tensor? arguments only,
+        # nothing to replace (device, generator, pin_memory, layout), nothing mutated, one
+        # new tensor returned; :func:`run` maps it without the general bookkeeping
+        self.fast = (not self.meta_view and not self.kw and not self.write_pos
+                     and self.reduce is None and self.device_arg is None
+                     and self.pin_arg is None and self.layout_arg is None
+                     and self.gen_kw is None and all(k != LIST for _, k in self.pos)
+                     and len(self.returns) == 1 and self.returns[0][0] in (T, OPT)
+                     and self.returns[0][1] is None)
 
 
 def _alias_key(info) -> str:
@@ -282,6 +294,10 @@ def _trace(plan: Plan, dtype) -> None:
 
 
 def run(plan: Plan, args: tuple, kwargs: dict):
+    if plan.fast:
+        out = _run_fast(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
     if plan.meta_view:
         if STATE.trace is not None:
             _trace(plan, _first_dtype(args))
@@ -362,6 +378,60 @@ def run(plan: Plan, args: tuple, kwargs: dict):
     if result_device is None or result_device.type == "cpu":
         return out
     return device_results(plan, out, args, kwargs, result_device, call.owners)
+
+
+_GENERAL = object()  # _run_fast: this call needs the general path after all
+
+
+def _run_fast(plan: Plan, args: tuple, kwargs: dict):
+    """:func:`run` for a ``plan.fast`` op, with the same outcome: device tensors mapped to
+    their CPU views, the mixed-device refusal, the trace, the profile check, the CPU
+    kernel, one new device tensor (an alias of the input whose memory it is in). A wrapped
+    number where the op wants a Tensor takes the general path (``_GENERAL``)."""
+    cargs = list(args)
+    n = len(cargs)
+    owners = None
+    dtype = None
+    cpu_in = cpu_dims = False
+    device_type = STATE.device_type
+    for i, _kind in plan.pos:
+        if i >= n:
+            continue
+        a = cargs[i]
+        if a is None:
+            continue
+        if not isinstance(a, _Tensor):
+            if plan.rebox:
+                return _GENERAL
+            continue
+        if dtype is None:
+            dtype = a.dtype
+        if a.is_cpu:
+            cpu_in = True
+            if a.dim():
+                cpu_dims = True
+            continue
+        dev = a.untyped_storage()
+        if getattr(dev, _HOST_ATTR, None) is None and a.device.type != device_type:
+            cpu_in = True  # another device's tensor (meta, ...): the CPU kernel answers for it
+            continue
+        cargs[i] = _cpu_view(a)
+        if owners is None:
+            owners = {}
+        owners[dev.data_ptr()] = dev
+    if owners is None:  # no tensor of ours: the CPU kernel answers (as the general path)
+        return _GENERAL
+    if cpu_dims and not plan.mixed_ok:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {STATE.device} and cpu!")
+    if STATE.trace is not None:
+        _trace(plan, dtype)
+    if plan.rule is not None:
+        plan.rule.check(dtype)
+    out = plan.call(*cargs, **kwargs) if kwargs else plan.call(*cargs)
+    if out is None:
+        return None
+    return st.wrap(out, STATE.device, owners, remember=not cpu_in)
 
 
 def check_op(plan: Plan, dtype: Optional[torch.dtype]) -> None:

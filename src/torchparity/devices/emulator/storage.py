@@ -197,11 +197,17 @@ def _null_host(t: torch.Tensor, storage: torch.UntypedStorage) -> torch.UntypedS
 
 
 def wrap(r: torch.Tensor, device: torch.device,
-         owners: Optional[Dict[int, torch.UntypedStorage]] = None) -> torch.Tensor:
+         owners: Optional[Dict[int, torch.UntypedStorage]] = None,
+         remember: bool = False) -> torch.Tensor:
     """The device tensor for CPU result ``r``.
 
     ``owners`` maps host data pointers of the inputs to their device storages: a result
     in an input's memory becomes an alias of that input (same device storage).
+
+    ``remember``: ``r`` is the CPU kernel's own new tensor, which nobody else holds (the
+    caller passed no CPU tensor that the kernel could have handed back). Its storage is new
+    too, so ``r`` is remembered as the new device tensor's CPU view (see :func:`cpu_view`):
+    the next op on the result finds its view made.
     """
     if r.layout is not _strided:
         raise feature_error(f"a {r.layout} tensor (sparse or other non-strided layout)")
@@ -217,14 +223,19 @@ def wrap(r: torch.Tensor, device: torch.device,
         ptr = host.data_ptr()
         if ptr:
             dev = owners.get(ptr)
-    if dev is None:
+    fresh = dev is None
+    if fresh:
         dev = device_storage(host, device)
-    t = _create_empty([], r.dtype)
-    _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, r.storage_offset(), r.size(), r.stride())
-    if r.is_conj():
+    dtype, offset, size, stride = r.dtype, r.storage_offset(), r.size(), r.stride()
+    t = _create_empty([], dtype)
+    _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
+    conj, neg = r.is_conj(), r.is_neg()
+    if conj:
         _set_conj(t, True)
-    if r.is_neg():
+    if neg:
         _set_neg(t, True)
+    if remember and fresh:
+        getattr(dev, HOST_ATTR).view = ((id(t), offset, size, stride, dtype, conj, neg), r)
     return t
 
 

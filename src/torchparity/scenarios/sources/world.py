@@ -11,7 +11,8 @@ or gloo over host memory for the emulated device) and runs one body of
 Rendezvous: this process hosts a ``TCPStore`` on 127.0.0.1 on a port the kernel picks
 (no race for a free port) and the ranks join it as clients. Loopback only: a
 ``TCPStore`` given a host still listens on every interface, so :func:`loopback_store`
-binds the socket to 127.0.0.1 itself and hands it over; the ranks' gloo listens on ``lo``. Bounded: the store and the
+binds the socket to 127.0.0.1 itself and hands it over; the ranks' gloo, NCCL and HCCL
+listen on ``lo`` (``LOOPBACK_ENV``). Bounded: the store and the
 process group time out after ``COLLECTIVE_TIMEOUT_S``; the whole world after
 ``WORLD_TIMEOUT_S``, and once one rank fails the others get ``GRACE_S`` to finish. No
 orphans: every rank asks the kernel to kill it when this process dies (Linux), and
@@ -66,7 +67,10 @@ class WorldTimeout(HarnessFailure):
     timed_out = True
 
 
-LOOPBACK_ENV = {"GLOO_SOCKET_IFNAME": "lo", "TP_SOCKET_IFNAME": "lo"}  # what ranks listen on
+# what ranks listen on: gloo and tensorpipe, NCCL's bootstrap and socket transport, and
+# HCCL's host interface (real NPUs), all on the loopback
+LOOPBACK_ENV = {"GLOO_SOCKET_IFNAME": "lo", "TP_SOCKET_IFNAME": "lo", "NCCL_SOCKET_IFNAME": "lo",
+                "HCCL_IF_IP": "127.0.0.1", "HCCL_SOCKET_IFNAME": "lo"}
 
 
 def loopback_store(world_size: int = 1, port: int = 0, timeout: timedelta = timedelta(seconds=60),
