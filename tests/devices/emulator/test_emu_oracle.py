@@ -147,5 +147,8 @@ def test_oracle_targets_on_a_fixed_sample(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     acc = json.loads((tmp_path / "oracle.json").read_text())["accounting"]
     tried = sum(c.get("tried", 0) for c in acc["per_fault"].values())
-    assert tried >= 4 and not acc["survivors"], proc.stdout[-3000:]
+    # measured (5 pairs, 5 m 40 s): every pair killed but add_ under strides — an in-place
+    # result is its own input, whose strides the fault cannot change (a listed survivor)
+    left = {(s["api"], s["fault"]) for s in acc["survivors"]}
+    assert tried >= 5 and left <= {("torch.Tensor.add_", "strides")}, proc.stdout[-3000:]
     assert not acc["false_fails"], acc["false_fails"]
