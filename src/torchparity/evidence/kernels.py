@@ -27,7 +27,15 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import InputError
 from ..yamlmodel import load_yaml_model
 from . import kernel_paths as kp
-from .kernel_source import CHIPS, FileLists, SourceTree, read_lists, read_op_def, strip_comments, workspace_apis
+from .kernel_source import (
+    CHIPS,
+    FileLists,
+    SourceTree,
+    read_lists,
+    read_op_def,
+    strip_comments,
+    workspace_apis,
+)
 
 PLUGIN_YAML = "op_plugin/config/op_plugin_functions.yaml"
 OPAPI_DIR = "op_plugin/ops/opapi/"
