@@ -222,6 +222,9 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
                                "this path, nothing refuses")
             facts[op] = f
             continue
+        if ck.refused:
+            facts[op] = _OpFacts(supported=False, dtypes=None, sources=[src + f": {ck.refused}"], kernel=set())
+            continue
         kdt = {d for d in ck.dtypes if d in DTYPES}
         f = _OpFacts(supported=True, dtypes=set(kdt), sources=[src], kernel=set(kdt),
                      aicpu=[d for d in (ck.aicpu or []) if d in kdt])
@@ -312,6 +315,8 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                 f.dtypes.update(d for d in dtypes if d in DTYPES)
         kf = kernels
         want_cann = PROFILE_CANN.get(name)
+        if kernels is not None and kernels.cann and cann_kernels is None:
+            cann_kernels = {kernels.cann: kernels}  # facts read at a release branch serve its profile
         if kernels and want_cann:
             kf = (cann_kernels or {}).get(want_cann) or (
                 load_kernel_facts(KERNELS_CANN[want_cann]) if want_cann in KERNELS_CANN else None)

@@ -43,16 +43,69 @@ class Path_:
     # a cast when it fails) instead of refusing: architectures and that caller's line
     selects: FrozenSet[str] = frozenset()
     select_line: int = 0
+    # where an early return with an error before it refuses every call (``if (!IsRegbase())
+    # { OP_LOGE(...); return ACLNN_ERR_...; }``): architectures and that line
+    refuses: FrozenSet[str] = frozenset()
+    refuse_line: int = 0
 
 
 @dataclass
 class CheckSite:
     tensor: str  # the tensor (or dtype variable) checked
     line: int
+    func: str  # the function the check is in
     lists: Dict[str, List[Path_]]  # list name -> the paths on which it is the checked list
     undecided: Optional[str] = None  # why the architectures could not be read
     selects: FrozenSet[str] = frozenset()  # where a caller takes the result as a choice
     select_line: int = 0
+    refuses: FrozenSet[str] = frozenset()  # where an error return before it refuses every call
+    refuse_line: int = 0
+    # dtypes the failing branch still lets through on some architectures (relu: "if not in
+    # the list: error unless bf16 on a chip that has it"): (dtype, line, architectures)
+    extra: List[Tuple[str, int, FrozenSet[str]]] = field(default_factory=list)
+
+
+_EXEMPT = re.compile(r"\w+(?:->|\.)GetDataType\(\)\s*!=\s*(?:op::)?(?:DataType::)?DT_(\w+)")
+
+
+def _exemptions(code: str, start: int, fc: FileCode) -> List[Tuple[str, int, FrozenSet[str]]]:
+    """In the block of ``if (!CheckType(x, L)) {...}`` at start: an error return guarded by
+    ``A || (B && x != DT_Y)`` lets DT_Y through where B can hold and no pure architecture
+    term A always holds."""
+    k = _paren_end(code, code.index("(", code.rfind("if", 0, start))) + 1
+    while k < len(code) and code[k].isspace():
+        k += 1
+    if k >= len(code) or code[k] != "{" or k not in fc.match:
+        return []
+    body_end = fc.match[k]
+    out = []
+    for m in re.finditer(r"\bif\s*\(", code[k:body_end]):
+        p0 = k + m.end() - 1
+        cond = code[p0 + 1:_paren_end(code, p0)]
+        hit = _EXEMPT.search(cond)
+        if not hit:
+            continue
+        blocked: FrozenSet[str] = NONE
+        let: FrozenSet[str] = NONE
+        try:
+            for term in _split_top(_strip_parens(cond), "||"):
+                ex = _EXEMPT.search(term)
+                if ex:
+                    rest = _EXEMPT.sub("true", term)
+                    let = let | (arch_set(rest, fc) if _ARCH_WORDS.search(_expand(rest, fc)) else ALL)
+                else:
+                    blocked = blocked | arch_set(term, fc, must=True)
+        except Undecided:
+            continue
+        fn = _func_at(fc, p0)
+        try:
+            here = path_in_function(fc, p0, fn).archs if fn else ALL  # a switch case around it
+        except Undecided:
+            continue
+        archs = (let & here) - blocked
+        if archs:
+            out.append((hit.group(1), fc.line(p0), frozenset(archs)))
+    return out
 
 
 def _refuses(code: str, start: int, end: int, fc: FileCode) -> bool:
@@ -170,25 +223,29 @@ def _strip_parens(expr: str) -> str:
     return expr
 
 
-def arch_set(expr: str, fc: FileCode, depth: int = 0) -> FrozenSet[str]:
-    """The architectures on which a condition can be true (ALL when it does not name one)."""
+def arch_set(expr: str, fc: FileCode, depth: int = 0, must: bool = False) -> FrozenSet[str]:
+    """The architectures on which a condition can be true (ALL when it does not name one);
+    with ``must``, those on which it is always true (a condition on a dtype or a shape is
+    not: NONE)."""
     expr = _strip_parens(expr)
     ors = _split_top(expr, "||")
     if len(ors) > 1:
-        return frozenset().union(*(arch_set(p, fc, depth) for p in ors))
+        return frozenset().union(*(arch_set(p, fc, depth, must) for p in ors))
     ands = _split_top(expr, "&&")
     if len(ands) > 1:
         out = ALL
         for p in ands:
-            out = out & arch_set(p, fc, depth)
+            out = out & arch_set(p, fc, depth, must)
         return out
     if expr.startswith("!") and not expr.startswith("!="):
         inner = expr[1:].strip()
         if not _ARCH_WORDS.search(_expand(inner, fc)):
-            return ALL
+            return NONE if must else ALL
         if _strip_parens(inner) == inner and not re.fullmatch(r"[\w:]+\s*\([^()]*\)|\w+", inner):
             raise Undecided(f"negation not read: {expr}")
-        return ALL - arch_set(inner, fc, depth)
+        return ALL - arch_set(inner, fc, depth, not must)
+    if must and not _ARCH_WORDS.search(_expand(expr, fc)):
+        return NONE
     return _atom(expr, fc, depth)
 
 
@@ -312,6 +369,8 @@ def path_in_function(fc: FileCode, pos: int, fn: Func) -> Path_:
     """Architectures on which the statement at pos runs, within its function."""
     code = fc.code
     archs, branch = ALL, ""
+    refuses: FrozenSet[str] = frozenset()
+    refuse_line = 0
     blocks = sorted((o for o, c in fc.match.items() if fn.start <= o < pos < c), reverse=True)
     scopes = blocks  # innermost first; the function body is the last
     for o in scopes:
@@ -323,7 +382,7 @@ def path_in_function(fc: FileCode, pos: int, fn: Func) -> Path_:
         elif head.startswith("else"):
             prev = _chain_before(code, hstart, fc)
             for c in prev:
-                here = here - arch_set(c, fc)
+                here = here - arch_set(c, fc, must=True)
             if cond is not None:
                 here = here & arch_set(cond, fc)
         elif head.startswith("switch"):
@@ -353,17 +412,24 @@ def path_in_function(fc: FileCode, pos: int, fn: Func) -> Path_:
                 after = code[close + 1:close + 40].lstrip()
                 body = code[k + 1:close]
                 if not after.startswith("else") and _returns(body) and _ARCH_WORDS.search(_expand(cond, fc)):
-                    sub = arch_set(cond, fc)
+                    sub = arch_set(cond, fc, must=True)
+                    if sub & archs and re.search(r"OP_LOGE|return\s+(?:false|nullptr|ACLNN_ERR)", body):
+                        refuses |= sub & archs
+                        refuse_line = refuse_line or fc.line(m.start())
                     archs = archs - sub
-                    branch = branch or f"line {fc.line(m.start())}: returns early if ({cond.strip()[:80]})"
+                    if sub:
+                        branch = branch or " ".join(
+                            f"line {fc.line(m.start())}: returns early if ({cond.strip()[:80]})".split())
                 i = close + 1
             else:
                 semi = code.index(";", k)
                 if semi < pos and code[k:].startswith("return") and _ARCH_WORDS.search(_expand(cond, fc)):
-                    archs = archs - arch_set(cond, fc)
-                    branch = branch or f"line {fc.line(m.start())}: returns early if ({cond.strip()[:80]})"
+                    sub = arch_set(cond, fc, must=True)
+                    archs = archs - sub
+                    branch = branch or (f"line {fc.line(m.start())}: returns early if ({cond.strip()[:80]})"
+                                        if sub else "")
                 i = semi + 1
-    return Path_(frozenset(archs), branch)
+    return Path_(frozenset(archs), branch, refuses=refuses & ALL, refuse_line=refuse_line)
 
 
 def _expand(cond: str, fc: FileCode) -> str:
@@ -424,7 +490,8 @@ def path_to(fc: FileCode, pos: int, depth: int = 0) -> Path_:
         return Path_(NONE, f"{fn.name}() is not called in the file")
     archs: Set[str] = set()
     selects: Set[str] = set()
-    select_line = 0
+    refuses: Set[str] = set(inner.refuses)
+    select_line, refuse_line = 0, inner.refuse_line
     branch = inner.branch
     for c in callers:
         p = path_to(fc, c, depth + 1)
@@ -440,7 +507,11 @@ def path_to(fc: FileCode, pos: int, depth: int = 0) -> Path_:
             selects |= p.selects
             select_line = select_line or p.select_line
         branch = branch or p.branch
-    return Path_(inner.archs & frozenset(archs), branch, inner.archs & frozenset(selects - archs), select_line)
+        if p.refuses:
+            refuses |= p.refuses
+            refuse_line = refuse_line or p.refuse_line
+    return Path_(inner.archs & frozenset(archs), branch, inner.archs & frozenset(selects - archs), select_line,
+                 frozenset(refuses), refuse_line)
 
 
 # -- which lists a name stands for ----------------------------------------------------------
@@ -453,6 +524,23 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
     expr = expr.strip()
     if depth > 5:
         return []
+    local = re.fullmatch(r"(?:[\w:]+::)?(\w+)\s*\((.*)\)", expr, re.S)
+    fn_local = next((f for f in fc.funcs if local and f.name == local.group(1)), None)
+    if fn_local is not None:
+        # a file-local selection function (it may shadow the library's GetDtypeSupportListV1):
+        # its returns, with its parameters standing for the call's arguments
+        args = _split_top(local.group(2), ",") if local.group(2).strip() else []
+        binding = dict(zip(fn_local.params, args))
+        out = []
+        for m in re.finditer(r"\breturn\s+([^;]*);", fc.code[fn_local.start:fn_local.end]):
+            at = fn_local.start + m.start()
+            p = path_in_function(fc, at, fn_local)
+            ret = m.group(1).strip()
+            ret_expr, ret_pos = (binding[ret], pos) if ret in binding else (ret, at)
+            for n, a in lists_at(fc, ret_expr, ret_pos, depth + 1):
+                if a & p.archs:
+                    out.append((n, a & p.archs))
+        return out
     v = _V.search(expr)
     if v:
         first = frozenset({A2}) if v.group(1) == "1" else frozenset({A2, R950})
@@ -533,10 +621,16 @@ def check_sites(fc: FileCode) -> List[CheckSite]:
                 break
             i += 1
         arg = code[start:i].strip()
-        if m.group(2) and not _refuses(code, m.start(), i, fc):
-            continue  # a CheckType that chooses (a cast, an allocation), not a check
+        extra: List[Tuple[str, int, FrozenSet[str]]] = []
+        if m.group(2):
+            if not _refuses(code, m.start(), i, fc):
+                continue  # a CheckType that chooses (a cast, an allocation), not a check
+            if re.search(r"\bif\s*\(\s*!\s*(?:op::)?$", code[code.rfind("\n", 0, m.start()):m.start()]):
+                extra = _exemptions(code, m.start(), fc)
         tensor = re.sub(r"->GetDataType\(\)|\.GetDataType\(\)", "", m.group(1) or m.group(2))
-        site = CheckSite(tensor=tensor, line=fc.line(m.start()), lists={})
+        fn_at = _func_at(fc, m.start())
+        site = CheckSite(tensor=tensor, line=fc.line(m.start()), func=fn_at.name if fn_at else "",
+                         lists={}, extra=extra)
         try:
             where = path_to(fc, m.start())
             for name, archs in lists_at(fc, arg, m.start()):
@@ -544,8 +638,28 @@ def check_sites(fc: FileCode) -> List[CheckSite]:
                 if a:
                     site.lists.setdefault(name, []).append(Path_(a, where.branch))
             site.selects, site.select_line = where.selects, where.select_line
+            site.refuses, site.refuse_line = where.refuses, where.refuse_line
         except Undecided as e:
             site.undecided = str(e)
         if site.lists or site.undecided or site.selects:
             out.append(site)
     return out
+
+
+def reachable(fc: FileCode, entry: str) -> Optional[Set[str]]:
+    """The file's functions an entry point (``aclnnXxxGetWorkspaceSize``) calls, directly or
+    through others; None when the entry is not defined in the file."""
+    names = {f.name for f in fc.funcs}
+    if entry not in names:
+        return None
+    calls: Dict[str, Set[str]] = {}
+    for f in fc.funcs:
+        body = fc.code[f.start:f.end]
+        calls.setdefault(f.name, set()).update(n for n in re.findall(r"(\w+)\s*\(", body) if n in names)
+    seen, todo = {entry}, [entry]
+    while todo:
+        for n in calls.get(todo.pop(), ()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen

@@ -31,6 +31,7 @@ from .kernel_source import (
     CHIPS,
     FileLists,
     SourceTree,
+    dtype_name,
     read_lists,
     read_op_def,
     strip_comments,
@@ -59,6 +60,7 @@ class ChipKernel(_Strict):
     branch: Optional[str] = None  # the architecture branch the check runs under
     unchecked: Optional[str] = None  # no dtype check runs on this path, and what happens instead
     undecided: Optional[str] = None  # why the check that runs could not be read
+    refused: Optional[str] = None  # the API refuses every call on this chip (dtypes: []), and where
     args: Optional[Dict[str, List[str]]] = None  # per checked tensor, where the file says
     aicpu: Optional[List[str]] = None  # taken only by the AiCpu fallback: supported, slow
 
@@ -273,11 +275,11 @@ def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
     return out or None
 
 
-_OUTPUT = re.compile(r"out|Out|result|Result")
+_OUTPUT = re.compile(r"^out$|^out[A-Z_]|Out$|^result|Result$")
 
 
 def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], params: List[str],
-              cache) -> Optional[Dict[str, ChipKernel]]:
+              cache, api: Optional[str] = None) -> Optional[Dict[str, ChipKernel]]:
     """Per architecture, the check that runs (kernel_paths), or None where the file's own
     lists are not what it checks (lists in a helper file: read by name, as before)."""
     if not fl.lists or all(lst.path != path for lst in fl.lists.values()):
@@ -285,23 +287,30 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
     key = ("paths", tree.name, path)
     if key not in cache:
         fc = kp.parse(strip_comments(tree.read(path)), set(fl.lists))
-        cache[key] = kp.check_sites(fc)
-    sites: List[kp.CheckSite] = cache[key]
+        cache[key] = (fc, kp.check_sites(fc))
+    fc, sites = cache[key]
+    # only the checks the API's own entry reaches (a file defines aclnnMul and aclnnMuls)
+    entry = kp.reachable(fc, f"{api}GetWorkspaceSize") if api else None
+    if entry is not None:
+        sites = [st for st in sites if st.func in entry]
     where = f"{tree.name} {path}"
     out: Dict[str, ChipKernel] = {}
     tensors = [p for p in params if p not in ("workspaceSize", "executor")]
     for chip in CHIPS:
         on = [(st, name, pth) for st in sites for name, paths in st.lists.items() for pth in paths
               if chip in pth.archs]
-        inputs = [i for i in on if i[0].tensor in tensors and not _OUTPUT.search(i[0].tensor)]
+        inputs = [i for i in on if not _OUTPUT.search(i[0].tensor) and not re.search(r"\W", i[0].tensor)]
         if on and not inputs:
             continue  # only outputs checked here: the input's list is read by name (as before)
         checked, on = on, inputs
         if on:
             def rank(item):
                 st = item[0]
-                return (st.tensor != first, st.tensor not in tensors, bool(_SIDE_ROLES.search(st.tensor.upper())),
-                        tensors.index(st.tensor) if st.tensor in tensors else 0, st.line)
+                # the main input: not a side tensor (index, mask, weight...), named like the
+                # API's first tensor or a helper's self/x, then in signature order
+                return (bool(_SIDE_ROLES.search(st.tensor.upper())),
+                        st.tensor not in (first, "self", "x", "input", "selfRef", "x1"),
+                        tensors.index(st.tensor) if st.tensor in tensors else len(tensors), st.line)
             st, name, pth = min(on, key=rank)
             lst = fl.lists[name]
             args: Dict[str, List[str]] = {}
@@ -310,8 +319,18 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                     args.setdefault(s2.tensor, list(fl.lists[n2].dtypes))
             if all(v == list(lst.dtypes) for v in args.values()):
                 args = {}
-            out[chip] = ChipKernel(dtypes=list(lst.dtypes), source=f"{where}:{st.line} ({name}, :{lst.line})",
-                                   branch=pth.branch or None, args=args or None)
+            dtypes, source = list(lst.dtypes), f"{where}:{st.line} ({name}, :{lst.line})"
+            for dtype, line, archs in st.extra:
+                if chip in archs and dtype_name(dtype) not in dtypes:
+                    dtypes.append(dtype_name(dtype))
+                    source += f" + {dtype_name(dtype)} at :{line}"
+            out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None)
+            continue
+        refusing = [st for st in sites if chip in st.refuses]
+        if refusing:
+            st = refusing[0]
+            out[chip] = ChipKernel(dtypes=[], source=f"{where}:{st.refuse_line}", refused=(
+                f"an error return at :{st.refuse_line} before the dtype checks refuses every call on this chip"))
             continue
         undecided = [st for st in sites if st.undecided]
         if undecided:
@@ -386,7 +405,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
             fl = _file_lists(tree, path, cache)
             first = next((p for p in params if p in ("self", "input", "x", "x1", "selfRef", "tensor")), None)
             chips = {}
-            followed = _followed(tree, path, fl, first, params, cache)
+            followed = _followed(tree, path, fl, first, params, cache, api)
             for chip in CHIPS:
                 ck = (followed or {}).get(chip)
                 if ck is not None:
