@@ -115,3 +115,22 @@ def test_real_snapshots_rebuild_the_shipped_facts():
     assert facts.repos == shipped.repos, "other commits: regenerate ascend-kernels.yaml"
     assert dump_kernel_facts(facts) == KERNELS.read_text(encoding="utf-8")
     assert "bfloat16" in facts.ops["aten.mm"].chips["dav_2201"].dtypes
+
+
+def test_architecture_conditions():
+    """Conditions as the hicann sources write them; a mixed one excludes no chip; one not
+    read is undecided, never a guessed side."""
+    from torchparity.evidence import kernel_paths as kp
+
+    fc = kp.parse("static bool IsBf16() { return GetSocVersion() >= SocVersion::ASCEND910B && "
+                  "GetSocVersion() <= SocVersion::ASCEND910E; }", set())
+    a2, r950, old = {"dav_2201"}, {"dav_3510"}, {"other"}
+    assert kp.arch_set("IsRegbase()", fc) == r950
+    assert kp.arch_set("npuArch == NpuArch::DAV_2201", fc) == a2
+    assert kp.arch_set("IsBf16()", fc) == a2 | r950
+    assert kp.arch_set("!IsBf16()", fc) == old
+    assert kp.arch_set("GetCurrentPlatformInfo().GetSocVersion() == SocVersion::ASCEND910_95", fc) == r950
+    assert kp.arch_set("!IsRegbase() && self->IsEmpty()", fc) == a2 | old  # may hold there
+    assert kp.arch_set("!IsRegbase() && self->IsEmpty()", fc, must=True) == set()  # but not always
+    with pytest.raises(kp.Undecided):
+        kp.arch_set("IsSomething(GetSocVersion())", fc)

@@ -249,7 +249,7 @@ def arch_set(expr: str, fc: FileCode, depth: int = 0, must: bool = False) -> Fro
     return _atom(expr, fc, depth)
 
 
-_ORDER = {"ASCEND910B": 1, "ASCEND910_93": 2, "ASCEND950": 3, "ASCEND910E": 4}
+_ORDER = {"ASCEND910B": 1, "ASCEND910_93": 2, "ASCEND950": 3, "ASCEND910_95": 3, "ASCEND910E": 4}
 
 
 def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
@@ -288,7 +288,7 @@ def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
             name = soc.group(1)
             if name in ("ASCEND910B", "ASCEND910_93"):
                 one = frozenset({A2})
-            elif name.startswith("ASCEND950"):
+            elif name.startswith("ASCEND950") or name == "ASCEND910_95":  # 910_95: the 950's earlier name
                 one = frozenset({R950})
             elif name in ("ASCEND910", "ASCEND310P", "ASCEND310B", "ASCEND610LITE"):
                 one = frozenset({OLD})
