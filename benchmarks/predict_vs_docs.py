@@ -4,6 +4,8 @@ prediction semantics of issue 14, with every disagreement labelled by its reason
     python benchmarks/predict_vs_docs.py                                  # shipped ascend-a2
     python benchmarks/predict_vs_docs.py --profile built/ascend-a2.yaml   # e.g. kernel-built
     python benchmarks/predict_vs_docs.py --baseline-ref none              # skip the old code
+    python benchmarks/predict_vs_docs.py --per-cann                       # per (chip, CANN) profile:
+                                                                          # docs errors vs tool errors
 
 One run, one machine:
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -109,6 +112,39 @@ def run_after(profile: str, docs: Path, chip: str | None, registered) -> tuple:
     return cmp, len(names), time.perf_counter() - t
 
 
+_LINE = re.compile(r"^(\S+) × (\w+)( \(backward\))?: ")
+BACKED = ("kernel ", "hccl ", "observed ")
+
+
+def split(cmp, prof) -> dict:
+    """Disagreements as docs errors backed by a kernel (or HCCL, or hardware) fact, each with
+    its citation; docs errors the CPU itself shows (torch refuses the dtype); and tool errors
+    (everything else: no fact behind the tool's side, partial forwards, silent profiles)."""
+    out = {"docs_error_kernel": [], "docs_error_cpu": [], "tool_error": []}
+    for d in cmp.disagreements:
+        if d["class"] == "cpu_refuses":
+            out["docs_error_cpu"].append(d)
+            continue
+        ops = []
+        for line in d["footprint"]:
+            m = _LINE.match(line)
+            if m and not m.group(3) and m.group(2) == d["dtype"]:
+                ops.append(m.group(1))
+        rules = [prof.op_support(op) for op in dict.fromkeys(ops)]
+        cite = None
+        if d["verdict"] == "suspected docs error" and rules and all(r is not None for r in rules):
+            if d["documented"]:  # the docs allow it: an op refusing it on a kernel fact
+                hit = [r for r in rules if not (r.supported and (r.dtypes is None or d["dtype"] in r.dtypes)) and (r.source or "").startswith(BACKED)]
+            else:  # the docs leave it out: every op allows it on a fact
+                hit = rules if all((r.source or "").startswith(BACKED) for r in rules) else []
+            cite = hit[0].source.split(";")[0] if hit else None
+        if cite:
+            out["docs_error_kernel"].append(dict(d, cite=cite))
+        else:
+            out["tool_error"].append(d)
+    return out
+
+
 def _pct(a: int, b: int) -> str:
     return f"{a / b:.1%}" if b else "n/a"
 
@@ -121,7 +157,13 @@ def main() -> int:
     ap.add_argument("--baseline-ref", default=BASELINE_REF,
                     help="git ref of the old semantics ('none': skip)")
     ap.add_argument("--examples", type=int, default=2, help="disagreements shown per class")
+    ap.add_argument("--per-cann", nargs="*", default=None, metavar="PROFILE",
+                    help="only the per-CANN split: agreement and docs/tool errors for each profile "
+                         "(shipped names or YAML files; default ascend-a2 ascend-a2-latest)")
     opts = ap.parse_args()
+    if opts.per_cann is not None:
+        return per_cann(opts.per_cann or ["ascend-a2", "ascend-a2-latest"], Path(opts.docs), opts.chip,
+                        opts.examples)
     warnings.simplefilter("ignore")
     docs = Path(opts.docs)
     print(f"profile {opts.profile}, docs {docs.name}, chip {opts.chip or '(profile)'}")
@@ -170,6 +212,43 @@ def main() -> int:
                 print(f"  {d['api']} {d['dtype']}: {d['reason'][:200]}")
                 print(f"    footprint: {'; '.join(d['footprint'])[:200]}")
     return 0
+
+
+def per_cann(profiles, docs: Path, chip, examples: int) -> int:
+    from torchparity.devices.profiles import load_profile
+
+    warnings.simplefilter("ignore")
+    rows = []
+    for name in profiles:
+        prof = load_profile(name)
+        cann = (prof.generated or {}).get("cann") or "not recorded"
+        cmp, n, secs = run_after(name, docs, chip, None)
+        parts = split(cmp, prof)
+        rows.append((name, cann, cmp, n, parts))
+        print(f"{name} (CANN {cann[:60]}): {secs:.0f}s", file=sys.stderr)
+    print("\n| profile | CANN | APIs | pairs | agree (no trivial) | disagree | docs error (kernel-backed) "
+          "| docs error (CPU refuses) | tool error |")
+    print("|" + " --- |" * 9)
+    for name, cann, cmp, n, parts in rows:
+        real = cmp.compared - cmp.trivial
+        print(f"| {name} | {cann[:40]} | {n} | {cmp.compared} | {cmp.agree} of {real} ({_pct(cmp.agree, real)}) | "
+              f"{len(cmp.disagreements)} | {len(parts['docs_error_kernel'])} | {len(parts['docs_error_cpu'])} | "
+              f"{len(parts['tool_error'])} |")
+    for name, _cann, _cmp, _n, parts in rows:
+        print(f"\n{name}: tool errors by class: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(_count(d["class"] for d in parts["tool_error"]).items())))
+        for d in parts["docs_error_kernel"][:examples]:
+            print(f"  docs error {d['api']} {d['dtype']}: {d['cite'][:160]}")
+        for d in parts["tool_error"][:examples]:
+            print(f"  tool error {d['api']} {d['dtype']} ({d['class']}): {d['reason'][:160]}")
+    return 0
+
+
+def _count(items) -> dict:
+    out: dict = {}
+    for i in items:
+        out[i] = out.get(i, 0) + 1
+    return out
 
 
 if __name__ == "__main__":

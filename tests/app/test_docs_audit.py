@@ -51,7 +51,7 @@ def test_findings_evidence_and_corrected_lines(tmp_path):
     dot = found[("kernel", "torch.dot")]
     assert dot["severity"] == "claims" and dot["chips"]["Atlas A2 训练系列产品"]["docs_only"] == ["float64"]
     assert dot["corrected"] == ["**限制与说明**：`input`仅支持fp16，bf16，fp32"]
-    assert any("aclnn_dot.cpp:4@" in e for e in dot["evidence"])
+    assert any("aclnn_dot.cpp:9 (ASCEND910B_DTYPE_SUPPORT_LIST, :4)@" in e for e in dot["evidence"])
     mm = found[("kernel", "torch.mm")]
     assert mm["severity"] == "denies" and mm["chips"]["Ascend 950DT"]["docs"] == "✘"
     assert mm["corrected"][0] == "| <term>Ascend 950DT</term> | ✔ |"

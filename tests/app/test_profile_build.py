@@ -76,7 +76,8 @@ def test_kernel_lists_win_over_docs_and_observations_over_both(docs, tmp_path):
         {"unsupported": ["aten.relu", "aten.exp"], "dtypes": ["float64"], "chips": ["A2"], "source": "seed"}]}),
         encoding="utf-8")
     ops = dict(OPS, **{"torch.relu": ["aten.relu"]})
-    profiles = build_profiles(docs, "2.12.0", observations=obs, kernels=kernels, compute_ops=ops.get)
+    profiles = build_profiles(docs, "2.12.0", observations=obs, kernels=kernels,
+                              cann_kernels={"8.5.0": kernels}, compute_ops=ops.get)
     a2, dt = profiles["ascend-a2"], profiles["ascend-950dt"]
     # the docs say fp16, fp32 for torch.mm; the kernel takes bfloat16 too, and the docs are noted
     assert a2.ops["aten.mm"].dtypes == ["float16", "bfloat16", "float32"]
@@ -92,7 +93,31 @@ def test_kernel_lists_win_over_docs_and_observations_over_both(docs, tmp_path):
     assert a2.ops["aten.abs"].aicpu_dtypes == ["int16", "float64"] and a2.allows("aten.abs", "int16")
     # an op without kernel facts keeps its docs rule
     assert a2.ops["aten.exp"].source.startswith("docs torch.exp") and not a2.allows("aten.exp", "float64")
-    assert a2.generated["kernel_ops"] == "5" and "ops-fake@" in a2.generated["kernels"]
+    assert a2.generated["kernel_ops"] == "7" and "ops-fake@" in a2.generated["kernels"]
+
+
+def test_a_profile_per_chip_and_cann(docs, tmp_path):
+    """ascend-a2 takes the kernel facts of its CANN release and the observations made there;
+    ascend-a2-latest the newest kernels, where an A2 path without a dtype check refuses
+    nothing, and not the 8.5.0 observations."""
+    fix = Path(__file__).resolve().parents[1] / "evidence" / "fixtures" / "kernels"
+    newest = extract_kernel_facts([fix / "op-plugin", fix / "ops-fake"], "2.13.0")
+    old = newest.model_copy(deep=True)
+    old.cann = "8.5.0"
+    old.ops["aten.linalg_vector_norm"].chips["dav_2201"] = old.ops["aten.linalg_vector_norm"].chips["dav_3510"]
+    obs = tmp_path / "obs.yaml"
+    obs.write_text(yaml.safe_dump({"observations": [
+        {"unsupported": ["aten.neg"], "dtypes": ["int32"], "chips": ["A2"], "cann": "8.5.0", "source": "seed"}]}),
+        encoding="utf-8")
+    profiles = build_profiles(docs, "2.12.0", observations=obs, kernels=newest,
+                              cann_kernels={"8.5.0": old}, compute_ops=OPS.get)
+    a2, latest = profiles["ascend-a2"], profiles["ascend-a2-latest"]
+    assert a2.generated["cann"] == "8.5.0" and latest.generated["cann"].startswith("none")
+    assert not a2.allows("aten.linalg_vector_norm", "float64") and "CANN 8.5.0" in a2.ops["aten.linalg_vector_norm"].source
+    norm = latest.ops["aten.linalg_vector_norm"]
+    assert norm.dtypes is None and "taken as a choice" in norm.source
+    assert not a2.allows("aten.neg", "int32") and "on CANN 8.5.0" in a2.ops["aten.neg"].source
+    assert latest.allows("aten.neg", "int32")
 
 
 def test_unknown_chip_and_bad_observations(docs, tmp_path):

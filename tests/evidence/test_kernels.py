@@ -22,13 +22,15 @@ def _facts(plugin=FIX / "op-plugin", ops=FIX / "ops-fake"):
 
 def test_lists_per_op_and_architecture():
     facts = _facts()
-    assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign"}  # old_op: not in 2.13
+    assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign",
+                              "aten.linalg_vector_norm", "aten.neg"}  # old_op: not in 2.13
     dot = facts.ops["aten.dot"]
     assert dot.aclnn == "aclnnDot" and dot.plugin.endswith("op_plugin_functions.yaml:3")
     # GetDtypeSupportListV2: the 910B list on DAV_2201 and on RegBase (DAV_3510)
     for arch in ("dav_2201", "dav_3510"):
         assert dot.chips[arch].dtypes == ["float32", "float16", "bfloat16"]
-        assert dot.chips[arch].source == "ops-fake math/dot/op_api/aclnn_dot.cpp:4"
+        # the check that runs (line 9), then the list it checks and where it is declared
+        assert dot.chips[arch].source == "ops-fake math/dot/op_api/aclnn_dot.cpp:9 (ASCEND910B_DTYPE_SUPPORT_LIST, :4)"
     # the general path is preferred to a format-specific one, through a helper function
     mm = facts.ops["aten.mm"]
     assert mm.aclnn == "aclnnMm" and mm.calls == ["aclnnMatmulWeightNz"] and "MmKernelNpuOpApi.cpp:7" in mm.plugin
@@ -51,8 +53,24 @@ def test_lists_per_op_and_architecture():
     assert facts.ops["aten.dot"].op_host is None
     # a dtype an architecture switch lets through, with its line
     sign = facts.ops["aten.sign"].chips
-    assert sign["dav_2201"].dtypes == ["float32", "float16", "bfloat16"] and sign["dav_2201"].source.endswith(":8")
+    assert sign["dav_2201"].dtypes == ["float32", "float16", "bfloat16"] and sign["dav_2201"].source.endswith("at :8")
     assert sign["dav_3510"].dtypes == ["float32", "float16"]
+
+
+def test_the_check_that_runs_per_architecture():
+    """The path is followed: a list checked only under IsRegbase() is not A2's rule; a
+    caller that takes the check as a choice (then casts) does not refuse; an early return
+    selects per chip; a list no check uses, and a CheckType that picks a cast, are no rules."""
+    facts = _facts()
+    norm = facts.ops["aten.linalg_vector_norm"].chips
+    assert norm["dav_3510"].dtypes == ["float32", "float16", "bfloat16"]
+    assert norm["dav_3510"].source.endswith("aclnn_linalg_vector_norm.cpp:14 (DTYPE_SUPPORT_LIST_910B, :3)")
+    assert norm["dav_3510"].branch == "line 20: if (Ops::NN::AclnnUtil::IsRegbase())"
+    assert norm["dav_2201"].dtypes is None and "taken as a choice here (:28)" in norm["dav_2201"].unchecked
+    neg = facts.ops["aten.neg"].chips
+    assert neg["dav_3510"].dtypes == ["float32", "int32", "int64"] and neg["dav_3510"].source.endswith(":11 (REGBASE_LIST, :4)")
+    assert neg["dav_2201"].dtypes == ["float32", "int32"]
+    assert neg["dav_2201"].branch == "line 10: returns early if (IsRegBase())"
 
 
 def test_bare_git_dir_records_its_commit(tmp_path):
@@ -97,3 +115,22 @@ def test_real_snapshots_rebuild_the_shipped_facts():
     assert facts.repos == shipped.repos, "other commits: regenerate ascend-kernels.yaml"
     assert dump_kernel_facts(facts) == KERNELS.read_text(encoding="utf-8")
     assert "bfloat16" in facts.ops["aten.mm"].chips["dav_2201"].dtypes
+
+
+def test_architecture_conditions():
+    """Conditions as the hicann sources write them; a mixed one excludes no chip; one not
+    read is undecided, never a guessed side."""
+    from torchparity.evidence import kernel_paths as kp
+
+    fc = kp.parse("static bool IsBf16() { return GetSocVersion() >= SocVersion::ASCEND910B && "
+                  "GetSocVersion() <= SocVersion::ASCEND910E; }", set())
+    a2, r950, old = {"dav_2201"}, {"dav_3510"}, {"other"}
+    assert kp.arch_set("IsRegbase()", fc) == r950
+    assert kp.arch_set("npuArch == NpuArch::DAV_2201", fc) == a2
+    assert kp.arch_set("IsBf16()", fc) == a2 | r950
+    assert kp.arch_set("!IsBf16()", fc) == old
+    assert kp.arch_set("GetCurrentPlatformInfo().GetSocVersion() == SocVersion::ASCEND910_95", fc) == r950
+    assert kp.arch_set("!IsRegbase() && self->IsEmpty()", fc) == a2 | old  # may hold there
+    assert kp.arch_set("!IsRegbase() && self->IsEmpty()", fc, must=True) == set()  # but not always
+    with pytest.raises(kp.Undecided):
+        kp.arch_set("IsSomething(GetSocVersion())", fc)

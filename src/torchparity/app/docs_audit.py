@@ -107,8 +107,8 @@ def audit(docs_root: Path, torch_version: str, kernels: KernelFacts, *,
     def kernel_list(op: str, chip: str) -> Optional[Tuple[List[str], str]]:
         ok = kernels.op(op)
         ck = ok.chips.get(chips[chip]) if ok else None
-        if ck is None:
-            return None
+        if ck is None or ck.dtypes is None:
+            return None  # undecided, or no dtype check on this path: no list to hold the docs to
         repo = ck.source.split(" ", 1)[0]
         kdt = [d for d in _sorted(ck.dtypes) if d in DTYPES]
         no, why = refused.get((chip, op), (set(), ""))
@@ -200,6 +200,7 @@ def audit(docs_root: Path, torch_version: str, kernels: KernelFacts, *,
     findings.sort(key=lambda f: (order[f.severity], f.api))
     return {"docs": f"pytorch_{torch_version.replace('.', '-')}", "torch_version": torch_version,
             "kernels": {r: c for r, c in kernels.repos.items()},
+            "kernels_cann": kernels.cann, "kernels_cann_note": kernels.cann_note,
             "observations_cann": _observations_cann(),
             "entries_compared": len(pairs), "findings": [asdict(f) for f in findings],
             "seed_conflicts": conflicts}
@@ -234,8 +235,10 @@ def render_markdown(report: Dict[str, object]) -> str:
              "Each entry below contradicts the operator source the runtime enforces, or another "
              "entry of the same op; the evidence and a corrected line follow it.", "",
              "Kernel sources read: " + ", ".join(f"{r}@{c[:12]}" for r, c in report["kernels"].items())
-             + " (the CANN release of these commits is not recorded: the facts are for them, not "
-               "for a release); the seed observations were made on CANN "
+             + (f" (CANN {report['kernels_cann']}: the facts are for that release)" if report.get("kernels_cann")
+                else " (on no CANN release branch yet: the facts are for these commits, not for a release; "
+                     + str(report.get("kernels_cann_note") or "no release recorded") + ")")
+             + "; the seed observations were made on CANN "
              + str(report.get("observations_cann") or "not recorded") + ".", "",
              f"Entries compared: {report['entries_compared']} (those whose footprint is one aten op); "
              f"findings: {len(findings)}.", ""]

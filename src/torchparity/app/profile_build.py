@@ -45,15 +45,23 @@ from ..evidence.vendor_docs import VendorEntry, load_vendor_docs, resolve_chips
 from ..yamlmodel import load_yaml_model
 
 OBSERVATIONS = PROFILE_DIR / "sources" / "ascend-observations.yaml"
-KERNELS = PROFILE_DIR / "sources" / "ascend-kernels.yaml"
+KERNELS = PROFILE_DIR / "sources" / "ascend-kernels.yaml"  # the newest kernels read
 HCCL = PROFILE_DIR / "sources" / "ascend-hccl.yaml"
+# per CANN release: the kernel facts read at the operator repositories' release branch
+KERNELS_CANN = {"8.5.0": PROFILE_DIR / "sources" / "ascend-kernels-cann8.5.0.yaml"}
 # profile -> NPU architecture of its chip (hicann/ops-math docs/zh/install/compile.md: --soc per product)
-KERNEL_CHIP = {"ascend-a2": "dav_2201", "ascend-a3": "dav_2201", "ascend-950dt": "dav_3510"}
+KERNEL_CHIP = {"ascend-a2": "dav_2201", "ascend-a2-latest": "dav_2201", "ascend-a3": "dav_2201",
+               "ascend-950dt": "dav_3510"}
+# profile -> the CANN release its facts are for: ascend-a2 is the seeds' environment (910B3,
+# CANN 8.5.0: kernel facts of the 8.5.0 branches, the observations made there); the others
+# follow the newest kernels read (``KERNELS``), whose release the facts file says
+PROFILE_CANN: Dict[str, Optional[str]] = {"ascend-a2": "8.5.0"}
 
 # profile name -> chip as the docs write it (the name the chip answers with, its SoC
 # version and CANN release are in devices/profiles/chips/identity.yaml, not in the profile)
 ASCEND_CHIPS: Dict[str, str] = {
     "ascend-a2": "Atlas A2 训练系列产品",
+    "ascend-a2-latest": "Atlas A2 训练系列产品",
     "ascend-a3": "Atlas A3 训练系列产品",
     "ascend-950dt": "Ascend 950DT",
 }
@@ -71,6 +79,7 @@ class Observation(BaseModel):
     unsupported: List[str] = []
     dtypes: List[str]
     chips: List[str]
+    cann: Optional[str] = None  # the CANN release it was seen on, where the source says
     source: str
 
 
@@ -196,15 +205,27 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
     """
     commits = {repo: commit[:12] for repo, commit in kernels.repos.items()}
     n = 0
+    cann = f"CANN {kernels.cann}" if kernels.cann else "no CANN release"
     for op, ok in kernels.ops.items():
         ck = ok.chips.get(chip_key)
-        if ck is None:
-            continue
+        if ck is None or ck.undecided:
+            continue  # an undecided path makes no rule: the docs' (or none) stays
         n += 1
-        kdt = {d for d in ck.dtypes if d in DTYPES}
         repo = ck.source.split(" ", 1)[0]
-        src = f"kernel {ok.aclnn}: {ck.source}@{commits.get(repo, '?')} (called from {ok.plugin})"
+        src = (f"kernel {ok.aclnn}: {ck.source}@{commits.get(repo, '?')} ({cann}"
+               + (f"; {ck.branch}" if ck.branch else "") + f"; called from {ok.plugin})")
         docs = facts.get(op)
+        if ck.dtypes is None:  # no dtype check runs on this chip's path
+            f = _OpFacts(supported=True, dtypes=None, sources=[src + f": {ck.unchecked}"], kernel=set(DTYPES))
+            if docs is not None and docs.sources:
+                f.notes.append(f"docs say {_docs_view(docs)} ({docs.sources[0]}); no kernel dtype check on "
+                               "this path, nothing refuses")
+            facts[op] = f
+            continue
+        if ck.refused:
+            facts[op] = _OpFacts(supported=False, dtypes=None, sources=[src + f": {ck.refused}"], kernel=set())
+            continue
+        kdt = {d for d in ck.dtypes if d in DTYPES}
         f = _OpFacts(supported=True, dtypes=set(kdt), sources=[src], kernel=set(kdt),
                      aicpu=[d for d in (ck.aicpu or []) if d in kdt])
         if docs is not None and docs.sources:
@@ -248,12 +269,18 @@ def apply_hccl(facts: Dict[str, _OpFacts], hccl: HcclFacts, chip_key: str) -> in
 def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] = (),
                    observations: Optional[Path] = OBSERVATIONS,
                    kernels: Optional[KernelFacts] = None, kernels_name: str = KERNELS.name,
+                   cann_kernels: Optional[Dict[str, KernelFacts]] = None,
                    hccl: Optional[Path] = HCCL,
                    compute_ops: ComputeOps = default_compute_ops,
                    progress: Optional[Callable[[int, int], None]] = None) -> Dict[str, Profile]:
     """Profiles (name -> Profile) for the Ascend chips, from the docs of ``torch_version``,
     the kernel facts when given (with them, the HCCL facts in ``hccl`` for the c10d ops), and
-    the hardware observations."""
+    the hardware observations.
+
+    A profile is built for (chip, CANN release): one in ``PROFILE_CANN`` takes the kernel
+    facts of its release (``cann_kernels``, by default the shipped ``KERNELS_CANN`` files)
+    and only the observations made on that release (or not saying); the others take
+    ``kernels`` and the observations that name no release or the one ``kernels`` is for."""
     index = load_vendor_docs(docs_root, torch_version)
     wanted = {name: chip for name, chip in ASCEND_CHIPS.items()
               if not chips or chip in resolve_chips(chips, index.chips)}
@@ -286,10 +313,20 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                 f.dtypes = None
             else:
                 f.dtypes.update(d for d in dtypes if d in DTYPES)
-        n_kernel = apply_kernels(facts, kernels, KERNEL_CHIP[name]) if kernels else 0
+        kf = kernels
+        want_cann = PROFILE_CANN.get(name)
+        if kernels is not None and kernels.cann and cann_kernels is None:
+            cann_kernels = {kernels.cann: kernels}  # facts read at a release branch serve its profile
+        if kernels and want_cann:
+            kf = (cann_kernels or {}).get(want_cann) or (
+                load_kernel_facts(KERNELS_CANN[want_cann]) if want_cann in KERNELS_CANN else None)
+            if kf is None:
+                raise InputError(f"no kernel facts for CANN {want_cann} (profile {name})")
+        release = want_cann or (kf.cann if kf else None)
+        n_kernel = apply_kernels(facts, kf, KERNEL_CHIP[name]) if kf else 0
         n_hccl = apply_hccl(facts, hccl_facts, KERNEL_CHIP[name]) if hccl_facts else 0
         for o, dtype, ops in observed:
-            if chip not in resolve_chips(o.chips, index.chips):
+            if chip not in resolve_chips(o.chips, index.chips) or (o.cann and o.cann != release):
                 continue
             for op in ops:
                 f = facts.get(op)
@@ -298,12 +335,14 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                 if f.dtypes is not None and (dtype not in f.dtypes or not f.supported):
                     f.supported = True
                     f.dtypes.add(dtype)
-                    f.sources.append(f"observed {dtype} working: {o.source}")
+                    f.sources.append(f"observed {dtype} working" + (f" on CANN {o.cann}" if o.cann else "")
+                                     + f": {o.source}")
                     if f.kernel is not None:
                         f.notes.append(f"conflict: observed working in {dtype} on hardware, which the "
                                        "kernel list lacks; the observation is kept")
         for o in obs.observations:
-            if not o.unsupported or chip not in resolve_chips(o.chips, index.chips):
+            if not o.unsupported or chip not in resolve_chips(o.chips, index.chips) or (
+                    o.cann and o.cann != release):
                 continue
             for op in o.unsupported:
                 known = op in facts
@@ -317,7 +356,8 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                                    "hardware; the observation is kept")
                 f.dtypes.difference_update(o.dtypes)
                 f.aicpu = [d for d in f.aicpu if d not in o.dtypes]
-                f.sources.append(f"observed {', '.join(o.dtypes)} refused: {o.source}")
+                f.sources.append(f"observed {', '.join(o.dtypes)} refused"
+                                 + (f" on CANN {o.cann}" if o.cann else "") + f": {o.source}")
         ops = {}
         for op in sorted(facts):
             f = facts[op]
@@ -337,9 +377,15 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                      "docs": f"Ascend native_api docs pytorch_{torch_version.replace('.', '-')}",
                      "observations": OBSERVATIONS.name if observations else "none",
                      "single_op_entries": str(len(pairs))}
-        if kernels:
-            generated["kernels"] = ", ".join(f"{r}@{c[:12]}" for r, c in kernels.repos.items())
+        if kf:
+            generated["command"] = command + " --kernel-facts " + (
+                KERNELS_CANN[want_cann].name if want_cann in KERNELS_CANN and not cann_kernels else
+                kernels_name)
+            generated["kernels"] = ", ".join(
+                f"{r}@{c[:12]}" + (f" ({kf.refs[r]})" if kf.refs and r in kf.refs else "")
+                for r, c in kf.repos.items())
             generated["kernel_ops"] = str(n_kernel)
+        generated["cann"] = release or ("none: " + (kf.cann_note or "") if kf else "not recorded")
         if hccl_facts:
             generated["hccl"] = f"{hccl.name}: {hccl_facts.repo}@{hccl_facts.commit[:12]}"
             generated["hccl_ops"] = str(n_hccl)

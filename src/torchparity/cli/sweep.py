@@ -186,9 +186,9 @@ def predict(
 
     ident = chip_identity(prof)
     kernels = (prof.generated or {}).get("kernels")
-    _say(f"chip {ident.device_name}; the profile's CANN: {ident.cann or 'not recorded'} "
-         "(its hardware observations')"
-         + (f"; kernel facts at {kernels} (their CANN release not recorded)" if kernels else ""))
+    cann = (prof.generated or {}).get("cann") or ident.cann
+    _say(f"chip {ident.device_name}; the profile's CANN: {cann or 'not recorded'}"
+         + (f"; kernel facts at {kernels}" if kernels else ""))
     for p in preds:
         if p.status == "pass":
             continue

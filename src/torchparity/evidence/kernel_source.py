@@ -39,8 +39,9 @@ DT_TORCH = {"FLOAT": "float32", "FLOAT16": "float16", "BF16": "bfloat16", "DOUBL
 class SourceTree:
     """Files of one repository snapshot: a bare git dir or a folder."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, ref: Optional[str] = None):
         self.path = Path(path)
+        self.ref = ref or "HEAD"  # a branch, tag or commit of a bare git dir
         self.git_dir: Optional[Path] = None
         if (self.path / "HEAD").is_file() and (self.path / "objects").is_dir():
             self.git_dir = self.path
@@ -49,7 +50,10 @@ class SourceTree:
         if not self.path.is_dir():
             raise InputError(f"kernel source {self.path} is not a folder or a git directory")
         self.bare = self.git_dir is not None and self.git_dir == self.path
-        self.commit = self._git("rev-parse", "HEAD").strip() if self.git_dir else "unknown"
+        if ref and not self.bare:
+            raise InputError(f"kernel source {self.path}@{ref}: a ref needs a bare git directory")
+        self.commit = self._git("rev-parse", self.ref + "^{commit}").strip() if self.git_dir else "unknown"
+        self.release = self._release() if self.git_dir else None
         # hicann+ops-math/repo (a mirror) -> hicann/ops-math; a folder -> its name
         base = self.path.parent.name if self.path.name in ("repo", ".git") else self.path.name
         self.name = base.replace("+", "/", 1)
@@ -63,10 +67,26 @@ class SourceTree:
             raise InputError(f"git {' '.join(args)} failed in {self.git_dir}: {run.stderr.strip()}")
         return run.stdout
 
+    def _release(self) -> Optional[str]:
+        """The CANN release the commit belongs to, where the repository says: the ref read is
+        a release branch or tag (``8.5.0``, ``v9.1.0``), else the oldest release branch that
+        contains the commit; None when no release branch does (master ahead of them)."""
+        ver = re.compile(r"^v?(\d+\.\d+\.\d+)$")
+        m = ver.match(self.ref)
+        if m:
+            return m.group(1)
+        found = []
+        for line in self._git("branch", "--contains", self.commit).splitlines():
+            name = line.strip().lstrip("* ").strip()
+            mm = ver.match(name)
+            if mm:
+                found.append(tuple(int(x) for x in mm.group(1).split(".")))
+        return ".".join(map(str, min(found))) if found else None
+
     def _list(self) -> List[str]:
         if self.bare:
             out = []
-            for line in self._git("ls-tree", "-r", "HEAD").splitlines():
+            for line in self._git("ls-tree", "-r", self.commit).splitlines():
                 meta, _, path = line.partition("\t")
                 parts = meta.split()
                 if len(parts) == 3 and parts[1] == "blob":
@@ -207,6 +227,9 @@ def _strip_comments(text: str) -> str:
     def blank(m: re.Match) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
     return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.S)
+
+
+strip_comments = _strip_comments
 
 
 def dtype_name(cann: str) -> str:

@@ -26,7 +26,17 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import InputError
 from ..yamlmodel import load_yaml_model
-from .kernel_source import CHIPS, FileLists, SourceTree, read_lists, read_op_def, workspace_apis
+from . import kernel_paths as kp
+from .kernel_source import (
+    CHIPS,
+    FileLists,
+    SourceTree,
+    dtype_name,
+    read_lists,
+    read_op_def,
+    strip_comments,
+    workspace_apis,
+)
 
 PLUGIN_YAML = "op_plugin/config/op_plugin_functions.yaml"
 OPAPI_DIR = "op_plugin/ops/opapi/"
@@ -42,8 +52,15 @@ class _Strict(BaseModel):
 
 
 class ChipKernel(_Strict):
-    dtypes: List[str]  # what the aclnn API accepts for its main input on this chip
-    source: str  # repo path:line of the list
+    # what the aclnn API accepts for its main input on this chip; None: no dtype list is
+    # checked on this chip's path (``unchecked`` says why) or it could not be read
+    # (``undecided`` says why)
+    dtypes: Optional[List[str]] = None
+    source: str  # repo path:line of the check that runs (or of the list, by name, when not followed)
+    branch: Optional[str] = None  # the architecture branch the check runs under
+    unchecked: Optional[str] = None  # no dtype check runs on this path, and what happens instead
+    undecided: Optional[str] = None  # why the check that runs could not be read
+    refused: Optional[str] = None  # the API refuses every call on this chip (dtypes: []), and where
     args: Optional[Dict[str, List[str]]] = None  # per checked tensor, where the file says
     aicpu: Optional[List[str]] = None  # taken only by the AiCpu fallback: supported, slow
 
@@ -69,6 +86,11 @@ class OpKernel(_Strict):
 class KernelFacts(_Strict):
     generated: Dict[str, str]
     repos: Dict[str, str]  # repository -> commit read
+    # the CANN release the facts are for: the operator repositories' release branch read
+    # (all of them the same), else None (``cann_note`` says why)
+    cann: Optional[str] = None
+    cann_note: Optional[str] = None
+    refs: Optional[Dict[str, str]] = None  # repository -> ref read, where not HEAD
     chips: Dict[str, str]  # architecture -> products and SoCs, as the sources name them
     ops: Dict[str, OpKernel]
 
@@ -253,6 +275,83 @@ def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
     return out or None
 
 
+_OUTPUT = re.compile(r"^out$|^out[A-Z_]|Out$|^result|Result$")
+
+
+def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], params: List[str],
+              cache, api: Optional[str] = None) -> Optional[Dict[str, ChipKernel]]:
+    """Per architecture, the check that runs (kernel_paths), or None where the file's own
+    lists are not what it checks (lists in a helper file: read by name, as before)."""
+    if not fl.lists or all(lst.path != path for lst in fl.lists.values()):
+        return None
+    key = ("paths", tree.name, path)
+    if key not in cache:
+        fc = kp.parse(strip_comments(tree.read(path)), set(fl.lists))
+        cache[key] = (fc, kp.check_sites(fc))
+    fc, sites = cache[key]
+    # only the checks the API's own entry reaches (a file defines aclnnMul and aclnnMuls)
+    entry = kp.reachable(fc, f"{api}GetWorkspaceSize") if api else None
+    if entry is not None:
+        sites = [st for st in sites if st.func in entry]
+    where = f"{tree.name} {path}"
+    out: Dict[str, ChipKernel] = {}
+    tensors = [p for p in params if p not in ("workspaceSize", "executor")]
+    for chip in CHIPS:
+        on = [(st, name, pth) for st in sites for name, paths in st.lists.items() for pth in paths
+              if chip in pth.archs]
+        inputs = [i for i in on if not _OUTPUT.search(i[0].tensor) and not re.search(r"\W", i[0].tensor)]
+        if on and not inputs:
+            continue  # only outputs checked here: the input's list is read by name (as before)
+        checked, on = on, inputs
+        if on:
+            def rank(item):
+                st = item[0]
+                # the main input: not a side tensor (index, mask, weight...), named like the
+                # API's first tensor or a helper's self/x, then in signature order
+                return (bool(_SIDE_ROLES.search(st.tensor.upper())),
+                        st.tensor not in (first, "self", "x", "input", "selfRef", "x1"),
+                        tensors.index(st.tensor) if st.tensor in tensors else len(tensors), st.line)
+            st, name, pth = min(on, key=rank)
+            lst = fl.lists[name]
+            args: Dict[str, List[str]] = {}
+            for s2, n2, _ in sorted(checked, key=lambda i: i[0].line):
+                if s2.tensor in tensors:
+                    args.setdefault(s2.tensor, list(fl.lists[n2].dtypes))
+            if all(v == list(lst.dtypes) for v in args.values()):
+                args = {}
+            dtypes, source = list(lst.dtypes), f"{where}:{st.line} ({name}, :{lst.line})"
+            for dtype, line, archs in st.extra:
+                if chip in archs and dtype_name(dtype) not in dtypes:
+                    dtypes.append(dtype_name(dtype))
+                    source += f" + {dtype_name(dtype)} at :{line}"
+            out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None)
+            continue
+        refusing = [st for st in sites if chip in st.refuses]
+        if refusing:
+            st = refusing[0]
+            out[chip] = ChipKernel(dtypes=[], source=f"{where}:{st.refuse_line}", refused=(
+                f"an error return at :{st.refuse_line} before the dtype checks refuses every call on this chip"))
+            continue
+        undecided = [st for st in sites if st.undecided]
+        if undecided:
+            out[chip] = ChipKernel(source=f"{where}:{undecided[0].line}",
+                                   undecided=undecided[0].undecided)
+            continue
+        elsewhere = [(st, pth) for st in sites for paths in st.lists.values() for pth in paths]
+        selects = [st for st in sites if chip in st.selects]
+        if selects:
+            st = selects[0]
+            out[chip] = ChipKernel(source=f"{where}:{st.select_line}", unchecked=(
+                f"the check at :{st.line} is taken as a choice here (:{st.select_line}): a dtype outside "
+                "its list goes the other way (a cast), not refused"))
+        elif elsewhere:
+            st, pth = elsewhere[0]
+            out[chip] = ChipKernel(source=f"{where}:{st.line}", unchecked=(
+                f"the dtype checks run on {', '.join(sorted(pth.archs))} only"
+                + (f" ({pth.branch})" if pth.branch else "")))
+    return out
+
+
 def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple[str, str]]:
     """Calls with a known aclnn file: the one named like the op (``Inplace`` for ``add_``), then
     its tensor variant (``aclnnGeTensor`` before ``aclnnGeScalar``), then the general path
@@ -274,9 +373,18 @@ def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple
     return [(a, first[a]) for a in ranked]
 
 
+def _path_ref(d) -> Tuple[Path, Optional[str]]:
+    """``DIR`` or ``DIR@REF`` (a branch, tag or commit of a bare git dir)."""
+    text = str(d)
+    if "@" in Path(text).name:
+        base, _, ref = text.rpartition("@")
+        return Path(base), ref
+    return Path(text), None
+
+
 def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFacts:
     """Kernel facts from op-plugin and hicann snapshots (bare git dirs or folders)."""
-    trees = [SourceTree(Path(d)) for d in dirs]
+    trees = [SourceTree(*_path_ref(d)) for d in dirs]
     plugin = [t for t in trees if t.has(PLUGIN_YAML)]
     cann = [t for t in trees if t not in plugin]
     if len(plugin) != 1 or not cann:
@@ -297,7 +405,18 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
             fl = _file_lists(tree, path, cache)
             first = next((p for p in params if p in ("self", "input", "x", "x1", "selfRef", "tensor")), None)
             chips = {}
+            followed = _followed(tree, path, fl, first, params, cache, api)
             for chip in CHIPS:
+                ck = (followed or {}).get(chip)
+                if ck is not None:
+                    if ck.dtypes is not None:
+                        ck.aicpu = _aicpu_only(tree, path, chip, ck.dtypes, cache)
+                        for dtype, line in fl.exceptions.get(chip, []):
+                            if dtype not in ck.dtypes:
+                                ck.dtypes.append(dtype)
+                                ck.source += f" + {dtype} at :{line}"
+                    chips[chip] = ck
+                    continue
                 main, args = _main_list(fl, chip, first)
                 if main is None:
                     continue
@@ -317,6 +436,12 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                                              kernel=f"{tree.name} {path}", calls=others or None,
                                              chips=chips, op_host=_op_hosts(tree, path))
         repos = {t.name: t.commit for t in sorted(trees, key=lambda t: t.name)}
+        refs = {t.name: t.ref for t in sorted(trees, key=lambda t: t.name) if t.ref != "HEAD"}
+        releases = {t.name: t.release for t in cann}
+        rel = set(releases.values())
+        cann_release = rel.pop() if len(rel) == 1 and None not in rel else None
+        cann_note = None if cann_release else "; ".join(
+            f"{n}: {r or 'on no release branch (ahead of them)'}" for n, r in sorted(releases.items()))
     finally:
         for t in trees:
             t.close()
@@ -325,4 +450,5 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                    "torch_version": torch_version,
                    "chips_source": "hicann/ops-math docs/zh/install/compile.md (--soc per product); "
                                    "common/inc/op_api/level2_base.h (GetDtypeSupportListV1/V2/V3)"},
-        repos=repos, chips=dict(CHIP_SOCS), ops=ops)
+        repos=repos, cann=cann_release, cann_note=cann_note, refs=refs or None,
+        chips=dict(CHIP_SOCS), ops=ops)
