@@ -31,3 +31,13 @@ def test_harness_facts():
     assert not takes_callable(resolve("torch.autograd.forward_ad.unpack_dual").obj)
     assert is_context_manager(resolve("torch.autograd.profiler.emit_itt").obj)
     assert not is_context_manager(resolve("torch.autograd.forward_ad.enter_dual_level").obj)
+
+
+def test_a_lazy_attribute_that_imports_a_missing_package_is_not_a_crash():
+    """torch.onnx.ONNXProgram's methods read names (onnx, onnxscript) that import packages
+    this machine may lack; the analysis answers without them."""
+    from torchparity.api.classify import analyse
+    from torchparity.api.resolve import resolve
+
+    for name in ("torch.onnx.ONNXProgram", "torch.onnx.ONNXProgram.save"):
+        assert analyse(resolve(name)).kind

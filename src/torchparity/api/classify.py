@@ -136,7 +136,10 @@ def _lookup(dotted: str, namespace: Dict[str, Any]) -> Any:
     else:
         return None
     for part in rest:
-        obj = getattr(obj, part, None)
+        try:
+            obj = getattr(obj, part, None)
+        except Exception:  # a lazy attribute importing an optional package (torch.onnx: onnx)
+            return None
         if obj is None:
             return None
     return obj
