@@ -96,6 +96,25 @@ def test_kernel_lists_win_over_docs_and_observations_over_both(docs, tmp_path):
     assert a2.generated["kernel_ops"] == "7" and "ops-fake@" in a2.generated["kernels"]
 
 
+def test_an_undecided_kernel_check_leaves_the_op_silent(docs, tmp_path):
+    """A check the reader could not follow makes no rule, and the docs' rule does not come
+    back in its place: the op is silent (predict says unknown), not allowed by the docs."""
+    from torchparity.evidence.kernels import ChipKernel
+
+    fix = Path(__file__).resolve().parents[1] / "evidence" / "fixtures" / "kernels"
+    kernels = extract_kernel_facts([fix / "op-plugin", fix / "ops-fake"], "2.13.0")
+    kernels.ops["aten.dot"].chips["dav_2201"] = ChipKernel(
+        source="ops-fake math/dot/op_api/aclnn_dot.cpp:9", undecided="IsX() not read")
+    obs = tmp_path / "obs.yaml"
+    obs.write_text(yaml.safe_dump({"observations": []}), encoding="utf-8")
+    profiles = build_profiles(docs, "2.12.0", observations=obs, kernels=kernels,
+                              cann_kernels={"8.5.0": kernels}, compute_ops=OPS.get)
+    a2, dt = profiles["ascend-a2"], profiles["ascend-950dt"]
+    assert a2.op_support("aten.dot") is None  # the docs say fp16, fp32, fp64: not kept
+    assert dt.ops["aten.dot"].dtypes == ["float16", "bfloat16", "float32"]  # read there
+    assert "aten.exp" in a2.ops  # no kernel fact at all: the docs' rule stays
+
+
 def test_a_profile_per_chip_and_cann(docs, tmp_path):
     """ascend-a2 takes the kernel facts of its CANN release and the observations made there;
     ascend-a2-latest the newest kernels, where an A2 path without a dtype check refuses

@@ -134,3 +134,16 @@ def test_architecture_conditions():
     assert kp.arch_set("!IsRegbase() && self->IsEmpty()", fc, must=True) == set()  # but not always
     with pytest.raises(kp.Undecided):
         kp.arch_set("IsSomething(GetSocVersion())", fc)
+    # a predicate written as if (C) { return true; } return false; (aclnn_min.cpp's
+    # CheckSocVersionGe910B), the booleans swapped, or with an else
+    fc = kp.parse("static inline bool Ge910B(void) {\n  if ((GetSocVersion() >= SocVersion::ASCEND910B &&\n"
+                  "       GetSocVersion() <= SocVersion::ASCEND910E) ||\n"
+                  "       GetSocVersion() == SocVersion::ASCEND910_95) {\n    return true;\n  }\n"
+                  "  return false;\n}\n"
+                  "static bool NotA2() { if (GetCurNpuArch() == NpuArch::DAV_2201) return false; else return true; }\n"
+                  "static bool Same() { if (IsRegbase()) { return true; } return true; }\n", set())
+    assert kp.arch_set("Ge910B()", fc) == a2 | r950
+    assert kp.arch_set("!Ge910B()", fc) == old
+    assert kp.arch_set("NotA2()", fc) == r950 | old
+    with pytest.raises(kp.Undecided):  # both branches true: not a predicate of that shape
+        kp.arch_set("Same()", fc)

@@ -208,8 +208,13 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
     cann = f"CANN {kernels.cann}" if kernels.cann else "no CANN release"
     for op, ok in kernels.ops.items():
         ck = ok.chips.get(chip_key)
-        if ck is None or ck.undecided:
-            continue  # an undecided path makes no rule: the docs' (or none) stays
+        if ck is None:
+            continue
+        if ck.undecided:
+            # the check that runs was not read: silence, not the docs' rule (which the
+            # kernel may contradict); predict says unknown, the emulated pass is unverified
+            facts.pop(op, None)
+            continue
         n += 1
         repo = ck.source.split(" ", 1)[0]
         src = (f"kernel {ok.aclnn}: {ck.source}@{commits.get(repo, '?')} ({cann}"

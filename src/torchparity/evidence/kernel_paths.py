@@ -252,6 +252,23 @@ def arch_set(expr: str, fc: FileCode, depth: int = 0, must: bool = False) -> Fro
 _ORDER = {"ASCEND910B": 1, "ASCEND910_93": 2, "ASCEND950": 3, "ASCEND910_95": 3, "ASCEND910E": 4}
 
 
+_BOOL_TAIL = re.compile(r"\s*\{?\s*return\s+(true|false)\s*;\s*\}?\s*(?:else\s*\{?\s*)?"
+                        r"return\s+(true|false)\s*;\s*\}?\s*")
+
+
+def _bool_helper(body: str) -> Optional[Tuple[str, bool]]:
+    """A predicate written ``if (C) { return true; } return false;`` (or with the booleans
+    swapped, or an ``else``): its condition and whether C makes it true."""
+    m = re.match(r"\s*if\s*\(", body)
+    if not m:
+        return None
+    close = _paren_end(body, m.end() - 1)
+    tail = _BOOL_TAIL.fullmatch(body, close + 1)
+    if not tail or tail.group(1) == tail.group(2):
+        return None
+    return body[m.end():close], tail.group(1) == "true"
+
+
 def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
     word = re.fullmatch(r"(\w+)", expr)
     if word and word.group(1) in fc.bools and depth < 4:
@@ -263,6 +280,12 @@ def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
         rets = re.findall(r"return\s+([^;]*);", body)
         if len(rets) == 1 and _ARCH_WORDS.search(_expand(rets[0], fc)):
             return arch_set(rets[0], fc, depth + 1)
+        shaped = _bool_helper(body)
+        if shaped is not None and _ARCH_WORDS.search(_expand(shaped[0], fc)):
+            cond, when_true = shaped
+            if when_true:
+                return arch_set(cond, fc, depth + 1)
+            return ALL - arch_set(cond, fc, depth + 1, must=True)
         if _ARCH_WORDS.search(body):
             raise Undecided(f"{fn.name}() decides on the architecture in a way not read")
         return ALL
@@ -574,9 +597,20 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
     out: List[Tuple[str, FrozenSet[str]]] = []
     # a variable assigned in the function before pos (its last assignment on each path)
     scope = (fn.start, pos) if fn else (0, pos)
-    for m in re.finditer(rf"(?<![\w.]){word}\s*=\s*([^;=][^;]*);", fc.code[scope[0]:scope[1]]):
+    assigns = list(re.finditer(rf"(?<![\w.]){word}\s*=\s*([^;=][^;]*);", fc.code[scope[0]:scope[1]]))
+
+    def nested(at: int) -> bool:
+        return fn is not None and any(fn.start < o < at < c for o, c in fc.match.items())
+
+    default = any(not nested(scope[0] + m.start()) for m in assigns)
+    for m in assigns:
         at = scope[0] + m.start()
         p = path_in_function(fc, at, fn) if fn else Path_(ALL)
+        if default and p.archs == ALL and nested(at):
+            # a default list reassigned inside a block whose condition is not about the
+            # architecture (add_rms_norm's mode): which list runs is not the chip's to say
+            raise Undecided(f"{word} is reassigned on a condition not about the architecture "
+                            f"(line {fc.line(at)})")
         for n, a in lists_at(fc, m.group(1), at, depth + 1):
             if a & p.archs:
                 out.append((n, a & p.archs))
