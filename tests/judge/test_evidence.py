@@ -133,17 +133,19 @@ def test_a_world_whose_device_work_the_recorder_cannot_see_is_not_host_only():
     says nothing, so the row's evidence is "none" (not recorded), never host-only."""
     from torchparity.app.check import case_result
     from torchparity.results.models import Text
+    from torchparity.run.answer import answer_of
     from torchparity.run.pool import CaseEvent
     from torchparity.scenarios.registry import Scenario
 
     t = Text(en="x", zh="x")
     row = ScenarioResult(id="w", dtype="float32", status="pass").model_dump(mode="json")
-    event = CaseEvent(index=0, kind="result", payload={"result": row, "footprint": []})
+    event = answer_of(CaseEvent(index=0, kind="result",
+                                payload={"status": "pass", "result": row, "footprint": []}))
     world = Scenario(id="w", api="torch.distributed.all_reduce", fn=lambda d, t: None, description=t,
                      expected=t, tags=("distributed",), source="distributed")
     assert case_result(event, world, "float32", True)[0].evidence == "none"
     local = Scenario(id="w", api="torch.backends.mkl.is_available", fn=lambda d, t: None,
                      description=t, expected=t, source="devmod")
     assert case_result(event, local, "float32", True)[0].evidence == "host-only"
-    timed_out = CaseEvent(index=0, kind="timeout", detail="no answer in 120 s")
+    timed_out = answer_of(CaseEvent(index=0, kind="timeout", detail="no answer in 120 s"))
     assert case_result(timed_out, local, "float32", True)[0].evidence == "none"

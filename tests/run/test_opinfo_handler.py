@@ -108,7 +108,9 @@ def test_a_device_that_computes_otherwise_is_told_apart_by_its_ops(ctx, monkeypa
 
 
 def test_slightly_off_device_is_judged_against_the_golden(ctx, monkeypatch):
-    device_double(monkeypatch, transform=lambda v: v * (1 + 2 ** -9) if isinstance(v, torch.Tensor) else v)
+    # 2**-7 relative: about 8 float16 ulps on every element, past the golden ratios' float16
+    # bar (8x the CPU's own error, which forgives a correct chip's 1-2 ulp; docs/sweep.md)
+    device_double(monkeypatch, transform=lambda v: v * (1 + 2 ** -7) if isinstance(v, torch.Tensor) else v)
     r = run(ctx, "mul", "float16", grads=False)
     assert r["status"] == "fail" and r["metric"]["standard"] == "golden float16"
     assert r["metric"]["name"].endswith("_ratio")

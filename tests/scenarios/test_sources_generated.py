@@ -3,6 +3,7 @@ the CPU against itself; their determinism; and their coverage of the shipped doc
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -241,4 +242,7 @@ def test_a_code_block_case_is_filed_under_its_source_module():
 
     (sc,) = member.scenarios("torch.Tensor.is_contiguous", None)
     assert sc.source_file == member.__file__
-    assert all(s.source_file == runtime.__file__ for s in runtime.scenarios("torch.autograd.grad", None))
+    # runtime's cases are real functions in its package (runtime/cases.py), not base.py's
+    home = os.path.dirname(runtime.__file__)
+    scs = runtime.scenarios("torch.autograd.grad", None)
+    assert scs and all(os.path.dirname(s.source_file) == home for s in scs)

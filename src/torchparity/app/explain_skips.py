@@ -577,9 +577,19 @@ def _tensors(x) -> List[Any]:
 
 # -- replays ------------------------------------------------------------------------------
 
+def _replayer():
+    """The source whose cases replay an upstream test (declared ``replays``)."""
+    from ..scenarios.sources import replaying, source
+
+    names = replaying()
+    if not names:
+        raise RuntimeError("no scenario source replays upstream tests")
+    return source(names[0])
+
+
 def replay_case(e: Entry, tree: TreeIndex, side_timeout: float) -> Tuple[Optional[Dict[str, Any]], str]:
-    """The ``upstream`` worker case that replays the entry's test, or (None, why not)."""
-    from ..scenarios.sources import upstream
+    """The worker case of the replaying source that runs the entry's test, or (None, why not)."""
+    replayer = _replayer()
 
     found = tree.find(e.base_cls, e.module)
     if found is None:
@@ -592,7 +602,7 @@ def replay_case(e: Entry, tree: TreeIndex, side_timeout: float) -> Tuple[Optiona
     if generic:
         extra = (e.head[len(method) + 1:] if e.head != method else "")
         variant = "_".join(p for p in (extra, e.rest) if p) or "-"
-    return ({"kind": upstream.CASE_KIND, "api": e.key, "root": tree.root, "file": found["file"],
+    return ({"kind": replayer.case_kind, "api": e.key, "root": tree.root, "file": found["file"],
              "cls": e.base_cls, "test": method if generic else e.test, "generic": generic,
              "dtype": variant, "side_timeout": side_timeout, "isolation": None}, "")
 
@@ -808,9 +818,8 @@ def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout,
         return
     from ..run.executors import make_executor
     from ..run.pool import CaseEvent
-    from ..scenarios.sources import upstream
 
-    init: Dict[str, Any] = {"device": adapter.spec, "modules": [], "warm": list(upstream.WARM)}
+    init: Dict[str, Any] = {"device": adapter.spec, "modules": [], "warm": list(_replayer().warm)}
     pool = make_executor("local", init, jobs=jobs, extra_env=adapter.worker_env(), adapter=adapter)
     done = [0]
 
