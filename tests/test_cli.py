@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from support import SEED_APIS
 
 
@@ -56,6 +57,7 @@ def test_bad_device_and_unavailable_device():
     assert proc.returncode == 2 and "torch_npu" in proc.stderr
 
 
+@pytest.mark.slow
 def test_crash_and_timeout_fixture_through_check(tmp_path, fixture_path):
     out = tmp_path / "o"
     env = dict(os.environ)
@@ -67,6 +69,7 @@ def test_crash_and_timeout_fixture_through_check(tmp_path, fixture_path):
     assert proc.returncode == 1  # broken verdict
 
 
+@pytest.mark.slow
 def test_evidence_sections_in_check_reports(tmp_path):
     from pathlib import Path
 
@@ -98,6 +101,7 @@ def test_config_file_supplies_defaults_and_bad_config_is_one_line(tmp_path):
     assert proc.returncode == 2 and "colour" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_docs_writes_missing_vendor_entries_from_check_bundles(tmp_path):
     from pathlib import Path
 

@@ -10,6 +10,7 @@ from torchparity.errors import TorchparityError
 API = "torch.Tensor.element_size"
 
 
+@pytest.mark.slow
 def test_two_emulated_chips_one_row_each(tmp_path):
     out = tmp_path / "o"
     report = check([API], "emu:ascend-a2,emu:ascend-950dt", out=str(out))

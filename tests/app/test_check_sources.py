@@ -155,6 +155,7 @@ def test_vendor_docs_mode_keeps_only_the_named_namespace(tiny_docs, tmp_path):
     assert "no API there" in bad.stderr
 
 
+@pytest.mark.slow
 def test_vendor_docs_mode_runs_several_devices_each_into_its_own_folder(tiny_docs, tmp_path):
     out = tmp_path / "two"
     proc = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 FIX = Path(__file__).resolve().parents[1] / "evidence" / "fixtures" / "kernels"
@@ -28,6 +29,7 @@ def _docs(root: Path) -> Path:
     return root / "docs"
 
 
+@pytest.mark.slow
 def test_build_from_kernels_then_audit(tmp_path):
     docs, out = _docs(tmp_path), tmp_path / "profiles"
     proc = _cli("profile", "build", "--from-ascend-docs", str(docs), "--torch-version", "2.13.0",

@@ -227,6 +227,7 @@ def test_agreements_where_the_cpu_refuses_are_counted_apart(prof):
     assert cmp.rate == 0.5 and cmp.rate_with_trivial == pytest.approx(2 / 3)
 
 
+@pytest.mark.slow
 def test_cli_docs_comparison_prints_class_and_footprint(prof, tmp_path):
     import os
     import subprocess

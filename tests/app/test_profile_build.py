@@ -146,6 +146,7 @@ def test_unknown_chip_and_bad_observations(docs, tmp_path):
     bad.write_text("observations: [{dtypes: [float64]}]\n", encoding="utf-8")
     with pytest.raises(InputError, match="obs.yaml"):
         build_profiles(docs, "2.12.0", observations=bad, compute_ops=OPS.get)
+@pytest.mark.slow
 def test_shipped_profiles_rebuild_identically():
     """The shipped A2, A3 and 950DT profiles are what the docs data, the shipped kernel facts
     and the observations give (one build: the docs footprints are computed once)."""

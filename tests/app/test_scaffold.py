@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from torchparity.app.scaffold import scaffold
 
 
@@ -14,6 +16,7 @@ def _cli(*args):
                           text=True, env=dict(os.environ), timeout=600)
 
 
+@pytest.mark.slow
 def test_scaffold_of_vjp_is_prefilled_and_check_reports_it_as_not_done(tmp_path):
     sc = scaffold("torch.autograd.functional.vjp", str(tmp_path / "suites"))
     text = sc.path.read_text(encoding="utf-8")

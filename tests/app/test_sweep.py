@@ -26,6 +26,7 @@ SUBSET = [
 BAD = ("fail", "error", "crash", "timeout")
 
 
+@pytest.mark.slow
 def test_cpu_against_cpu_subset_has_no_false_fails(tmp_path):
     summary = sweep(out=str(tmp_path), device="cpu", catalogue=True, only=SUBSET, jobs=2)
     assert summary.planned == len(SUBSET) * len(DTYPES) == summary.ran
@@ -56,6 +57,7 @@ def _count(db_path):
         return 0
 
 
+@pytest.mark.slow
 def test_killed_sweep_resumes_without_lost_or_duplicated_rows(tmp_path):
     apis = tmp_path / "apis.txt"
     apis.write_text("torch.add\ntorch.mul\ntorch.sub\ntorch.exp\ntorch.sum\ntorch.nn.functional.relu\n")

@@ -86,6 +86,7 @@ def test_full_op_db_sweep_on_ascend_a2_completes(tmp_path):
 
 @pytest.mark.skipif(not hasattr(torch.nn.functional, "linear_cross_entropy"),
                     reason="this torch has no torch.nn.functional.linear_cross_entropy")
+@pytest.mark.slow
 def test_a_device_dependent_algorithm_is_named_as_the_cause(tmp_path):
     # linear_cross_entropy's chunked path picks its accumulation policy by device type:
     # float32 "accurate" on the CPU, the input dtype "compact" on unlisted devices (npu)
@@ -116,6 +117,7 @@ ops:
 """
 
 
+@pytest.mark.slow
 def test_emulated_trace_sees_decomposed_ops_the_cpu_trace_misses(tmp_path):
     prof = tmp_path / "no-abs.yaml"
     prof.write_text(NO_ABS_F64, encoding="utf-8")
@@ -143,6 +145,7 @@ def test_emulated_trace_sees_decomposed_ops_the_cpu_trace_misses(tmp_path):
     assert [(d["dtype"], d["predicted"], d["observed"]) for d in wrong] == [("float64", "pass", "unsupported")]
 
 
+@pytest.mark.slow
 def test_cli_predict_trace_emulated(tmp_path):
     import os
     import subprocess

@@ -57,6 +57,7 @@ def _matrix(folder):
             for r in doc["rows"]]
 
 
+@pytest.mark.slow
 def test_two_sweep_processes_on_one_store_write_each_row_once(tmp_path, pg_url):
     apis = tmp_path / "apis.txt"
     apis.write_text("torch.add\ntorch.mul\ntorch.sub\ntorch.exp\n")
@@ -79,6 +80,7 @@ def test_two_sweep_processes_on_one_store_write_each_row_once(tmp_path, pg_url):
     assert {r[4] for r in _rows(pg_url)} <= {"pass", "unsupported", "skip"}
 
 
+@pytest.mark.slow
 def test_check_vendor_docs_into_postgres_resumes_from_another_folder(tmp_path, pg_url):
     docs = Path(__file__).resolve().parents[1] / "data" / "ascend-native-api-docs"
 

@@ -18,6 +18,7 @@ def _case(sid, api="tp_fixture_scenarios.target"):
     return {"kind": "suite", "api": api, "scenario": sid, "dtype": "float32"}
 
 
+@pytest.mark.slow
 def test_slot_gives_the_pools_events_and_goes_on_after_a_crash(fixture_path):
     slot = Slot({"device": "cpu", "modules": ["tp_fixture_scenarios"]})
     try:

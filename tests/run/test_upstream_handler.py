@@ -3,6 +3,7 @@
 import os
 import time
 
+import pytest
 from upstream_tree import FILE, write_tree
 
 from torchparity.devices import get_adapter
@@ -143,6 +144,7 @@ def test_a_generic_test_does_not_take_a_longer_named_one_for_a_variant(tmp_path)
     assert payload["outcomes"]["cpu"] == {"-": "pass"}
 
 
+@pytest.mark.slow
 def test_spawned_sides_for_devices_that_do_not_survive_a_fork(tmp_path):
     from torchparity.run.upstream_handler import isolation
 

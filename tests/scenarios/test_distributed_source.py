@@ -62,6 +62,7 @@ def test_the_a2_profile_takes_the_all_reduce_dtypes_from_the_hccl_source():
     assert "float32" in entry.dtypes and "float64" not in entry.dtypes
 
 
+@pytest.mark.slow
 def test_all_reduce_on_the_emulated_device(tmp_path):
     """Through the harness on emu:ascend-a2, judged against the CPU world; float64 is
     refused in every rank as torch_npu's HCCL process group does below Ascend950

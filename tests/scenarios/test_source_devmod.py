@@ -69,6 +69,7 @@ def test_the_cpu_agrees_with_itself(cpu, api):
     assert result.status == "pass", result.detail
 
 
+@pytest.mark.slow
 def test_ascend_profile_in_a_check(tmp_path):
     out = tmp_path / "run"
     proc = subprocess.run(

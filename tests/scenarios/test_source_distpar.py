@@ -62,6 +62,7 @@ def test_coalesced_collectives_run_pair_by_pair():
     assert done == [("o1", "i1", "opts"), ("o2", "i2", "opts")] and last.pair == ("o3", "i3", "opts")
 
 
+@pytest.mark.slow
 def test_join_world_and_data_parallel_on_the_emulated_device(tmp_path):
     """Through the harness on emu:ascend-a2, judged against the CPU world: a Joinable
     counter under Join with uneven inputs (rank 0: 2 calls, rank 1: 3, the missing one

@@ -97,6 +97,7 @@ def test_print_tabular_needs_tabulate(cpu):
     assert _rows("torch.fx.Graph.print_tabular", cpu)[0].status == "pass"
 
 
+@pytest.mark.slow
 def test_check_on_ascend_a2(tmp_path):
     out = tmp_path / "c"
     proc = subprocess.run([sys.executable, "-m", "torchparity", "check", "torch.fx.Tracer.is_leaf_module",
