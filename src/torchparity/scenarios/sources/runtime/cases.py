@@ -524,56 +524,41 @@ def autograd_grad_mode_set_multithreading_enabled(device, dtype):
     return g.grad
 
 
-def autograd_detect_anomaly(device, dtype):
-    g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
+class NanGrad(torch.autograd.Function):
+    """Identity forward, a NaN gradient backward: what anomaly detection must catch."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * float("nan")
+
+
+def anomaly_message(g, ctx):
+    """The first line of the error a NaN backward raises under ``ctx`` (None: none)."""
     import warnings
 
-    class NanGrad(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a.clone()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with ctx:
+                (NanGrad.apply(g) * 2).sum().backward()
+        return None
+    except RuntimeError as e:
+        return str(e).splitlines()[0]
 
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * float("nan")
 
-    def run(ctx):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with ctx:
-                    (NanGrad.apply(g) * 2).sum().backward()
-            return None
-        except RuntimeError as e:
-            return str(e).splitlines()[0]
-
-    return [run(torch.autograd.detect_anomaly()), torch.is_anomaly_enabled(), (g * 3).sum()]
+def autograd_detect_anomaly(device, dtype):
+    g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
+    return [anomaly_message(g, torch.autograd.detect_anomaly()), torch.is_anomaly_enabled(), (g * 3).sum()]
 
 
 def autograd_set_detect_anomaly(device, dtype):
     g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
-    import warnings
-
-    class NanGrad(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a.clone()
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * float("nan")
-
-    def run(ctx):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with ctx:
-                    (NanGrad.apply(g) * 2).sum().backward()
-            return None
-        except RuntimeError as e:
-            return str(e).splitlines()[0]
-
-    return [run(torch.autograd.set_detect_anomaly(True)), torch.is_anomaly_enabled(), (g * 3).sum()]
+    return [anomaly_message(g, torch.autograd.set_detect_anomaly(True)), torch.is_anomaly_enabled(),
+            (g * 3).sum()]
 
 
 def autograd_forward_ad_dual_level(device, dtype):
