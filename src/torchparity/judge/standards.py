@@ -100,7 +100,9 @@ THRESHOLDS: Dict[str, Dict[str, Dict[str, float]]] = {
         # the sum of its terms' magnitudes, which the output does not show, so an element
         # that cancels may carry any relative error (measured: 2.1e-2 on a conv2d weight
         # gradient of a correct HF32 device); mean relative error and RMSE bound the rest.
-        "hf32": dict(_golden_row(2.0 ** -10, 2.0 ** -10), max_rel_ratio_warn=INF,
+        # Mean / RMSE as fp16's row too (fail past 8): a weight gradient summed over many
+        # HF32 products of a correct chip measured a mean ratio of 5.3 against fp16's floor.
+        "hf32": dict(_low_row(2.0 ** -10, 2.0 ** -10), max_rel_ratio_warn=INF,
                      max_rel_ratio_fail=INF),
     },
     "cpu": {

@@ -176,8 +176,10 @@ class Plan:
         # the common shape (add, mul, sum, ...): positional Tensor / Tensor? arguments only,
         # nothing to replace (device, generator, pin_memory, layout), nothing mutated, one
         # new tensor returned; :func:`run` maps it without the general bookkeeping
+        # an op the chip computes in reduced precision reports it on the general path
         self.fast = (not self.meta_view and not self.kw and not self.write_pos
-                     and self.reduce is None and self.device_arg is None
+                     and self.reduce is None and self.precision is None
+                     and self.device_arg is None
                      and self.pin_arg is None and self.layout_arg is None
                      and self.gen_kw is None and all(k != LIST for _, k in self.pos)
                      and len(self.returns) == 1 and self.returns[0][0] in (T, OPT)
