@@ -7,10 +7,18 @@ Each prediction (``app.predict.Prediction``) is held against the sweep row of th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from .predict import Prediction
+
+class Prediction(Protocol):
+    """What a check against the sweep reads of a prediction (``app.predict.Prediction``
+    has these); a protocol here, so this module needs nothing from ``app.predict``."""
+
+    api: str
+    variant: str
+    dtype: str
+    status: str
+    reason: str
 
 SUPPORT_CLASS = {"pass": "all", "fail": "all", "partial": "some", "unsupported": "none"}
 PREDICTED_CLASS = {"pass": "all", "partial": "some", "unsupported": "none"}
