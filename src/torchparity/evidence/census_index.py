@@ -6,23 +6,17 @@ ports next to its own ``test/npu/`` — with the tree's repository and commit. I
 (file, class and test names, counts), not test code. ``--tests DIR`` recomputes the census
 on the tree given; an API the index does not hold keeps the "not run" note.
 
-Rebuild it from a checkout (the commit is recorded as given)::
-
-    python -m torchparity.evidence.census_index --tests ASCEND_PYTORCH/test \\
-        --source Ascend/pytorch --commit <sha> [API ...]
-
-Without APIs it indexes every API with registered scenarios and the public functions
-and classes of ``torch.autograd`` and its submodules.
+Rebuilt from a checkout by ``python -m torchparity.app.census_index`` (which picks the
+APIs: this module knows nothing of scenarios).
 """
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from ..results.models import TestsEvidence
 
@@ -53,28 +47,6 @@ def lookup(api: str, qualified: Optional[str] = None) -> Optional[TestsEvidence]
     return ev
 
 
-def default_apis() -> List[str]:
-    import inspect
-    import pkgutil
-
-    import torch.autograd
-
-    from ..scenarios.registry import load_suites, registered_apis
-
-    load_suites()
-    names = list(registered_apis())
-    mods = [torch.autograd] + [__import__(f"torch.autograd.{m.name}", fromlist=["_"])
-                               for m in pkgutil.iter_modules(torch.autograd.__path__)
-                               if not m.name.startswith("_")]
-    for mod in mods:
-        for name, obj in vars(mod).items():
-            if name.startswith("_") or not (inspect.isfunction(obj) or inspect.isclass(obj)):
-                continue
-            if getattr(obj, "__module__", "") == mod.__name__:
-                names.append(f"{mod.__name__}.{name}")
-    return list(dict.fromkeys(names))
-
-
 def build(tests_dir: str, source: str, commit: str, apis: Sequence[str], out: Path = INDEX_FILE) -> int:
     from .census import census
 
@@ -85,20 +57,3 @@ def build(tests_dir: str, source: str, commit: str, apis: Sequence[str], out: Pa
     with gzip.open(out, "wt", encoding="utf-8", compresslevel=9) as fh:
         json.dump(data, fh, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return len(data["apis"])
-
-
-def main(argv: Optional[Sequence[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description="Rebuild the shipped census index.")
-    parser.add_argument("--tests", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--commit", required=True)
-    parser.add_argument("--out", default=str(INDEX_FILE))
-    parser.add_argument("apis", nargs="*")
-    args = parser.parse_args(argv)
-    apis = args.apis or default_apis()
-    n = build(args.tests, args.source, args.commit, apis, Path(args.out))
-    print(f"indexed {n} of {len(apis)} APIs -> {args.out}")
-
-
-if __name__ == "__main__":
-    main()
