@@ -119,6 +119,28 @@ def test_no_import_circle():
     assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
 
 
+def _folders(edges: Dict[str, Set[str]]) -> Dict[str, Set[str]]:
+    """The same edges between the package's top-level folders (``torchparity.app`` ...)."""
+    def top(m: str) -> str:
+        return ".".join(m.split(".")[:2])
+    out: Dict[str, Set[str]] = {}
+    for m, targets in edges.items():
+        out.setdefault(top(m), set()).update(top(t) for t in targets if top(t) != top(m))
+    for targets in list(out.values()):
+        for t in targets:
+            out.setdefault(t, set())
+    return out
+
+
+def test_no_circle_between_folders():
+    """Folders stack: two folders that import each other (a function-local import on one
+    side is enough) are one concern split in two, or a name living in the wrong one."""
+    edges = _edges()
+    edges.pop("torchparity", None)  # the package's face re-exports from everything below it
+    circles = _circles(_folders(edges))
+    assert not circles, "folder circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
 def test_no_private_name_imported_from_another_module():
     found = []
     for m in MODULES:
@@ -160,4 +182,5 @@ def test_only_sources_and_their_shared_pieces_lie_in_the_sources_folder():
 def test_the_checks_see_a_circle_and_a_private_import():
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _circles(edges) == [["a", "b", "c"]]
+    assert _circles(_folders({"t.x.m": {"t.y.n"}, "t.y.n": set(), "t.y.k": {"t.x.m"}})) == [["t.x", "t.y"]]
     assert _source_of(f"{SOURCES}.fx.table") == "fx" and _source_of(f"{SOURCES}.base") == ""
