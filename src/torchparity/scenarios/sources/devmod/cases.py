@@ -957,10 +957,11 @@ def accelerator_synchronize(device, dtype):
 def accelerator_device_index(device, dtype):
     c = Ctx(device)
     if not acc_here(c):
-        return {"current_inside": True}
+        return {"current_inside": True, "lands_there": True}
     with torch.accelerator.device_index(c.index):
         inside = torch.accelerator.current_device_index() == c.index
-    return {"current_inside": inside}
+        t = torch.ones(2, device=c.type)  # made on the bare device type: lands on the index set
+    return {"current_inside": inside, "lands_there": (t.device.index or 0) == c.index}
 
 
 def accelerator_get_device_capability(device, dtype):
@@ -1161,7 +1162,7 @@ def backends_verbose(device, dtype, lib):
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4) / 4
     with mod.verbose(mod.VERBOSE_OFF):
         y = x.matmul(x.T)
-    return y
+    return y.tolist()  # values: a host tensor is no device answer
 
 
 def einsum_inputs(device):
