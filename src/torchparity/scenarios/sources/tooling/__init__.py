@@ -36,7 +36,10 @@ PREFIXES = ("torch.package.", "torch.profiler.", "torch.autograd.profiler.", "to
 class ToolingSource(BlockSource):
     name, order = NAME, ORDER
     prefixes = PREFIXES
-    widen = False  # each case is asked in the dtypes its row names
+    # each case is asked in the dtypes its row names, unprobed: a probe at planning would run
+    # the CPU under the emulated device's build (no ITT on an A2) and drop the very rows
+    # whose answer is the build's
+    probe = False
     outside = "not a tooling API (package, profiler, monitor, utils, onnx, export, hub, compiler, ...)"
     no_case = "no case here for this tooling API"
 
