@@ -11,6 +11,11 @@ printed. ``benchmarks/refactor_parity.py --source`` then checks the judged rows 
 device.
 
     python benchmarks/case_parity.py --base OTHER_CHECKOUT/src --source quant [--show]
+        [--device emu:ascend-a2]
+
+``--device``: every scenario is also judged on that device in the child (the CPU reference
+and the device run, with the footprint): the rows' status, cause and evidence per dtype
+are compared too, and each API judged otherwise is printed.
 """
 
 from __future__ import annotations
@@ -47,6 +52,26 @@ def shape(v, depth=0):
     return type(v).__name__
 
 name = sys.argv[1]
+spec = sys.argv[3] if len(sys.argv) > 3 else ""
+if spec:  # the judged rows on that device too: status, cause, evidence of each dtype
+    from torchparity.api.classify import code_objects
+    from torchparity.devices import get_adapter
+    from torchparity.judge.evidence import row_evidence
+    from torchparity.run.execute import execute
+    adapter = get_adapter(spec)
+    adapter.setup()
+
+def judged(sc, obj):
+    rows = {}
+    for dt in sc.dtypes:
+        try:
+            res, entries = execute(sc, dt, adapter, footprint=True, api_obj=obj,
+                                   api_codes=code_objects(obj) if obj is not None else ())
+            rows[dt] = [str(res.status), str(res.cause), row_evidence(res.status, res.cause, entries)]
+        except Exception as exc:
+            rows[dt] = f"harness raised {type(exc).__name__}"
+    return rows
+
 src = source(name)
 out = {}
 for api in sorted(src.members()):
@@ -67,15 +92,18 @@ for api in sorted(src.members()):
             row["output"] = shape(sc.fn("cpu", getattr(torch, sc.dtypes[0])))
         except Exception as exc:
             row["output"] = f"raised {type(exc).__name__}"
+        if spec:
+            row["judged"] = judged(sc, obj)
         rows.append(row)
     out[api] = rows or src.why_not(api, obj)
 json.dump(out, open(sys.argv[2], "w"), default=str)
 """
 
 
-def side(src_dir: str, name: str, dump: Path) -> dict:
+def side(src_dir: str, name: str, dump: Path, device: str = "") -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([src_dir, os.environ.get("PYTHONPATH", "")]))
-    subprocess.run([sys.executable, "-c", CHILD, name, str(dump)], env=env, check=True)
+    subprocess.run([sys.executable, "-c", CHILD, name, str(dump)] + ([device] if device else []),
+                   env=env, check=True)
     return json.loads(dump.read_text())
 
 
@@ -88,8 +116,22 @@ def shape_only(tree):
     if isinstance(tree, list):
         return [shape_only(t) for t in tree]
     if isinstance(tree, dict):
-        return {k: shape_only(v) for k, v in tree.items()}
+        return {k: shape_only(v) for k, v in tree.items() if k != "judged"}
     return tree
+
+
+def unjudged(rows):
+    """an API's dump without the judged rows (compared apart)"""
+    if not isinstance(rows, list):
+        return rows
+    return [{k: v for k, v in r.items() if k != "judged"} for r in rows]
+
+
+def judged_rows(rows):
+    """id -> the judged rows of an API's scenarios (``--device``); its why-not text else"""
+    if not isinstance(rows, list):
+        return rows
+    return {r["id"]: r.get("judged") for r in rows}
 
 
 def main() -> None:
@@ -98,15 +140,23 @@ def main() -> None:
     parser.add_argument("--source", required=True, action="append")
     parser.add_argument("--out", type=Path, default=Path("/tmp"))
     parser.add_argument("--show", action="store_true", help="print both sides of a differing API")
+    parser.add_argument("--device", default="", help="also judge every scenario on this device "
+                        "(e.g. emu:ascend-a2): status, cause and evidence per dtype are compared too")
     args = parser.parse_args()
     bad = 0
     for name in args.source:
-        a = side(str(Path(args.base).resolve()), name, args.out / f"case-parity-{name}-base.json")
-        b = side(str(ROOT / "src"), name, args.out / f"case-parity-{name}-this.json")
+        tag = f"-{args.device.replace(':', '_')}" if args.device else ""
+        a = side(str(Path(args.base).resolve()), name, args.out / f"case-parity-{name}{tag}-base.json", args.device)
+        b = side(str(ROOT / "src"), name, args.out / f"case-parity-{name}{tag}-this.json", args.device)
         apis = sorted(set(a) | set(b))
         diff = [api for api in apis if shape_only(a.get(api)) != shape_only(b.get(api))]
-        values = [api for api in apis if api not in diff and a.get(api) != b.get(api)]
+        values = [api for api in apis if api not in diff and unjudged(a.get(api)) != unjudged(b.get(api))]
         bad += len(diff)
+        if args.device:
+            verdicts = [api for api in apis if judged_rows(a.get(api)) != judged_rows(b.get(api))]
+            print(f"{name} on {args.device}: {len(verdicts)} APIs judged otherwise (status, cause or evidence)")
+            for api in verdicts:
+                print("   judged otherwise:", api, judged_rows(a.get(api)), "->", judged_rows(b.get(api)))
         print(f"{name}: {len(apis)} APIs ({len(a)} base, {len(b)} this), "
               f"{sum(len(v) for v in b.values() if isinstance(v, list))} scenarios here; {len(diff)} differ; "
               f"{len(values)} more differ in output values only")

@@ -25,7 +25,14 @@ def _answer(api, adapter):
 
 @pytest.mark.parametrize("api", ["torch.backends.mkl.is_available",
                                  "torch.utils.cpp_extension.is_ninja_available",
-                                 "torch.__config__.show", "torch.backends.cudnn.allow_tf32"])
+                                 "torch.__config__.show", "torch.backends.cudnn.allow_tf32",
+                                 # a CPU library's flag, the CPU generator, a CUDA-only flag
+                                 "torch.backends.mkl.verbose", "torch.random.get_rng_state",
+                                 "torch.backends.cuda.matmul.allow_tf32",
+                                 # host-side tools: counters, name lookups, annotations
+                                 "torch.monitor.Stat.add", "torch.overrides.resolve_name",
+                                 "torch.utils.benchmark.FunctionCounts.filter",
+                                 "torch.onnx.is_in_onnx_export"])
 def test_host_only_apis_are_device_independent(emu, api):
     result, entries = _answer(api, emu)
     assert result.status == "pass", result.detail
@@ -41,3 +48,19 @@ def test_a_device_module_counter_is_device_state(emu):
     result, entries = _answer("torch.cuda.memory_allocated", emu)
     assert result.status == "pass" and result.evidence == "device-state"
     assert ("runtime.npu.memory_allocated", "api") in {(e.op, e.source) for e in entries}
+
+
+@pytest.mark.parametrize("api", ["torch.cuda.init", "torch.cuda.ipc_collect", "torch.cuda.memory_cached"])
+def test_a_device_module_member_is_the_apis_under_its_name_in_the_module(emu, api):
+    # the emulated module's init / ipc_collect are lambdas and its memory_cached is
+    # memory_reserved's function: the member named like the API is still the API's call
+    result, entries = _answer(api, emu)
+    assert result.status == "pass" and result.evidence == "device-state", [(e.op, e.source) for e in entries]
+    assert ("runtime.npu." + api.rsplit(".", 1)[1], "api") in {(e.op, e.source) for e in entries}
+
+
+def test_a_context_manager_api_is_device_state_through_the_tensor_it_places(emu):
+    # torch.accelerator.device_index: no device-module call of its own name; a tensor made
+    # inside on the bare device type lands on the index it set
+    result, entries = _answer("torch.accelerator.device_index", emu)
+    assert result.status == "pass" and result.evidence == "device-state", [(e.op, e.source) for e in entries]

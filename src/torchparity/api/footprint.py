@@ -265,14 +265,15 @@ class FootprintRecorder:
         if first is not None:
             self.checked[(str(func), source)].add(first)
 
-    def _runtime_source(self, fn: Any) -> str:
+    def _runtime_source(self, fn: Any, name: str = "") -> str:
         # a device-module API (torch.cuda.X asked of the device under test's module, as
-        # the devmod source does) is answered by the member of the same name there
+        # the devmod source does) is answered by the member of the same name there (the
+        # name it has in the module: a member may be a lambda or another member's function)
         families = ("torch.cuda", "torch.cpu", "torch.accelerator", f"torch.{self.device_type}",
                     "torch_npu")
         names = {getattr(o, "__name__", None) for o in self.attr.api_objects
                  if str(getattr(o, "__module__", "") or "").startswith(families)}
-        if any(fn is o for o in self.attr.api_objects) or getattr(fn, "__name__", "") in names:
+        if any(fn is o for o in self.attr.api_objects) or getattr(fn, "__name__", "") in names or name in names:
             return "api"
         return self.attr.from_stack() or "scenario"
 
@@ -287,7 +288,7 @@ class FootprintRecorder:
                 return fn(*args, **kwargs)
             finally:
                 rec._in_runtime = False
-                rec.counts[(f"runtime.{label}.{name}", rec._runtime_source(fn))] += 1
+                rec.counts[(f"runtime.{label}.{name}", rec._runtime_source(fn, name))] += 1
 
         runtime_call.__name__ = getattr(fn, "__name__", name)
         runtime_call.__wrapped__ = fn

@@ -606,6 +606,9 @@ class BlockSource(Source):
     prefixes: Tuple[str, ...] = ()
     scenario_id: str = "case"  # the id of its scenarios when a case names none
     quiet: bool = False  # the bodies' warnings are not shown
+    # the cases are run once on the CPU at planning (:func:`probed`: the CPU's own refusals
+    # become expected raises, a case reading ``dtype`` is widened); False: asked as given
+    probe: bool = True
     outside: str = "not an API of this source"  # why_not for an API it does not own
     no_case: str = "no case for this API here"  # why_not for an owned API without a case
     cpu_cannot: str = "the CPU itself cannot run this case"  # why_not for a case with no scenario
@@ -656,7 +659,7 @@ class BlockSource(Source):
         """The scenarios of one case (through :func:`probed`)."""
         fn = case.fn(api, quiet=self.quiet)
         words = self.describe(api, case)
-        if case.raises is not None:  # every device must raise it: nothing to probe
+        if case.raises is not None or not self.probe:  # every device must raise it: nothing to probe
             return [Scenario(
                 id=case.id or self.scenario_id, api=api, fn=fn,
                 description=Text(en=words["en"], zh=words["zh"]),
