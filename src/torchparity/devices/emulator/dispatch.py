@@ -21,7 +21,11 @@ The hot path avoids pytree and closures: a plan is a flat description of where t
 sit in ``args``/``kwargs``. Ops of the common shape (positional tensors only, nothing to
 replace or mutate, one new tensor back: ``Plan.fast``) take ``_run_fast``, the same steps
 without the general bookkeeping; their CPU result is kept as the new device tensor's CPU
-view (``storage.wrap(remember=True)``), so the next op on it maps it for free. Nothing here keeps references between calls except the plan
+view (``storage.wrap(remember=True)``), so the next op on it maps it for free. In-place ops
+of the same shape (``self`` the only mutated argument, returned as passed in: ``Plan.inplace``;
+add_, mul_, fill_...) take ``_run_inplace``. Both look a device tensor's remembered CPU view
+up themselves (``storage.cpu_view``'s key) and fall back to the general path for any call
+outside their shape. Nothing here keeps references between calls except the plan
 cache, so the fallback creates no reference cycles and memory stays flat.
 """
 
@@ -45,6 +49,7 @@ _CPU = torch.device("cpu")
 _strided = torch.strided
 _HOST_ATTR = st.HOST_ATTR
 _cpu_view = st.cpu_view
+_wrap = st.wrap
 
 # Kinds of tensor-carrying arguments and returns.
 T, OPT, LIST = 1, 2, 3
@@ -109,7 +114,8 @@ class Plan:
 
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
-                 "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast")
+                 "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast",
+                 "inplace", "tensor_pos")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -184,6 +190,15 @@ class Plan:
                      and self.gen_kw is None and all(k != LIST for _, k in self.pos)
                      and len(self.returns) == 1 and self.returns[0][0] in (T, OPT)
                      and self.returns[0][1] is None)
+        # the common in-place shape (add_, mul_, fill_, ...): as above, but ``self`` (the
+        # first argument, the only one mutated) is returned as passed in
+        self.inplace = (not self.meta_view and not self.kw and self.reduce is None
+                        and self.precision is None and self.device_arg is None
+                        and self.pin_arg is None and self.layout_arg is None
+                        and self.gen_kw is None and all(k != LIST for _, k in self.pos)
+                        and list(self.write_pos.values()) == [0] and self.pos[:1] == [(0, T)]
+                        and self.returns == [("w", 0)])
+        self.tensor_pos = tuple(i for i, _ in self.pos)  # where fast/inplace look for tensors
 
 
 def _alias_key(info) -> str:
@@ -227,7 +242,15 @@ def fallback(op, *args, **kwargs):
     plan = _PLANS.get(id(op))
     if plan is None:
         plan = plan_for(op)
-    return run(plan, args, kwargs)
+    if plan.fast:
+        out = _run_fast(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
+    elif plan.inplace:
+        out = _run_inplace(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
+    return _run_general(plan, args, kwargs)
 
 
 def direct_kernel(op) -> Callable:
@@ -240,7 +263,15 @@ def direct_kernel(op) -> Callable:
         plan = _PLANS.get(key)
         if plan is None:
             plan = plan_for(op)
-        return run(plan, args, kwargs)
+        if plan.fast:  # run() inlined: one Python frame less per op
+            out = _run_fast(plan, args, kwargs)
+            if out is not _GENERAL:
+                return out
+        elif plan.inplace:
+            out = _run_inplace(plan, args, kwargs)
+            if out is not _GENERAL:
+                return out
+        return _run_general(plan, args, kwargs)
 
     kernel.__name__ = f"emulated_{op._schema.name.replace('::', '_')}"
     return kernel
@@ -296,10 +327,20 @@ def _trace(plan: Plan, dtype) -> None:
 
 
 def run(plan: Plan, args: tuple, kwargs: dict):
+    """Run one op call by its plan: the fast or in-place path where the call has their
+    shape, else the general one (the same outcome either way)."""
     if plan.fast:
         out = _run_fast(plan, args, kwargs)
         if out is not _GENERAL:
             return out
+    elif plan.inplace:
+        out = _run_inplace(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
+    return _run_general(plan, args, kwargs)
+
+
+def _run_general(plan: Plan, args: tuple, kwargs: dict):
     if plan.meta_view:
         if STATE.trace is not None:
             _trace(plan, _first_dtype(args))
@@ -395,8 +436,7 @@ def _run_fast(plan: Plan, args: tuple, kwargs: dict):
     owners = None
     dtype = None
     cpu_in = cpu_dims = False
-    device_type = STATE.device_type
-    for i, _kind in plan.pos:
+    for i in plan.tensor_pos:
         if i >= n:
             continue
         a = cargs[i]
@@ -414,13 +454,23 @@ def _run_fast(plan: Plan, args: tuple, kwargs: dict):
                 cpu_dims = True
             continue
         dev = a.untyped_storage()
-        if getattr(dev, _HOST_ATTR, None) is None and a.device.type != device_type:
-            cpu_in = True  # another device's tensor (meta, ...): the CPU kernel answers for it
-            continue
-        cargs[i] = _cpu_view(a)
+        record = getattr(dev, _HOST_ATTR, None)
+        if record is None:
+            if a.device.type != STATE.device_type:
+                cpu_in = True  # another device's tensor (meta, ...): the CPU kernel answers
+                continue
+            cargs[i] = _cpu_view(a)
+        else:  # storage.cpu_view's remembered view, looked up here (its key, same order)
+            cached = record.view
+            if cached is not None and cached[0] == (id(a), a.storage_offset(), a.size(), a.stride(),
+                                                    a.dtype, a.is_conj(), a.is_neg()):
+                cargs[i] = cached[1]
+            else:
+                cargs[i] = _cpu_view(a, record)
         if owners is None:
-            owners = {}
-        owners[dev.data_ptr()] = dev
+            owners = {dev.data_ptr(): dev}
+        else:
+            owners[dev.data_ptr()] = dev
     if owners is None:  # no tensor of ours: the CPU kernel answers (as the general path)
         return _GENERAL
     if cpu_dims and not plan.mixed_ok:
@@ -433,7 +483,63 @@ def _run_fast(plan: Plan, args: tuple, kwargs: dict):
     out = plan.call(*cargs, **kwargs) if kwargs else plan.call(*cargs)
     if out is None:
         return None
-    return st.wrap(out, STATE.device, owners, remember=not cpu_in)
+    return _wrap(out, STATE.device, owners, not cpu_in)
+
+
+def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
+    """:func:`run` for a ``plan.inplace`` op (``self`` mutated and returned), with the
+    general path's outcome: the same mapping, refusal, trace and check as
+    :func:`_run_fast`, the CPU kernel on the views, a resized ``self`` followed, ``self``
+    returned as passed in."""
+    cargs = list(args)
+    n = len(cargs)
+    ours = False
+    dtype = None
+    cpu_dims = False
+    for i in plan.tensor_pos:
+        if i >= n:
+            continue
+        a = cargs[i]
+        if a is None:
+            continue
+        if not isinstance(a, _Tensor):
+            if plan.rebox:
+                return _GENERAL
+            continue
+        if dtype is None:
+            dtype = a.dtype
+        if a.is_cpu:
+            if a.dim():
+                cpu_dims = True
+            continue
+        record = getattr(a.untyped_storage(), _HOST_ATTR, None)
+        if record is None:
+            if a.device.type != STATE.device_type:
+                continue  # another device's tensor (meta, ...): the CPU kernel answers
+            cargs[i] = _cpu_view(a)
+        else:  # as in _run_fast
+            cached = record.view
+            if cached is not None and cached[0] == (id(a), a.storage_offset(), a.size(), a.stride(),
+                                                    a.dtype, a.is_conj(), a.is_neg()):
+                cargs[i] = cached[1]
+            else:
+                cargs[i] = _cpu_view(a, record)
+        ours = True
+    if not ours:  # no tensor of ours: the CPU kernel answers (as the general path)
+        return _GENERAL
+    if cpu_dims and not plan.mixed_ok:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {STATE.device} and cpu!")
+    if STATE.trace is not None:
+        _trace(plan, dtype)
+    if plan.rule is not None:
+        plan.rule.check(dtype)
+    if kwargs:
+        plan.call(*cargs, **kwargs)
+    else:
+        plan.call(*cargs)
+    _follow_resized(plan, args, cargs)
+    return args[0]
 
 
 def check_op(plan: Plan, dtype: Optional[torch.dtype]) -> None:
@@ -513,7 +619,7 @@ def _device_argument(plan: Plan, cargs, ckwargs, result_device):
         if dev.index not in (None, 0):
             raise RuntimeError(f"Invalid device {dev}: the emulated device has one "
                                f"{STATE.device_type} device, index 0")
-        return torch.device(dev.type, 0)
+        return STATE.device  # torch.device(device_type, 0), made once
     return dev
 
 

@@ -41,6 +41,8 @@ _set_neg = torch._C._set_neg
 _empty = torch.empty
 _strided = torch.strided
 _CPU = torch.device("cpu")
+_NO_SIZE: tuple = ()
+_count = memstats.count
 
 
 class EmulatorFeatureError(RuntimeError):
@@ -92,10 +94,12 @@ def device_storage(host: torch.UntypedStorage, device: torch.device) -> torch.Un
     ptr = host.data_ptr()
     nbytes = host.nbytes()
     dev = _from_data_pointer(ptr, device, nbytes)
-    record = HostRecord(host, nbytes if nbytes > 0 else 0, ptr)
     if nbytes > 0:
-        memstats.count(nbytes)
-    setattr(dev, HOST_ATTR, record)
+        record = HostRecord(host, nbytes, ptr)
+        _count(nbytes)
+    else:
+        record = HostRecord(host, 0, ptr)
+    dev._torchparity_host = record  # HOST_ATTR
     if ptr:
         _BY_PTR[ptr] = _weakref(record)
     return dev
@@ -136,7 +140,7 @@ def set_metadata(t: torch.Tensor, dev: torch.UntypedStorage, offset, size, strid
     _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
 
 
-def cpu_view(t: torch.Tensor) -> torch.Tensor:
+def cpu_view(t: torch.Tensor, record: Optional[HostRecord] = None) -> torch.Tensor:
     """A CPU tensor sharing ``t``'s bytes, sizes, strides, offset and conj/neg bits.
 
     The view is remembered on the storage's record and handed out again while the same
@@ -144,9 +148,10 @@ def cpu_view(t: torch.Tensor) -> torch.Tensor:
     sizes, strides, dtype and bits; anything that re-points or reshapes the tensor in
     place changes one of those, and a different storage has its own record. Two
     different device tensors never share a view, so the CPU kernel sees distinct
-    tensors exactly when the caller passed distinct tensors."""
-    storage = t.untyped_storage()
-    record = getattr(storage, HOST_ATTR, None)
+    tensors exactly when the caller passed distinct tensors. ``record``: the storage's
+    record when the caller has it at hand (None: looked up here)."""
+    if record is None:
+        record = getattr(t.untyped_storage(), HOST_ATTR, None)
     key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
     if record is not None:
         cached = record.view
@@ -154,7 +159,7 @@ def cpu_view(t: torch.Tensor) -> torch.Tensor:
             return cached[1]
         host = record.host
     else:
-        host = _null_host(t, storage)
+        host = _null_host(t, t.untyped_storage())
         record = getattr(t.untyped_storage(), HOST_ATTR, None)
         key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
     view = _empty(0, dtype=t.dtype, device=_CPU).set_(host, key[1], key[2], key[3])
@@ -209,34 +214,56 @@ def wrap(r: torch.Tensor, device: torch.device,
     too, so ``r`` is remembered as the new device tensor's CPU view (see :func:`cpu_view`):
     the next op on the result finds its view made.
     """
-    if r.layout is not _strided:
-        raise feature_error(f"a {r.layout} tensor (sparse or other non-strided layout)")
-    if r.is_quantized:
-        raise feature_error("a quantized tensor")
-    if r.is_nested:
-        raise feature_error("a nested tensor (torch.nested, strided layout)")
-    if r._is_zerotensor():
-        r = torch.zeros(r.size(), dtype=r.dtype, device=_CPU)
+    if r.layout is not _strided or r.is_quantized or r.is_nested or r._is_zerotensor():
+        r = _unusual(r)
     host = r.untyped_storage()
     dev = None
     if owners:
         ptr = host.data_ptr()
         if ptr:
             dev = owners.get(ptr)
-    fresh = dev is None
-    if fresh:
-        dev = device_storage(host, device)
-    dtype, offset, size, stride = r.dtype, r.storage_offset(), r.size(), r.stride()
-    t = _create_empty([], dtype)
+    dtype = r.dtype
+    t = _create_empty(_NO_SIZE, dtype)
+    offset, size, stride = r.storage_offset(), r.size(), r.stride()
+    if dev is None:  # fresh memory: device_storage() inlined (the hot path of every op)
+        ptr = host.data_ptr()
+        nbytes = host.nbytes()
+        dev = _from_data_pointer(ptr, device, nbytes)
+        if nbytes > 0:
+            record = HostRecord(host, nbytes, ptr)
+            _count(nbytes)
+        else:
+            record = HostRecord(host, 0, ptr)
+        dev._torchparity_host = record  # HOST_ATTR
+        if ptr:
+            _BY_PTR[ptr] = _weakref(record)
+        _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
+        conj, neg = r.is_conj(), r.is_neg()
+        if conj:
+            _set_conj(t, True)
+        if neg:
+            _set_neg(t, True)
+        if remember:
+            record.view = ((id(t), offset, size, stride, dtype, conj, neg), r)
+        return t
     _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
-    conj, neg = r.is_conj(), r.is_neg()
-    if conj:
+    if r.is_conj():
         _set_conj(t, True)
-    if neg:
+    if r.is_neg():
         _set_neg(t, True)
-    if remember and fresh:
-        getattr(dev, HOST_ATTR).view = ((id(t), offset, size, stride, dtype, conj, neg), r)
     return t
+
+
+def _unusual(r: torch.Tensor) -> torch.Tensor:
+    """A CPU result that is not a plain dense tensor: refused as a feature the emulated
+    device lacks, or (an efficient zero tensor) made a plain tensor of zeros."""
+    if r.layout is not _strided:
+        raise feature_error(f"a {r.layout} tensor (sparse or other non-strided layout)")
+    if r.is_quantized:
+        raise feature_error("a quantized tensor")
+    if r.is_nested:
+        raise feature_error("a nested tensor (torch.nested, strided layout)")
+    return torch.zeros(r.size(), dtype=r.dtype, device=_CPU)
 
 
 def new_host_tensor(size, dtype) -> torch.Tensor:
