@@ -480,6 +480,22 @@ LAYOUT_OPS = frozenset({
 })
 
 
+def permuted_sample(sample):
+    """``sample`` with its input tensor laid out with its first two dims swapped in memory
+    (same shape and values, dense but not contiguous): the layout ``preserve_format`` keeps,
+    unlike OpInfo's ``noncontiguous()`` (not dense: its ``*_like`` results are contiguous
+    on every backend). None when the input has fewer than two dims of size > 1."""
+    x = sample.input
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.size(0) < 2 or x.size(1) < 2:
+        return None
+
+    def put(t, _x=x):
+        if t is _x:
+            return t.detach().transpose(0, 1).contiguous().transpose(0, 1).requires_grad_(_x.requires_grad)
+        return t
+    return sample.transform(put)
+
+
 def layout_fixed(opinfo, call: str = "op") -> bool:
     """Whether strides, storage offset and aliasing of the op's outputs are compared."""
     return (opinfo.name in LAYOUT_OPS or opinfo.name.endswith("_like")
