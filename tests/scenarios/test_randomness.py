@@ -141,3 +141,16 @@ def test_opinfo_nan_sample_and_random_ops_largest_samples_first():
     bern = oi.make_samples(oi.entry("op_db", "bernoulli"), torch.float32)
     sizes = [s.input.numel() for s in bern]
     assert sizes == sorted(sizes, reverse=True) and sizes[0] >= 24
+
+
+def test_layout_fixed_ops_get_a_dense_permuted_sample():
+    """OpInfo's noncontiguous() is not dense, so empty_like's result is contiguous on
+    every backend; the permuted sample is dense, and preserve_format keeps its strides."""
+    from torchparity.scenarios import opinfo as oi
+
+    op = oi.entry("op_db", "empty_like")
+    permuted = [p for p in map(oi.permuted_sample, oi.make_samples(op, torch.float32)) if p is not None]
+    assert permuted
+    x = permuted[0].input
+    assert not x.is_contiguous() and torch.empty_like(x).stride() == x.stride()
+    assert torch.empty_like(oi.make_samples(op, torch.float32)[1].noncontiguous().input).is_contiguous()
