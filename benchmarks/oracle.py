@@ -86,7 +86,7 @@ MIN_PER_SOURCE = 8
 # elementwise op may return a contiguous result for a strided input on any backend that
 # does not follow TensorIterator's layout choice; those pairs are counted apart
 # (``not_applicable``), never as kills or survivors.
-LAYOUT_API = re.compile(r"(^|\.)(\w+_like|empty_strided|new_empty_strided|contiguous|clone|transpose\w*|permute|t|"
+LAYOUT_API = re.compile(r"(^|\.)((?!is_)\w+_like|empty_strided|new_empty_strided|contiguous|clone|transpose\w*|permute|t|"
                         r"mT|mH|T|H|view\w*|as_strided\w*|expand\w*|narrow|select|unfold|squeeze|unsqueeze|"
                         r"movedim|moveaxis|swapaxes|swapdims|stride|is_contiguous|is_non_overlapping_and_dense|"
                         r"storage_offset|diagonal|chunk|split\w*|tensor_split|unbind|flatten|unflatten|"
@@ -95,7 +95,7 @@ LAYOUT_API = re.compile(r"(^|\.)(\w+_like|empty_strided|new_empty_strided|contig
 # the APIs whose contract fixes a *new* output's layout (a view aliases its input and an
 # in-place result is its input: the ``strides`` fault, which makes new outputs contiguous,
 # cannot reach either); ``contiguous`` is left out: its contract is the fault's own output
-NEW_LAYOUT_API = re.compile(r"(^|\.)(\w+_like|empty_strided|new_empty_strided|clone)$")
+NEW_LAYOUT_API = re.compile(r"(^|\.)((?!is_)\w+_like|empty_strided|new_empty_strided|clone)$")
 # a fixed, fault-targeted set run beside the stratified sample (``--no-fixed`` leaves it
 # out), so that the faults a random sample rarely reaches are tried on the APIs made for
 # them: layout (``strides``), seeded draws (``rng-unseeded``), memory counters

@@ -192,7 +192,7 @@ def test_strides_and_widen_follow_what_the_fault_can_change():
     empty = {"rows": [_row("empty_like", "float32", "pass", [])]}
     for api in ("torch.empty_like", "torch.empty_strided", "torch.Tensor.clone"):
         assert oracle.applicable("strides", api, empty), api
-    for api in ("torch.Tensor.contiguous", "torch.Tensor.transpose"):
+    for api in ("torch.Tensor.contiguous", "torch.Tensor.transpose", "torch.overrides.is_tensor_like"):
         assert not oracle.applicable("strides", api, empty), api
     inplace = {"rows": [_row("add_", "float32", "pass", ["aten.add_.Tensor"])]}
     assert not oracle.applicable("strides", "torch.Tensor.add_", inplace)
