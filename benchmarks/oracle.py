@@ -397,6 +397,9 @@ def _relevant(fault: str, rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 
 def _why(fault: str, touched: List[Dict[str, Any]], rows: List[Dict[str, Any]]) -> str:
+    if fault == "memstat-zero":
+        return ("every compared row stayed pass with the counters at 0: the scenario compares "
+                "counters with one another (0 equals 0), not with the bytes of an allocation it made")
     if not touched:
         return ("the fault acts in the world's rank processes, whose ops the footprint does not "
                 "see, and every compared row stayed pass")
