@@ -105,3 +105,52 @@ def test_a_wrong_log_prob_on_the_device_fails_the_class_row(emu, monkeypatch):
     # the patch dispatches one more mul on the device only: the cause may name that path
     assert result.status == "fail" and result.cause in ("mismatch", "device_path"), result.detail
     assert "log_prob" in result.detail
+
+
+def test_a_zero_probability_category_reaches_multinomial_log_prob_branch(emu):
+    """Multinomial.log_prob writes 0 where a count of 0 meets a -inf logit (an in-place
+    index_put_): its zero-probability scenario makes that write happen, so a device whose
+    in-place ops write a new tensor fails it (the plain scenario's mask is empty)."""
+    from torchparity.devices.emulator import faults
+
+    scs = distribution.scenarios("torch.distributions.multinomial.Multinomial.log_prob", None)
+    (sc,) = [s for s in scs if s.id == "log_prob[zero-probability]"]
+    assert "-inf" in sc.code
+    ok, _ = execute(sc, "float32", emu)
+    assert ok.status == "pass", ok.detail
+    with faults.injecting(["inplace-copy"]):
+        bad, _ = execute(sc, "float32", emu)
+    # the device's NaN where the CPU writes 0 (the logits normalised through logsumexp
+    # meet the same in-place fill first: the device raises where the CPU does not)
+    assert bad.status in ("fail", "error") and bad.cause not in ("harness_error", "timeout"), bad
+    # a continuous distribution has no such category
+    assert distribution.B.zero_probability_spec(torch.distributions.Normal) is None
+
+
+def test_opinfo_nan_sample_and_random_ops_largest_samples_first():
+    from torchparity.scenarios import opinfo as oi
+
+    total = oi.entry("op_db", "sum")
+    samples = oi.make_samples(total, torch.float32)
+    nan = oi.nan_sample(total, samples, torch.float32)
+    assert nan is not None and bool(torch.isnan(nan.input).any())
+    assert not any(bool(torch.isnan(s.input).any()) for s in samples)  # the originals kept
+    assert oi.nan_sample(total, samples, torch.int64) is None
+    assert oi.nan_sample(oi.entry("op_db", "add"), oi.make_samples(oi.entry("op_db", "add"), torch.float32),
+                         torch.float32) is None
+    bern = oi.make_samples(oi.entry("op_db", "bernoulli"), torch.float32)
+    sizes = [s.input.numel() for s in bern]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] >= 24
+
+
+def test_layout_fixed_ops_get_a_dense_permuted_sample():
+    """OpInfo's noncontiguous() is not dense, so empty_like's result is contiguous on
+    every backend; the permuted sample is dense, and preserve_format keeps its strides."""
+    from torchparity.scenarios import opinfo as oi
+
+    op = oi.entry("op_db", "empty_like")
+    permuted = [p for p in map(oi.permuted_sample, oi.make_samples(op, torch.float32)) if p is not None]
+    assert permuted
+    x = permuted[0].input
+    assert not x.is_contiguous() and torch.empty_like(x).stride() == x.stride()
+    assert torch.empty_like(oi.make_samples(op, torch.float32)[1].noncontiguous().input).is_contiguous()

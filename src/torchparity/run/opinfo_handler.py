@@ -449,6 +449,9 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         return dict(base, status="skip", cause=Cause.HARNESS_ERROR.value,
                     detail=f"OpInfo cannot make {dtype_name} samples: {describe_exception(exc)}",
                     seconds=time.perf_counter() - start)
+    # made before the sample limit: the first samples may hold one element only
+    every = samples
+    nan = oi.nan_sample(op, samples, dtype) if samples and case.get("sample") is None else None
     limit = case.get("max_samples")
     if limit:
         samples = samples[: int(limit)]
@@ -459,6 +462,12 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
             samples = list(samples) + [samples[0].noncontiguous()]
         except Exception:
             pass  # a sample that has no non-contiguous form: the others are judged
+        # ... and on a dense permuted one: the layout preserve_format keeps
+        permuted = next((p for p in map(oi.permuted_sample, every) if p is not None), None)
+        if permuted is not None:
+            samples = list(samples) + [permuted]
+    if nan is not None:  # a device that drops NaN in a max / min / sum shows on it
+        samples = list(samples) + [nan]
     first = 0  # a generated test file judges one sample (run.standalone): its index kept
     if case.get("sample") is not None:
         first = int(case["sample"])

@@ -298,7 +298,51 @@ def make_samples(opinfo, dtype: torch.dtype, *, requires_grad: bool = False,
     """Seeded samples made on the CPU (moving them is the runner's job)."""
     seed_all(seed)
     fn = opinfo.reference_inputs if reference else opinfo.sample_inputs
-    return list(fn("cpu", dtype, requires_grad=requires_grad))
+    samples = list(fn("cpu", dtype, requires_grad=requires_grad))
+    if output_kind(opinfo) == "random":
+        # a random op's draws are compared with a second seeded device run: its largest
+        # samples first, so a sample limit keeps draws that can differ (bernoulli's first
+        # samples hold 3 and 1 elements: two unseeded runs agree on them by chance)
+        samples.sort(key=lambda s: -_numel(s.input))
+    return samples
+
+
+def _numel(x: Any) -> int:
+    if isinstance(x, torch.Tensor):
+        return x.numel()
+    if isinstance(x, (list, tuple)):
+        return sum(_numel(t) for t in x)
+    return 0
+
+
+# ops whose contract propagates NaN through a max / min / sum (OpInfo names): their
+# samples include one with a NaN (:func:`nan_sample`), so a device that drops NaN shows
+NAN_PROPAGATING = frozenset({
+    "sum", "max", "min", "amax", "amin", "maximum", "minimum", "aminmax", "mean", "prod",
+    "nn.functional.softmax", "logsumexp",
+})
+
+
+def propagates_nan(opinfo) -> bool:
+    return opinfo.name in NAN_PROPAGATING
+
+
+def nan_sample(opinfo, samples: list, dtype: torch.dtype):
+    """The first sample whose floating input has 2+ elements, with its middle element NaN
+    (None: not a NaN-propagating op, not a floating dtype, or no such sample)."""
+    if not propagates_nan(opinfo) or not dtype.is_floating_point:
+        return None
+    for s in samples:
+        x = s.input
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() >= 2:
+            def put(t, _x=x):
+                if t is _x:
+                    t = t.detach().clone()
+                    t.view(-1)[t.numel() // 2] = float("nan")
+                    return t.requires_grad_(_x.requires_grad)
+                return t
+            return s.transform(put)
+    return None
 
 
 def map_tensors(tree: Any, fn) -> Any:
@@ -434,6 +478,22 @@ LAYOUT_OPS = frozenset({
     "select", "split", "squeeze", "t", "transpose", "unbind", "unflatten", "unfold", "unsqueeze",
     "view", "view_as", "clone", "contiguous", "empty_strided", "new_empty_strided", "to",
 })
+
+
+def permuted_sample(sample):
+    """``sample`` with its input tensor laid out with its first two dims swapped in memory
+    (same shape and values, dense but not contiguous): the layout ``preserve_format`` keeps,
+    unlike OpInfo's ``noncontiguous()`` (not dense: its ``*_like`` results are contiguous
+    on every backend). None when the input has fewer than two dims of size > 1."""
+    x = sample.input
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or x.size(0) < 2 or x.size(1) < 2:
+        return None
+
+    def put(t, _x=x):
+        if t is _x:
+            return t.detach().transpose(0, 1).contiguous().transpose(0, 1).requires_grad_(_x.requires_grad)
+        return t
+    return sample.transform(put)
 
 
 def layout_fixed(opinfo, call: str = "op") -> bool:

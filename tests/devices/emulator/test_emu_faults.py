@@ -76,6 +76,28 @@ def test_dtype_widen_returns_float32(dev, x):
     _check_cpu(lambda: x.half() + 1, ["dtype-widen"])
 
 
+def test_dtype_widen_touches_what_it_widens(dev, x):
+    """The oracle's applicability (``touches``) agrees with the device: an op reached only
+    as its composite's out= call (rad2deg) and an in-place op keep float16 under the fault
+    and are not touched; a functional kernel (neg, celu's elu) is widened and touched."""
+    h = x.half().to(dev)
+    with faults.injecting(["dtype-widen"]):
+        kept = {"aten.rad2deg": torch.rad2deg(h), "aten.deg2rad": torch.deg2rad(h),
+                "aten.add_.Tensor": h.clone().add_(1)}
+        widened = {"aten.neg": torch.neg(h), "aten.celu": torch.celu(h)}
+    for name, out in kept.items():
+        assert out.dtype == torch.float16 and not faults.touches("dtype-widen", name), name
+    for name, out in widened.items():
+        assert out.dtype == torch.float32 and faults.touches("dtype-widen", name), name
+
+
+def test_strides_touches_new_outputs_only():
+    assert faults.touches("strides", "aten.empty_strided")
+    assert faults.touches("strides", "aten.neg")
+    assert not faults.touches("strides", "aten.transpose.int")  # a view
+    assert not faults.touches("strides", "aten.add_.Tensor")  # the result is its input
+
+
 def test_strides_are_lost(dev, x):
     d = x.to(dev)
     with faults.injecting(["strides"]):

@@ -22,6 +22,7 @@ outside kernels are read where their results are made: ``collective-noop`` in
 
 from __future__ import annotations
 
+import functools
 import os
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
@@ -157,8 +158,13 @@ def touches(fault: str, op_name: str) -> bool:
         return False
     schema = op._schema
     kind = _kind(op)
-    if fault in _NUMERIC or fault == "dtype-widen":
+    if fault in _NUMERIC:
         return kind["compute"]
+    if fault == "dtype-widen":
+        # as ``_wrap``: a mutating op's result is its argument, whose dtype it keeps; and an
+        # op the device receives only as its composite's ``out=`` call (``rad2deg`` is
+        # ``empty_like`` + ``rad2deg.out``) never returns a new tensor the fault could widen
+        return kind["compute"] and not _mutates(schema) and not _only_through_out(op)
     if fault == "reduce-drop":
         return kind["reduction"]
     if fault == "nan-drop":
@@ -170,8 +176,53 @@ def touches(fault: str, op_name: str) -> bool:
     if fault == "inplace-copy":
         return _inplace_self(op) is not None
     if fault == "strides":
-        return any(_is_tensor_type(r.type) for r in schema.returns) and not kind["inplace_view"]
+        # as ``_wrap``: new outputs only (a mutated argument keeps its layout, a view
+        # aliases its input)
+        return (any(_is_tensor_type(r.type) and r.alias_info is None for r in schema.returns)
+                and not kind["inplace_view"] and not _mutates(schema))
     return False
+
+
+@functools.lru_cache(maxsize=None)
+def _only_through_out(op) -> bool:
+    """Whether a backend without a kernel of its own receives the pointwise ``op`` only as
+    its ``CompositeExplicitAutograd`` kernel writing through ``out=`` overloads (``rad2deg``
+    is ``empty_like`` + ``rad2deg.out``): no device kernel returns a new tensor the fault
+    could widen. Found by running that kernel once on a small float32 CPU input and
+    recording the ops it calls; a composite that calls functional compute kernels
+    (``add.Scalar`` calls ``add.Tensor``), or one that cannot be probed, is reached."""
+    schema = op._schema
+    name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    if (torch.Tag.pointwise not in getattr(op, "tags", ()) or not has(name, "CompositeExplicitAutograd")
+            or has(name, "PrivateUse1")):
+        return False
+    args: List[Any] = []
+    for a in schema.arguments:
+        if a.kwarg_only or a.has_default_value():
+            break
+        if _is_tensor_type(a.type):
+            args.append(torch.rand(3) + 0.5)
+        elif isinstance(a.type, (torch._C.NumberType, torch._C.FloatType)):
+            args.append(2.0)
+        else:
+            return False
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    called: List[Any] = []
+
+    class _Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, a=(), k=None):
+            called.append(func)
+            return func(*a, **(k or {}))
+
+    try:
+        with _Record():
+            op._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, *args)
+    except Exception:
+        return False
+    return not any(_kind(f)["compute"] and not _mutates(f._schema) for f in called
+                   if isinstance(f, torch._ops.OpOverload))
 
 
 @contextmanager

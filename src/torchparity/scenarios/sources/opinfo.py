@@ -194,7 +194,9 @@ def _scenario(api: str, e: oi.OpEntry) -> Scenario:
                          zh=f"OpInfo '{oi._key(op)}' 的样例输入（{e.call}）{via_zh}"),
         expected=Text(en="every sample (and its gradients) matches the CPU",
                       zh="每个样例（及其梯度）的结果与 CPU 一致"),
-        dtypes=_dtypes(op), tags=("opinfo",), module=__name__,
+        dtypes=_dtypes(op), module=__name__,
+        # a NaN-propagating op is also run on a sample with a NaN (run.opinfo_handler)
+        tags=("opinfo", "nan-input") if oi.propagates_nan(op) else ("opinfo",),
     )
 
 

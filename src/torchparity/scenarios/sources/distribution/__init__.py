@@ -165,6 +165,17 @@ def _member_scenarios(api: str, cls: type, member: str, prefix: str = "") -> Lis
     spec = B.spec_for(cls)
     if spec is None:
         return []
+    out = _spec_scenarios(api, cls, member, spec, prefix)
+    edge = B.zero_probability_spec(cls) if member == "log_prob" else None
+    if edge is not None:  # the simplex's boundary: a category of probability zero
+        out += _spec_scenarios(api, cls, member, edge, prefix, suffix="[zero-probability]",
+                               note=" with one category of probability zero (logit -inf)",
+                               note_zh="，其中一个类别概率为零（logit 为 -inf）")
+    return out
+
+
+def _spec_scenarios(api: str, cls: type, member: str, spec: B.Spec, prefix: str = "",
+                    suffix: str = "", note: str = "", note_zh: str = "") -> List[Scenario]:
     if member == "construct":
         def fn(device, dtype, _spec=spec):
             return computed(_spec, device, dtype)
@@ -174,10 +185,10 @@ def _member_scenarios(api: str, cls: type, member: str, prefix: str = "") -> Lis
     what = f"{cls.__name__}.{member}" if member != "construct" else cls.__name__
     random_ = member in RANDOM
     en = (f"{what}: {'draws compared by shape, dtype, device and support' if random_ else 'same result as on the CPU'}"
-          f" (parameters from arg_constraints through biject_to)")
+          f" (parameters from arg_constraints through biject_to{note})")
     zh = (f"{what}：{'按形状、dtype、设备与支撑集比较采样' if random_ else '结果与 CPU 相同'}"
-          "（参数由 arg_constraints 经 biject_to 构造）")
-    return probed(prefix + member, api, NAME, fn, DTYPES, en=en, zh=zh,
+          f"（参数由 arg_constraints 经 biject_to 构造{note_zh}）")
+    return probed(prefix + member + suffix, api, NAME, fn, DTYPES, en=en, zh=zh,
                   expect_en="the same answer as the CPU", expect_zh="与 CPU 结果一致",
                   code=_code(spec, member), tags=("random",) if random_ else ())
 

@@ -211,6 +211,42 @@ def spec_for(cls: type, seed: int = 0) -> Optional[Spec]:
     return _params(cls, gen, BATCH)
 
 
+@functools.lru_cache(maxsize=None)
+def zero_probability_spec(cls: type, seed: int = 0) -> Optional[Spec]:
+    """A discrete distribution over categories given by ``logits`` with one category at
+    probability zero (its logit ``-inf``: the boundary of the simplex, which the contract
+    allows and ``log_prob`` handles apart — ``Multinomial`` writes 0 where a count of 0
+    meets a ``-inf`` logit), or None when the class has no such parameter. Values drawn
+    from it never hold that category, so ``log_prob`` takes that branch."""
+    from torch.distributions import constraints
+
+    table = inspect.getattr_static(cls, "arg_constraints", None)
+    if not isinstance(table, dict) or "logits" not in table or "logits" not in inspect.signature(cls.__init__).parameters:
+        return None
+    support = inspect.getattr_static(cls, "support", None)
+    if not isinstance(support, constraints.Constraint) or not support.is_discrete:
+        return None
+    if getattr(table["logits"], "event_dim", 0) < 1:
+        return None
+    base = spec_for(cls, seed)
+    if base is None:
+        return None
+    gen = torch.Generator().manual_seed(seed + 1)
+    logits = torch.randn(BATCH + (K,), generator=gen, dtype=torch.float64)
+    logits[..., -1] = -float("inf")
+    kwargs = {k: v for k, v in base.kwargs.items() if k not in ("probs", "logits")}
+    spec = Spec(cls, dict(kwargs, logits=logits))
+    if not _try(spec):
+        return None
+    try:
+        d = build(spec, "cpu", torch.float64)
+        if not bool(torch.isfinite(d.log_prob(d.sample())).all()):
+            return None
+    except Exception:
+        return None
+    return spec
+
+
 def concrete_classes() -> List[type]:
     """Every distribution class ``torch.distributions`` exports, abstract bases excluded."""
     import torch.distributions as D
