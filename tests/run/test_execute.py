@@ -232,3 +232,42 @@ def test_a_counter_that_differs_is_state():
                   Metric(name="abs_diff", value=1.0, threshold=0.0, standard="exact"))
     explain_by_state(j, computed)
     assert j.cause == Cause.MISMATCH
+
+
+
+_COUNTER_STUCK = """
+import torch
+from torchparity.devices import get_adapter
+from torchparity.devices.emulator import faults
+from torchparity.results.models import Text
+from torchparity.run.execute import execute
+from torchparity.scenarios.registry import Scenario
+
+adapter = get_adapter("emu:ascend-a2")
+adapter.setup()
+mod = getattr(torch, adapter.type)
+
+def counts(device, dtype):
+    m = mod if device != "cpu" else None
+    before = m.memory_allocated() if m else 0
+    t = torch.empty(1024, dtype=dtype, device=device) if m else None  # the CPU run allocates nothing
+    after = m.memory_allocated() if m else 4096
+    return {"grows_by_nbytes": after - before == 4096}
+
+t = Text(en="x", zh="x")
+sc = Scenario(id="c", api="torch.cuda.memory_allocated", fn=counts, description=t, expected=t)
+with faults.injecting(["memstat-zero"]):
+    result, _ = execute(sc, "float32", adapter, footprint=True, api_obj=mod.memory_allocated)
+print(result.status, result.cause)
+"""
+
+
+def test_a_counter_stuck_at_zero_is_state_though_the_device_allocated():
+    """The device run allocates (its footprint differs from the CPU run's) and its memory
+    counter reads 0: the first real difference is the counter (`state`), not `device_path`."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _COUNTER_STUCK], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["fail", "state"], out.stdout + out.stderr[-1000:]

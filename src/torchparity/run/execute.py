@@ -316,11 +316,11 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)
                            if footprint else (None, None))
         explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes, recorder)
+        entries = recorder.entries() if recorder is not None else []
+        if footprint:  # a counter that differs is `state`, whatever path the device took
+            explain_by_state(judgement, entries)
         explain_by_path(sc, dtype, adapter, judgement)
         repeat_draws(sc, dtype, adapter, dev, judgement, again)
-        entries = recorder.entries() if recorder is not None else []
-    if footprint:
-        explain_by_state(judgement, entries)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     unverified = unverified_calls(silent) if judgement.status == Status.PASS else None

@@ -410,11 +410,14 @@ def cuda_memory_stats(device, dtype):
     c = Ctx(device)
     f = c.m("memory_stats")
     if f is None:
-        return {"dict": True, "current_matches_memory_allocated": True}
+        return {"dict": True, "current_matches_memory_allocated": True, "current_covers_the_tensor": True}
     t = c.big()  # noqa: F841
     st = f()
+    current = st.get("allocated_bytes.all.current", 0)
     return {"dict": isinstance(st, dict),
-            "current_matches_memory_allocated": st.get("allocated_bytes.all.current") == c.m("memory_allocated")()}
+            "current_matches_memory_allocated": current == c.m("memory_allocated")(),
+            # a counter stuck at 0 would match memory_allocated's 0: the live tensor's bytes must show
+            "current_covers_the_tensor": current >= NBYTES}
 
 
 def cuda_memory_summary(device, dtype):
