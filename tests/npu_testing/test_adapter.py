@@ -169,3 +169,16 @@ def test_import_torch_alone_brings_the_device_as_with_torch_npu(tmp_path):
     proc = _python(["-c", code], environ(), tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["[2.0,", "2.0]", "Ascend910B3"]
+
+
+def test_weak_ref_tensor_shares_storage_with_the_same_view(tmp_path):
+    # torch_npu._C._weak_ref_tensor (test_npu_format.py): sizes, strides, offset and data
+    code = ("import torch, torch_npu\nfrom torch_npu._C import _weak_ref_tensor\n"
+            "b = torch.arange(40.).npu(); v = torch.as_strided(b, (2, 3), (1, 4), 5)\n"
+            "w = _weak_ref_tensor(v)\n"
+            "print(w.size() == v.size(), w.stride() == v.stride(), w.storage_offset(),\n"
+            "      w.data_ptr() == v.data_ptr(), torch.equal(w, v))\n"
+            "try:\n    _weak_ref_tensor(3)\nexcept TypeError as e:\n    print('TypeError')\n")
+    proc = _python(["-c", code], environ(), tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["True", "True", "5", "True", "True", "TypeError"]

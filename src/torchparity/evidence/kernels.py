@@ -324,6 +324,10 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                 if chip in archs and dtype_name(dtype) not in dtypes:
                     dtypes.append(dtype_name(dtype))
                     source += f" + {dtype_name(dtype)} at :{line}"
+            for frm, to, line, archs in st.promoted:
+                if chip in archs and dtype_name(to) in dtypes and dtype_name(frm) not in dtypes:
+                    dtypes.append(dtype_name(frm))
+                    source += f" + {dtype_name(frm)} as {dtype_name(to)} at :{line}"
             out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None)
             continue
         refusing = [st for st in sites if chip in st.refuses]
