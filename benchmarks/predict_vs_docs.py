@@ -157,8 +157,8 @@ def _path_cite(d, prof):
     """The fact behind a per-argument or converted disagreement, where every op of the
     forward (any dtype; plumbing that needs no fact aside) has a kernel/HCCL/hardware rule:
     the docs' one answer for the dtype is wrong on some calls. None where any op lacks one."""
-    from torchparity.devices.profiles.model import NO_FACT_NEEDED
     from torchparity.app.predict import PLUMBING
+    from torchparity.devices.profiles.model import NO_FACT_NEEDED
 
     refused, allowed = [], []
     for line in d["footprint"]:

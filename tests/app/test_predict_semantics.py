@@ -280,8 +280,9 @@ def test_a_sample_with_an_empty_input_says_nothing_to_the_docs(prof):
                                        fp("aten.add.Tensor", False)], prof, "opinfo")
     assert q.forward_with_elements == "some"
     # the recorder marks the sample by its input
-    from torchparity.app.predict import _record_opinfo_sample
     from torch.testing._internal.opinfo.core import SampleInput
+
+    from torchparity.app.predict import _record_opinfo_sample
 
     f = _record_opinfo_sample(torch.sin, SampleInput(torch.zeros(0, 3)), False)
     assert f.empty and not _record_opinfo_sample(torch.sin, SampleInput(torch.zeros(2)), False).empty
