@@ -173,10 +173,13 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", default="", metavar="JSON",
                     help="with --reclassify: replace its rows by this later run's rows for "
                          "the files both have (both runs are named in the table)")
+    ap.add_argument("--add", default="", metavar="JSON",
+                    help="with --reclassify: add this other run's rows for the files the first "
+                         "one lacks (a run of the files not run before)")
     args = ap.parse_args(argv)
     if args.reclassify:
         return reclassify(Path(args.reclassify), Path(args.merge) if args.merge else None,
-                          Path(args.out))
+                          Path(args.out), Path(args.add) if args.add else None)
     tree = os.environ.get(ENV)
     if not tree:
         print(f"{ENV} is not set: point it at the 'test' folder of an Ascend/pytorch checkout",
@@ -236,23 +239,29 @@ def main(argv=None) -> int:
     return 0
 
 
-def reclassify(path: Path, merge, out: Path) -> int:
+def reclassify(path: Path, merge, out: Path, add=None) -> int:
     """An earlier run's table again, with this classifier on its recorded exception lines
     (a timed-out file stays timed out); ``merge``: a later run's rows for the files it ran."""
     from torchparity.devices.profiles import load_profile
 
-    for p in filter(None, (path, merge)):
+    for p in filter(None, (path, merge, add)):
         if not p.is_file():
             print(f"--reclassify/--merge {p}: no such file", file=sys.stderr)
             return 2
     data = json.loads(path.read_text())
     meta = data["meta"]
     profile = load_profile(meta["device"][4:] or "ascend-a2")
-    for row in data["files"]:
+    extra = json.loads(add.read_text())["files"] if add else []
+    for row in data["files"] + extra:
         for f in row["failures"]:
             timed = row["timed_out"] and f["test"] == "<file>"
             f.update(classify(f["detail"], profile, timed_out=timed).model_dump())
     rows = {r["file"]: r for r in data["files"]}
+    added = sorted(r["file"] for r in extra if r["file"] not in rows)
+    for r in extra:
+        rows.setdefault(r["file"], r)
+    if added:
+        meta["which"] += f"; {len(added)} more files from a second run (the ones not run before)"
     if merge:
         later = json.loads(merge.read_text())
         merged = sorted(r["file"] for r in later["files"] if r["file"] in rows)

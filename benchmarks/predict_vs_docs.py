@@ -138,11 +138,44 @@ def split(cmp, prof) -> dict:
             else:  # the docs leave it out: every op allows it on a fact
                 hit = rules if all((r.source or "").startswith(BACKED) for r in rules) else []
             cite = hit[0].source.split(";")[0] if hit else None
+        if cite is None and d["class"] in PATH_CLASSES:
+            cite = _path_cite(d, prof)
         if cite:
             out["docs_error_kernel"].append(dict(d, cite=cite))
         else:
             out["tool_error"].append(d)
     return out
+
+
+# disagreements whose every forward op (any dtype) is decided by a fact: refused on some
+# argument paths and allowed on the others (poisson_nll_loss int8: exp refuses it under
+# log_input=True), or converted first and then computed by ops allowing the new dtype
+PATH_CLASSES = ("partial", "partial_auxiliary", "converted")
+
+
+def _path_cite(d, prof):
+    """The fact behind a per-argument or converted disagreement, where every op of the
+    forward (any dtype; plumbing that needs no fact aside) has a kernel/HCCL/hardware rule:
+    the docs' one answer for the dtype is wrong on some calls. None where any op lacks one."""
+    from torchparity.app.predict import PLUMBING
+    from torchparity.devices.profiles.model import NO_FACT_NEEDED
+
+    refused, allowed = [], []
+    for line in d["footprint"]:
+        m = _LINE.match(line)
+        if not m or m.group(3):
+            continue
+        op = m.group(1)
+        rule = prof.op_support(op)
+        if op in PLUMBING or op.replace(".", "::", 1) in NO_FACT_NEEDED:
+            continue
+        if rule is None or not (rule.source or "").startswith(BACKED):
+            return None
+        refuses = not rule.supported or (rule.dtypes is not None and m.group(2) not in rule.dtypes)
+        (refused if refuses else allowed).append(rule.source.split(";")[0])
+    if d["class"] == "converted":
+        return allowed[0] if allowed else None
+    return refused[0] if refused and allowed else None
 
 
 def _pct(a: int, b: int) -> str:

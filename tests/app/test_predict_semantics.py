@@ -260,3 +260,29 @@ def test_a_dtype_no_op_sees_is_converted_not_silent(prof):
                    forward_ran=1, calls=[("aten.sin", "float32", "forward")])
     (d,) = compare_with_docs([p], {"torch.h": ["float32"]}, prof).disagreements
     assert d["class"] == "converted" and "sees another dtype (float32)" in d["reason"]
+
+
+def test_a_sample_with_an_empty_input_says_nothing_to_the_docs(prof):
+    # bilinear's (0, 3) sample never reaches bmm: where every sample with elements is
+    # refused, the docs comparison reads "none"; the prediction itself stays partial
+    import torch
+
+    def fp(op, empty):
+        return _SampleFootprint([(op, "int8")], [], empty=empty)
+
+    p = _fold("torch.b", "b", "int8", [fp("aten.bmm.default", False), fp("aten.view.default", True)],
+              prof, "opinfo")
+    assert (p.status, p.forward, p.forward_with_elements, p.empty_ran) == ("partial", "some", "none", 1)
+    cmp = compare_with_docs([p], {"torch.b": ["float32"]}, prof)
+    assert cmp.agree == 1 and not cmp.disagreements
+    # an empty sample let through beside a sample with elements let through: still "some"
+    q = _fold("torch.b", "b", "int8", [fp("aten.bmm.default", False), fp("aten.view.default", True),
+                                       fp("aten.add.Tensor", False)], prof, "opinfo")
+    assert q.forward_with_elements == "some"
+    # the recorder marks the sample by its input
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    from torchparity.app.predict import _record_opinfo_sample
+
+    f = _record_opinfo_sample(torch.sin, SampleInput(torch.zeros(0, 3)), False)
+    assert f.empty and not _record_opinfo_sample(torch.sin, SampleInput(torch.zeros(2)), False).empty

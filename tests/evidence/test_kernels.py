@@ -147,3 +147,37 @@ def test_architecture_conditions():
     assert kp.arch_set("NotA2()", fc) == r950 | old
     with pytest.raises(kp.Undecided):  # both branches true: not a predicate of that shape
         kp.arch_set("Same()", fc)
+
+
+def test_a_promotion_before_the_check_and_per_soc_configs():
+    """``if (promoteType == DT_BOOL) { promoteType = DT_INT8; }`` before CheckType(promoteType, L)
+    is recorded on the check (the facts then take bool where int8 is in L: aclnn_ge_tensor.cpp,
+    tests/data/kernels-hand-verified.yaml); an AddConfig("soc", config) whose config declares
+    other input dtypes is kept per SoC, a config with flags only is not."""
+    from torchparity.evidence import kernel_paths as kp
+    from torchparity.evidence.kernel_source import read_op_def
+
+    code = ("static const std::initializer_list<DataType> L = {DataType::DT_INT8, DataType::DT_FLOAT};\n"
+            "static bool CheckPromote(const aclTensor *self, DataType &promoteType) {\n"
+            "  promoteType = PromoteType(self->GetDataType(), self->GetDataType());\n"
+            "  if (promoteType == DataType::DT_BOOL) {\n    promoteType = DataType::DT_INT8;\n  }\n"
+            "  if (!CheckType(promoteType, L)) {\n    OP_LOGE(1, \"no\");\n    return false;\n  }\n"
+            "  return true;\n}\n"
+            "aclnnStatus aclnnGeGetWorkspaceSize(const aclTensor *self) {\n  DataType p;\n"
+            "  CHECK_RET(CheckPromote(self, p), ACLNN_ERR_PARAM_INVALID);\n  return ACLNN_SUCCESS;\n}\n")
+    (site,) = kp.check_sites(kp.parse(code, {"L"}))
+    assert site.line == 7 and [(f, t, n) for f, t, n, _ in site.promoted] == [("BOOL", "INT8", 4)]
+    assert site.promoted[0][3] == kp.ALL
+    other = kp.parse(code.replace("DT_INT8;", "DT_UINT8;"), {"L"})
+    assert [(f, t) for f, t, _, _ in kp.check_sites(other)[0].promoted] == [("BOOL", "UINT8")]
+    d = read_op_def("x_def.cpp", (
+        "this->Input(\"x\").DataType({ge::DT_FLOAT, ge::DT_FLOAT16});\n"
+        "this->AICore().AddConfig(\"ascend910\");\n"
+        "OpAICoreConfig config;\n"
+        "config.Input(\"x\").DataType({ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_BF16});\n"
+        "this->AICore().AddConfig(\"ascend910b\", config);\n"
+        "OpAICoreConfig same;\nsame.DynamicShapeSupportFlag(true);\n"
+        "this->AICore().AddConfig(\"ascend950\", same);\n"))
+    assert d.socs == ["ascend910", "ascend910b", "ascend950"]
+    assert d.soc_inputs == {"ascend910b": {"x": ["float32", "float16", "bfloat16"]}}
+    assert d.soc_lines == {"ascend910b": 5}

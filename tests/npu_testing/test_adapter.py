@@ -169,3 +169,39 @@ def test_import_torch_alone_brings_the_device_as_with_torch_npu(tmp_path):
     proc = _python(["-c", code], environ(), tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["[2.0,", "2.0]", "Ascend910B3"]
+
+
+def test_weak_ref_tensor_shares_storage_with_the_same_view(tmp_path):
+    # torch_npu._C._weak_ref_tensor (test_npu_format.py): sizes, strides, offset and data
+    code = ("import torch, torch_npu\nfrom torch_npu._C import _weak_ref_tensor\n"
+            "b = torch.arange(40.).npu(); v = torch.as_strided(b, (2, 3), (1, 4), 5)\n"
+            "w = _weak_ref_tensor(v)\n"
+            "print(w.size() == v.size(), w.stride() == v.stride(), w.storage_offset(),\n"
+            "      w.data_ptr() == v.data_ptr(), torch.equal(w, v))\n"
+            "try:\n    _weak_ref_tensor(3)\nexcept TypeError as e:\n    print('TypeError')\n")
+    proc = _python(["-c", code], environ(), tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["True", "True", "5", "True", "True", "TypeError"]
+
+
+def test_benchmark_adds_a_run_of_the_files_not_run_before(tmp_path):
+    # --reclassify A --add B: B's rows for files A lacks join the table, A's own rows stay,
+    # every failure classified again by this classifier
+    def run(files):
+        return {"meta": {"device": "emu:ascend-a2", "which": "named", "timeout": 240, "jobs": 2,
+                         "torch": "2.13.0"},
+                "files": [{"file": f, "rc": 1, "timed_out": False, "wall_s": 1.0, "tests": 1,
+                           "outcomes": {"failed": 1},
+                           "failures": [{"test": f"{f}.T.t", "detail": detail, "cls": "?", "reason": "?"}]}
+                          for f, detail in files]}
+    gap = "AttributeError: " + missing("torch_npu._C._nothing_here")
+    (tmp_path / "a.json").write_text(json.dumps(run([("test_a.py", gap)])), encoding="utf-8")
+    (tmp_path / "b.json").write_text(json.dumps(run([("test_a.py", "AssertionError: x"),
+                                                     ("test_b.py", gap)])), encoding="utf-8")
+    proc = _python([str(REPO / "benchmarks" / "ascend_tests.py"), "--reclassify", str(tmp_path / "a.json"),
+                    "--add", str(tmp_path / "b.json"), "--out", str(tmp_path / "out")], os.environ, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((tmp_path / "out" / "ascend_tests.json").read_text())
+    assert [r["file"] for r in data["files"]] == ["test_a.py", "test_b.py"]
+    assert data["summary"]["per_class"]["adapter_gap"] == 2  # A's row kept, B's new file added
+    assert "1 more files from a second run" in data["meta"]["which"]

@@ -104,6 +104,8 @@ class Prediction:
     decomposed: List[str] = field(default_factory=list)  # composites the device lacks
     bookkeeping: List[str] = field(default_factory=list)  # checks left out
     native_op: Optional[str] = None  # the vendor's own kernel for the whole API
+    # samples let through whose input has no elements (no kernel computes anything)
+    empty_ran: int = 0
 
     @property
     def supported(self) -> Optional[bool]:
@@ -120,6 +122,15 @@ class Prediction:
         if self.forward_ran == 0:
             return "none"
         return "all" if self.refused_samples == 0 else "some"
+
+    @property
+    def forward_with_elements(self) -> Optional[str]:
+        """``forward`` over the samples whose input has elements, where the others are
+        refused: a sample with an empty input reaches no compute kernel (bilinear's
+        ``(0, 3)`` input never calls ``bmm``), so it says nothing about a dtype list."""
+        if self.forward == "some" and self.forward_ran == self.empty_ran:
+            return "none"
+        return self.forward
 
 
 # -- footprints on the CPU -------------------------------------------------------------------
@@ -141,6 +152,9 @@ def _record_opinfo_sample(fn, sample, grads: bool, native: Native = None,
     fwd = DeviceDispatchRecorder(native)
     inp, args, kwargs = sample.input, tuple(sample.args), dict(sample.kwargs)
 
+    first = next((t for t in tree_leaves(inp) if isinstance(t, torch.Tensor)), None)
+    empty = first is not None and first.numel() == 0
+
     def done(backward, error=None, bwd=None) -> _SampleFootprint:
         forward = fwd.calls
         if native_op is not None:
@@ -149,7 +163,7 @@ def _record_opinfo_sample(fn, sample, grads: bool, native: Native = None,
         return _SampleFootprint(forward, backward, error,
                                 list(dict.fromkeys(fwd.decomposed + extra)),
                                 list(dict.fromkeys(fwd.bookkeeping + (bwd.bookkeeping if bwd else []))),
-                                native_op)
+                                native_op, empty)
 
     try:
         with fwd:
@@ -250,7 +264,7 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
     calls: List[Tuple[str, str, str]] = []
     decomposed: List[str] = []
     bookkeeping: List[str] = []
-    refused = same = ran = bwd_refused = 0
+    refused = same = ran = bwd_refused = empty_ran = 0
     for f in feet:
         fwd_ref = [(op, d) for op, d in f.forward if refuses(profile, op, d)]
         bwd_ref = [(op, d) for op, d in f.backward if refuses(profile, op, d)]
@@ -279,6 +293,7 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
             refused += 1
         else:
             ran += 1
+            empty_ran += f.empty
             if bwd_ref:
                 bwd_refused += 1
     n = len(feet)
@@ -309,7 +324,7 @@ def _fold(api: str, variant: str, dtype: str, feet: List[_SampleFootprint], prof
                       source=source, forward_ran=ran, cpu_error_samples=same, calls=calls,
                       decomposed=[_packet(o) for o in decomposed],
                       bookkeeping=[_packet(o) for o in bookkeeping],
-                      native_op=_packet(native_op) if native_op else None)
+                      native_op=_packet(native_op) if native_op else None, empty_ran=empty_ran)
 
 
 # -- footprints on the emulated device: app/predict_trace.py ------------------------------------

@@ -86,13 +86,15 @@ def _order(dtype: str) -> int:
 
 
 def predicted_forward(preds: Sequence[Prediction]) -> Optional[str]:
-    """all | some | none | cpu (the CPU refuses every sample) over an API's variants."""
+    """all | some | none | cpu (the CPU refuses every sample) over an API's variants.
+    Samples with an empty input are not counted where the others are refused
+    (``Prediction.forward_with_elements``): the docs speak of inputs with elements."""
     known = [p for p in preds if p.forward is not None]
     if not known:
         return None
     if all(p.cpu_refuses for p in known):
         return "cpu"
-    fwd = {p.forward for p in known if not p.cpu_refuses}
+    fwd = {p.forward_with_elements for p in known if not p.cpu_refuses}
     if fwd == {"all"}:
         return "all"
     if fwd == {"none"}:

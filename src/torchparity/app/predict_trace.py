@@ -24,6 +24,7 @@ class SampleFootprint:
     decomposed: List[str] = field(default_factory=list)
     bookkeeping: List[str] = field(default_factory=list)
     native_op: Optional[str] = None
+    empty: bool = False  # the sample's input has no elements
 
 
 def emulated_footprints(cases: Sequence[Tuple[Any, str]], grads: bool, max_samples: Optional[int],

@@ -63,6 +63,10 @@ class CheckSite:
     # dtypes the failing branch still lets through on some architectures (relu: "if not in
     # the list: error unless bf16 on a chip that has it"): (dtype, line, architectures)
     extra: List[Tuple[str, int, FrozenSet[str]]] = field(default_factory=list)
+    # a promotion of the checked dtype variable before the check (``if (promoteType ==
+    # DT_BOOL) { promoteType = DT_INT8; }``): (from, to, line, architectures); the input's
+    # ``from`` passes where ``to`` is in the list
+    promoted: List[Tuple[str, str, int, FrozenSet[str]]] = field(default_factory=list)
 
 
 _EXEMPT = re.compile(r"\w+(?:->|\.)GetDataType\(\)\s*!=\s*(?:op::)?(?:DataType::)?DT_(\w+)")
@@ -105,6 +109,28 @@ def _exemptions(code: str, start: int, fc: FileCode) -> List[Tuple[str, int, Fro
         archs = (let & here) - blocked
         if archs:
             out.append((hit.group(1), fc.line(p0), frozenset(archs)))
+    return out
+
+
+_DT = r"(?:op::)?(?:DataType::)?DT_(\w+)"
+
+
+def _promotions(code: str, var: str, start: int, fc: FileCode
+                ) -> List[Tuple[str, str, int, FrozenSet[str]]]:
+    """``if (var == DT_X) { var = DT_Y; }`` in the function before the check at start: the
+    dtype variable checked is X promoted to Y (aclnn_gt_tensor.cpp: bool as int8)."""
+    fn = _func_at(fc, start)
+    if fn is None or not re.fullmatch(r"\w+", var):
+        return []
+    pat = re.compile(r"\bif\s*\(\s*" + var + r"\s*==\s*" + _DT + r"\s*\)\s*\{?\s*"
+                     + var + r"\s*=\s*" + _DT + r"\s*;\s*\}?")
+    out = []
+    for m in pat.finditer(code, fn.start, start):
+        try:
+            archs = path_in_function(fc, m.start(), fn).archs
+        except Undecided:
+            continue  # an architecture condition not read: the promotion is not applied
+        out.append((m.group(1), m.group(2), fc.line(m.start()), archs))
     return out
 
 
@@ -664,7 +690,7 @@ def check_sites(fc: FileCode) -> List[CheckSite]:
         tensor = re.sub(r"->GetDataType\(\)|\.GetDataType\(\)", "", m.group(1) or m.group(2))
         fn_at = _func_at(fc, m.start())
         site = CheckSite(tensor=tensor, line=fc.line(m.start()), func=fn_at.name if fn_at else "",
-                         lists={}, extra=extra)
+                         lists={}, extra=extra, promoted=_promotions(code, tensor, m.start(), fc))
         try:
             where = path_to(fc, m.start())
             for name, archs in lists_at(fc, arg, m.start()):

@@ -305,19 +305,54 @@ class OpDef:
     line: int
     socs: List[str]  # as AddConfig names them: ascend910b, ascend910_93, ascend950, ...
     inputs: Dict[str, List[str]]  # input -> dtypes of the top-level definition
+    # per SoC, where its AddConfig's OpAICoreConfig declares other input dtypes than the
+    # top level: soc -> input -> dtypes, and soc -> the AddConfig line
+    soc_inputs: Dict[str, Dict[str, List[str]]] = field(default_factory=dict)
+    soc_lines: Dict[str, int] = field(default_factory=dict)
+
+
+_DEF_SOC_CONFIG = re.compile(r"AddConfig\(\s*\"(\w+)\"\s*(?:,\s*(\w+)\s*)?\)")
+
+
+def _dtypes_of(statement: str) -> Optional[List[str]]:
+    lists = _DEF_DTYPES.search(statement)
+    return list(dict.fromkeys(dtype_name(d) for d in _DT.findall(lists.group(1)))) if lists else None
 
 
 def read_op_def(path: str, text: str) -> Optional[OpDef]:
-    """Per-input dtypes and SoCs of one ``*_def.cpp`` (per-SoC config overrides not read)."""
+    """Per-input dtypes and SoCs of one ``*_def.cpp``, and the per-SoC input dtypes of an
+    ``AddConfig("ascend910b", config)`` whose ``config.Input("x").DataType({...})`` differs
+    from the top level. A config variable whose inputs are declared twice with different
+    lists (two helpers naming their local alike) is not read for that SoC."""
     code = _strip_comments(text)
     inputs: Dict[str, List[str]] = {}
     first = None
     for m in _DEF_INPUT.finditer(code):
-        lists = _DEF_DTYPES.search(m.group(2))
-        if lists:
+        found = _dtypes_of(m.group(2))
+        if found:
             first = first or m.start()
-            inputs.setdefault(m.group(1), list(dict.fromkeys(dtype_name(d) for d in _DT.findall(lists.group(1)))))
+            inputs.setdefault(m.group(1), found)
     socs = sorted(set(_DEF_SOC.findall(code)))
     if not inputs or first is None:
         return None
-    return OpDef(path, _line_of(code, first), socs, inputs)
+    soc_inputs: Dict[str, Dict[str, List[str]]] = {}
+    soc_lines: Dict[str, int] = {}
+    for m in _DEF_SOC_CONFIG.finditer(code):
+        soc, var = m.group(1), m.group(2)
+        if not var:
+            continue
+        per: Dict[str, List[str]] = {}
+        clash = False
+        for c in re.finditer(r"(?<![\w.>])" + re.escape(var) + r"\s*\.\s*Input\(\s*\"(\w+)\"\s*\)([^;]*);", code):
+            found = _dtypes_of(c.group(2))
+            if found is None:
+                continue
+            if c.group(1) in per and per[c.group(1)] != found:
+                clash = True
+            per.setdefault(c.group(1), found)
+        if clash or not per:
+            continue
+        if any(inputs.get(k) != v for k, v in per.items()):
+            soc_inputs[soc] = {k: v for k, v in per.items() if inputs.get(k) != v}
+            soc_lines[soc] = _line_of(code, m.start())
+    return OpDef(path, _line_of(code, first), socs, inputs, soc_inputs, soc_lines)

@@ -63,6 +63,9 @@ class ChipKernel(_Strict):
     refused: Optional[str] = None  # the API refuses every call on this chip (dtypes: []), and where
     args: Optional[Dict[str, List[str]]] = None  # per checked tensor, where the file says
     aicpu: Optional[List[str]] = None  # taken only by the AiCpu fallback: supported, slow
+    # a dtype promoted before the check, and the dtype the check (and the kernel) sees
+    # (aclnn_ge_tensor.cpp: bool as int8)
+    promoted: Optional[Dict[str, str]] = None
 
 
 class OpHost(_Strict):
@@ -72,6 +75,10 @@ class OpHost(_Strict):
     source: str  # repo path:line of the first input
     socs: List[str]
     inputs: Dict[str, List[str]]
+    # per SoC whose AddConfig's OpAICoreConfig declares other input dtypes (the kernel built
+    # for that SoC): soc -> {input: dtypes}; ``soc_sources``: soc -> path:line of the AddConfig
+    soc_inputs: Optional[Dict[str, Dict[str, List[str]]]] = None
+    soc_sources: Optional[Dict[str, str]] = None
 
 
 class OpKernel(_Strict):
@@ -250,8 +257,10 @@ def _main_list(fl: FileLists, chip: str, first_param: Optional[str]):
 
 
 def _aicpu_only(tree: SourceTree, path: str, chip: str, dtypes: Sequence[str],
-                cache: Dict[Tuple[str, str], FileLists]) -> Optional[List[str]]:
+                cache: Dict[Tuple[str, str], FileLists],
+                promoted: Optional[Dict[str, str]] = None) -> Optional[List[str]]:
     folder = path.rsplit("/", 1)[0] + "/"
+    seen = promoted or {}
     only: List[str] = []
     for l0 in tree.files("^" + re.escape(folder) + r"[^/]+\.cpp$"):
         if "/aclnn_" in l0:
@@ -259,7 +268,7 @@ def _aicpu_only(tree: SourceTree, path: str, chip: str, dtypes: Sequence[str],
         fl = _file_lists(tree, l0, cache)
         core = fl.aicore_for_chip(chip)
         if core is not None and fl.aicpu_fallback:
-            only += [d for d in dtypes if d not in core.dtypes and d not in only]
+            only += [d for d in dtypes if seen.get(d, d) not in core.dtypes and d not in only]
     return only or None
 
 
@@ -271,7 +280,9 @@ def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
         found = read_op_def(d, tree.read(d))
         if found:
             out.append(OpHost(source=f"{tree.name} {found.path}:{found.line}", socs=found.socs,
-                              inputs=found.inputs))
+                              inputs=found.inputs, soc_inputs=found.soc_inputs or None,
+                              soc_sources={k: f"{tree.name} {found.path}:{n}"
+                                           for k, n in found.soc_lines.items()} or None))
     return out or None
 
 
@@ -324,7 +335,14 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                 if chip in archs and dtype_name(dtype) not in dtypes:
                     dtypes.append(dtype_name(dtype))
                     source += f" + {dtype_name(dtype)} at :{line}"
-            out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None)
+            promoted: Dict[str, str] = {}
+            for frm, to, line, archs in st.promoted:
+                if chip in archs and dtype_name(to) in dtypes and dtype_name(frm) not in dtypes:
+                    dtypes.append(dtype_name(frm))
+                    promoted[dtype_name(frm)] = dtype_name(to)
+                    source += f" + {dtype_name(frm)} as {dtype_name(to)} at :{line}"
+            out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None,
+                                   promoted=promoted or None)
             continue
         refusing = [st for st in sites if chip in st.refuses]
         if refusing:
@@ -410,7 +428,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                 ck = (followed or {}).get(chip)
                 if ck is not None:
                     if ck.dtypes is not None:
-                        ck.aicpu = _aicpu_only(tree, path, chip, ck.dtypes, cache)
+                        ck.aicpu = _aicpu_only(tree, path, chip, ck.dtypes, cache, ck.promoted)
                         for dtype, line in fl.exceptions.get(chip, []):
                             if dtype not in ck.dtypes:
                                 ck.dtypes.append(dtype)

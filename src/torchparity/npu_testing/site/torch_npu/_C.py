@@ -26,6 +26,16 @@ def _empty_strided_npu(*args):
                                device=f"npu:{torch.npu.current_device()}")
 
 
+def _weak_ref_tensor(t):
+    """A tensor over ``t``'s storage with its sizes, strides and offset (torch_npu builds it
+    from the storage's pointer, holding no reference of its own; here it shares the
+    storage). Storage formats are not emulated, so there is no format to carry over."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"_weak_ref_tensor(): argument 't' must be Tensor, not {type(t).__name__}")
+    out = torch.empty(0, dtype=t.dtype, device=t.device)
+    return out.set_(t.untyped_storage(), t.storage_offset(), t.size(), t.stride())
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
