@@ -67,6 +67,7 @@ def main() -> int:
              if replayed and whole_replayable else 0.0)
     counts = r.counts()
     print(json.dumps({
+        "dtype_agree_with_kernel_facts": dtype_agreement(r.answers.values(), r.profile),
         "entries": len(r.entries), "wall_s": round(wall, 1), "phases_s": r.phases,
         "kinds": dict(collections.Counter(e.kind for e in r.entries)),
         "counts": {c: counts[c] for c in X.CATEGORIES},
@@ -78,6 +79,23 @@ def main() -> int:
                                             "whole_list_s": round(ops_s + rep_s + r.phases.get("setup", 0.0))},
     }, indent=1))
     return 0
+
+
+def dtype_agreement(answers, profile_name):
+    """(agreeing, DTYPE answers): a DTYPE answer agrees when one of its kernel facts is an op
+    of the profile whose dtype list lacks the refused dtype."""
+    from torchparity.devices.profiles import load_profile
+
+    prof = load_profile(profile_name or "ascend-a2")
+    dtype = [a for a in answers if a.category == "DTYPE"]
+    agree = 0
+    for a in dtype:
+        for f in (a.evidence or {}).get("kernel_facts") or []:
+            entry = prof.op_support(f["op"])
+            if entry is not None and f.get("dtype") and f["dtype"] not in (entry.dtypes or []):
+                agree += 1
+                break
+    return [agree, len(dtype)]
 
 
 if __name__ == "__main__":

@@ -356,6 +356,7 @@ class Zygote:
         self.proc = subprocess.Popen([sys.executable, "-m", "torchparity.app.explain_skips_replay"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, text=True, start_new_session=True)
+        self.buf = b""  # read from the raw pipe: select() cannot see lines a file object has buffered
         self.proc.stdin.write(json.dumps({"device": spec}) + "\n")
         self.proc.stdin.flush()
         self.timeout = ready_timeout
@@ -365,11 +366,22 @@ class Zygote:
             raise RuntimeError("the replay process did not start")
 
     def _read(self, timeout: float) -> Optional[Dict[str, Any]]:
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return None
-        line = self.proc.stdout.readline()
-        return json.loads(line) if line else None
+        """The next line, or None when none came in ``timeout`` or the zygote is gone."""
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
 
     def run(self, request: Dict[str, Any], on_row: Callable[[int, Dict[str, str]], None],
             timeout: float) -> bool:
