@@ -1031,7 +1031,12 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
     R.run_requests(requests("cpu", sorted(again)), spec, env, jobs, on_cpu)
 
 
-_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for')
+_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for \'(\w+)\'')
+# the scalar type names of c10's messages -> dtype names
+_SCALAR_TYPES = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
+                 "ComplexDouble": "complex128", "ComplexFloat": "complex64", "ComplexHalf": "complex32",
+                 "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
+                 "Bool": "bool"}
 
 
 def _add_kernel_fact(a: Answer, profile) -> None:
@@ -1043,7 +1048,8 @@ def _add_kernel_fact(a: Answer, profile) -> None:
     entry = profile.op_support(f"aten.{m.group(1)}")
     if entry is None:
         return
-    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtypes": entry.dtypes, "source": entry.source}]
+    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtype": _SCALAR_TYPES.get(m.group(2)),
+                                   "dtypes": entry.dtypes, "source": entry.source}]
     a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
 
 

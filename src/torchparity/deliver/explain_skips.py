@@ -270,8 +270,10 @@ def table(result) -> Tuple[List[str], List[Tuple[str, Dict[str, int], int]]]:
 def _note(result) -> str:
     if result.emulated:
         return (f"Device {result.device}: every category is a prediction of the capability profile "
-                f"({result.profile}); UNDETERMINED includes the entries no capability rule explains "
-                "(not a capability limit — numerics or a bug, decide on hardware).")
+                f"({result.profile}) and of the emulated device: STALE where the test (or its op × dtype "
+                "samples, as close to float64 as the CPU) passes there, VALUE where the device is clearly "
+                "farther from float64 than the CPU; UNDETERMINED includes the entries no capability rule "
+                "explains and nothing measured (not a capability limit — numerics or a bug, decide on hardware).")
     return f"Device {result.device}: measured."
 
 
