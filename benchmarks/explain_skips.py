@@ -1,15 +1,19 @@
-"""Time of `explain-skips` on an evenly spread sample of a disabled list, extrapolated.
+"""Time of `explain-skips` on a sample of a disabled list, extrapolated to the whole list.
 
-Runs ``app.explain_skips.explain_skips`` on ``--sample N`` entries of the list (default:
-the shipped 307-entry fixture of Ascend's list) into a fresh folder, then prints the
-count per category, the entries per kind (@ops rows / replay / unparsed) and the wall
-seconds; the whole-list time is extrapolated from the sample (entries × seconds per
-entry of each kind), and says so. The per-op capability rows and the float64 error are
-shared by the entries of one (op, dtype), so a larger sample costs less per entry: the
-extrapolation is an upper bound for the @ops part.
+Runs ``app.explain_skips.explain_skips`` on ``--sample N`` entries (``--stratified``: spread
+over class × kind × dtype family in proportion, else every k-th; default: the shipped
+307-entry fixture) into a fresh folder (or ``--out``, which resumes), and prints the count
+per category, the entries per kind, and the wall seconds of each part. The whole list is
+extrapolated per part and says so:
 
-    python benchmarks/explain_skips.py [--disabled FILE] [--tests DIR] [--sample 300]
-        [--device emu:ascend-a2] [--total 32068]
+- the @ops part costs per (op, dtype, forward|grad) row — its entries share one row —
+  so it scales with the rows: sample seconds × whole-list rows / sample rows;
+- the replays cost per test file and side (imported once for its tests) plus per test:
+  the seconds per replayed entry of the sample × the whole list's replayable entries is an
+  upper bound (the whole list shares each file import among more entries).
+
+    python benchmarks/explain_skips.py [--disabled FILE] [--tests DIR] [--sample 2000]
+        [--stratified] [--device emu:ascend-a2] [--jobs 2] [--side-timeout 60] [--out DIR]
 """
 
 from __future__ import annotations
@@ -30,23 +34,68 @@ def main() -> int:
     ap.add_argument("--disabled", default=str(FIXTURE))
     ap.add_argument("--tests", default=None)
     ap.add_argument("--sample", type=int, default=None)
+    ap.add_argument("--stratified", action="store_true")
     ap.add_argument("--device", default="emu:ascend-a2")
-    ap.add_argument("--total", type=int, default=32068, help="entries of the whole list")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--side-timeout", type=float, default=60.0)
+    ap.add_argument("--out", default=None, help="keep the outputs (and resume) here")
     args = ap.parse_args()
-    from torchparity.app.explain_skips import CATEGORIES, explain_skips
+    from torchparity.app import explain_skips as X
 
-    with tempfile.TemporaryDirectory() as out:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.out or tmp
         start = time.perf_counter()
-        r = explain_skips(disabled=args.disabled, tests=args.tests, device=args.device, out=out,
-                          sample=args.sample)
+        r = X.explain_skips(disabled=args.disabled, tests=args.tests, device=args.device, out=out,
+                            sample=args.sample, stratify=args.stratified, jobs=args.jobs,
+                            side_timeout=args.side_timeout)
         wall = time.perf_counter() - start
+        # the whole list, parsed as the run parsed its sample
+        raw = X.load_disabled(args.disabled)
+        tree = X.TreeIndex.cached(args.tests, Path(out) / "tree-index.json") if args.tests else None
+        whole = [X.parse_entry(k, v, X.OpNames.load(), tree) for k, v in raw.items()]
+
+    def rows(entries):
+        return len({X._op_row_key(args.device, e) for e in entries if e.kind == "opinfo" and e.dtype})
+
+    replayed = [a for a in r.answers.values() if a.how == "replay" and not a.reason.startswith("cannot replay")]
+    whole_replayable = None
+    if tree is not None:
+        whole_replayable = sum(1 for e in whole if e.kind == "replay" and X.replay_case(e, tree, 1.0)[0] is not None)
+    sample_rows, whole_rows = rows(r.entries), rows(whole)
+    ops_s = r.phases.get("opinfo", 0.0) * (whole_rows / sample_rows if sample_rows else 0)
+    rep_s = (r.phases.get("replay", 0.0) / len(replayed) * whole_replayable
+             if replayed and whole_replayable else 0.0)
     counts = r.counts()
-    kinds = collections.Counter(e.kind for e in r.entries)
-    n = len(r.entries)
-    print(json.dumps({"entries": n, "wall_s": round(wall, 1), "per_entry_s": round(wall / n, 3),
-                      "kinds": dict(kinds), "counts": {c: counts[c] for c in CATEGORIES},
-                      "extrapolated_whole_list_s (from this sample)": round(wall / n * args.total)}, indent=1))
+    print(json.dumps({
+        "dtype_agree_with_kernel_facts": dtype_agreement(r.answers.values(), r.profile),
+        "entries": len(r.entries), "wall_s": round(wall, 1), "phases_s": r.phases,
+        "kinds": dict(collections.Counter(e.kind for e in r.entries)),
+        "counts": {c: counts[c] for c in X.CATEGORIES},
+        "predicted": r.emulated,
+        "sample_rows": sample_rows, "whole_rows": whole_rows,
+        "sample_replayed": len(replayed), "whole_replayable": whole_replayable,
+        "extrapolated (from this sample)": {"opinfo_s": round(ops_s), "replay_s_upper_bound": round(rep_s),
+                                            "setup_s": r.phases.get("setup"),
+                                            "whole_list_s": round(ops_s + rep_s + r.phases.get("setup", 0.0))},
+    }, indent=1))
     return 0
+
+
+def dtype_agreement(answers, profile_name):
+    """(agreeing, DTYPE answers): a DTYPE answer agrees when one of its kernel facts is an op
+    of the profile whose dtype list lacks the refused dtype."""
+    from torchparity.devices.profiles import load_profile
+
+    prof = load_profile(profile_name or "ascend-a2")
+    dtype = [a for a in answers if a.category == "DTYPE"]
+    agree = 0
+    for a in dtype:
+        for f in (a.evidence or {}).get("kernel_facts") or []:
+            entry = prof.op_support(f["op"])
+            if entry is not None and f.get("dtype") and f["dtype"] not in (entry.dtypes or []):
+                agree += 1
+                break
+    return [agree, len(dtype)]
 
 
 if __name__ == "__main__":

@@ -251,7 +251,10 @@ class TreeIndex:
         cache.write_text(json.dumps({"root": index.root, "classes": index.classes}), encoding="utf-8")
         return index
 
-    def find(self, cls: str, module: str = "") -> Optional[Dict[str, Any]]:
+    def find(self, cls: str, module: str = "", generic: Optional[bool] = None) -> Optional[Dict[str, Any]]:
+        """The file of ``cls``: the one ``module`` names; else, of the classes of that name,
+        one with test methods (``TestModule`` is also an ``nn.Module`` in other files), a
+        device-generic one first when the listed entry is generic."""
         found = self.classes.get(cls) or []
         if not found:
             return None
@@ -260,16 +263,18 @@ class TreeIndex:
             for f in found:
                 if f["file"] == want or f["file"].endswith("/" + want):
                     return f
-        return found[0]
+        ranked = sorted(found, key=lambda f: (not f["methods"], generic is not None and f["generic"] != generic,
+                                              f["file"].count("/")))
+        return ranked[0]
 
     def ops_tests(self, cls: str, module: str = "") -> Optional[List[str]]:
-        found = self.find(cls, module)
+        found = self.find(cls, module, True)
         return None if found is None else found["ops"]
 
-    def method_of(self, cls: str, module: str, head: str) -> Optional[str]:
+    def method_of(self, cls: str, module: str, head: str, generic: Optional[bool] = None) -> Optional[str]:
         """The test method a listed name comes from: the longest method that is ``head`` or
         a prefix of it followed by ``_`` (parametrized copies)."""
-        found = self.find(cls, module)
+        found = self.find(cls, module, generic)
         if found is None:
             return None
         best = None
@@ -309,7 +314,7 @@ class Store:
     def __init__(self, out: Path):
         out.mkdir(parents=True, exist_ok=True)
         self.path = out / STORE_FILE
-        self.db = sqlite3.connect(str(self.path))
+        self.db = sqlite3.connect(str(self.path), check_same_thread=False)  # replay rows come from threads (one at a time)
         self.db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, device TEXT, data TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS op_rows (key TEXT PRIMARY KEY, data TEXT)")
         self.db.commit()
@@ -456,12 +461,20 @@ def classify_op(e: Entry, facts: Dict[str, Any], error: Optional[Dict[str, Any]]
                       f"{where}", ev, emulated, "opinfo-rows")
     measured = (f"; device max error vs float64 {error['device']:.3g}, the CPU's {error['cpu']:.3g}"
                 if closer == "as-close" else (f"; error not measured: {error.get('why')}" if error else ""))
+    if error and error.get("exact") and closer == "as-close":
+        measured = f"; the device's results equal the CPU's on {error.get('outputs')} output(s)"
+    part = " (forward samples; the backward's kernels are allowed too)" if _with_grads(e) else ""
+    if closer == "as-close":
+        # the op × dtype samples run on the device and are as close to float64 as the CPU's
+        stale = f"its {e.op} × {e.dtype} samples pass on {device}{part}{measured}"
+        if emulated:
+            return Answer(e.key, "STALE", f"predicted stale: {stale}; no capability limit keeps it "
+                          f"disabled ({NOT_CAPABILITY} if it still fails there)", ev, True, "opinfo-rows")
+        return Answer(e.key, "STALE", stale, ev, False, "opinfo-rows")
     if emulated:
         return Answer(e.key, "UNDETERMINED",
                       f"{NOT_CAPABILITY} (every op of its footprint is allowed on {device}{measured})",
                       ev, True, "opinfo-rows")
-    if closer == "as-close":
-        return Answer(e.key, "STALE", f"the op's rows pass on {device}{measured}", ev, False, "opinfo-rows")
     return Answer(e.key, "UNDETERMINED", f"the op's rows pass on {device}{measured}", ev, False, "opinfo-rows")
 
 
@@ -478,6 +491,7 @@ def _value_verdict(error: Optional[Dict[str, Any]]) -> Optional[str]:
 # -- the error against a float64 golden -------------------------------------------------------
 
 MEASURE_SAMPLES = 3
+MEASURE_BATCH = 200  # (op, dtype) pairs per measuring child: its start (torch, the device) is shared
 
 
 def measure_errors(pairs: Sequence[Tuple[str, str]], device: str, timeout: float) -> Dict[str, Dict[str, Any]]:
@@ -528,7 +542,7 @@ def _measure_one(oi, op, dtype, dev: str) -> Dict[str, Any]:
     import torch
 
     if not (dtype.is_floating_point or dtype.is_complex):
-        return {"why": f"{dtype} is exact: no error against float64 to measure"}
+        return _compare_exact(oi, op, dtype, dev)
     wide = torch.complex128 if dtype.is_complex else torch.float64
     samples = oi.make_samples(op, dtype)[:MEASURE_SAMPLES]
     dev_err = cpu_err = scale = 0.0
@@ -565,6 +579,35 @@ def _measure_one(oi, op, dtype, dev: str) -> Dict[str, Any]:
     return {"device": dev_err, "cpu": cpu_err, "scale": scale, "outputs": n}
 
 
+def _compare_exact(oi, op, dtype, dev: str) -> Dict[str, Any]:
+    """An exact dtype (integers, bool): the device's results against the CPU's, element by
+    element (float64 has nothing to add); "device" is the largest difference, "cpu" 0."""
+    import torch
+
+    worst, n = 0.0, 0
+    for s in oi.make_samples(op, dtype)[:MEASURE_SAMPLES]:
+        inp, args, kwargs = oi.sample_parts(s)
+        args = (inp,) + args
+        try:
+            cpu = op.op(*args, **kwargs)
+            on_dev = op.op(*oi.map_tensors(args, lambda t: t.to(dev) if isinstance(t, torch.Tensor) else t),
+                           **oi.map_tensors(kwargs, lambda t: t.to(dev) if isinstance(t, torch.Tensor) else t))
+        except Exception:
+            continue
+        for c, d in zip(_tensors(cpu), _tensors(on_dev)):
+            d = d.detach().cpu()
+            if c.shape != d.shape or c.dtype != d.dtype:
+                worst, n = max(worst, float("inf")), n + 1
+                continue
+            if c.numel():
+                diff = (c.to(torch.float64) - d.to(torch.float64)).abs()
+                worst = max(worst, float(diff.nan_to_num(nan=0.0).max()))
+            n += 1
+    if not n:
+        return {"why": "no sample ran on both sides"}
+    return {"device": worst, "cpu": 0.0, "scale": 1.0, "outputs": n, "exact": True}
+
+
 def _tensors(x) -> List[Any]:
     import torch
 
@@ -591,10 +634,10 @@ def replay_case(e: Entry, tree: TreeIndex, side_timeout: float) -> Tuple[Optiona
     """The worker case of the replaying source that runs the entry's test, or (None, why not)."""
     replayer = _replayer()
 
-    found = tree.find(e.base_cls, e.module)
+    found = tree.find(e.base_cls, e.module, e.generic)
     if found is None:
         return None, f"no class {e.base_cls} in the test tree {tree.root}"
-    method = tree.method_of(e.base_cls, e.module, e.head if e.generic else e.test)
+    method = tree.method_of(e.base_cls, e.module, e.head if e.generic else e.test, e.generic)
     if method is None:
         return None, f"{found['file']}::{e.base_cls} has no test method {e.head if e.generic else e.test}"
     generic = e.generic and found["generic"]
@@ -626,7 +669,8 @@ def classify_replay(e: Entry, payload: Dict[str, Any], emulated: bool, device: s
 
     if status == "pass":
         if emulated:
-            return answer("UNDETERMINED", f"{NOT_CAPABILITY} (the test passes on {device})")
+            return answer("STALE", f"the test passes on {device}: predicted stale — no capability "
+                          f"limit keeps it disabled; confirm on hardware ({detail})")
         return answer("STALE", f"passes on {device}: {detail}")
     if status in ("timeout", "crash") or cause in ("harness_error", "emulator_limit", "timeout", "crash"):
         if status == "crash" and not emulated and cause == "crash":
@@ -662,6 +706,7 @@ class Result:
     seconds: float
     source: str
     files: List[str] = field(default_factory=list)
+    phases: Dict[str, float] = field(default_factory=dict)  # wall seconds of each part of this run
 
     def counts(self) -> Dict[str, int]:
         out = {c: 0 for c in CATEGORIES}
@@ -687,8 +732,30 @@ def select(keys: List[str], sample: Optional[int]) -> List[str]:
     return [keys[int(i * step)] for i in range(sample)]
 
 
+def stratified(entries: List[Entry], n: int) -> List[Entry]:
+    """A sample of ``n`` entries spread over the strata (class × kind × dtype family), each
+    stratum in proportion to its size (at least one entry of each while ``n`` allows), every
+    k-th entry in file order within a stratum: deterministic."""
+    if n >= len(entries):
+        return entries
+    strata: Dict[Tuple[str, str, str], List[Entry]] = {}
+    for e in entries:
+        fam = "none" if not e.dtype else ("float" if "float" in e.dtype else "complex" if "complex" in e.dtype else "exact")
+        strata.setdefault((e.base_cls, e.kind, fam), []).append(e)
+    share = {k: max(1, round(n * len(v) / len(entries))) for k, v in strata.items()}
+    while sum(share.values()) > n:  # trim the largest shares first
+        k = max(share, key=lambda k: share[k])
+        share[k] -= 1
+    picked = set()
+    for k, v in strata.items():
+        m = min(share[k], len(v))
+        step = len(v) / m if m else 0
+        picked.update(id(v[int(i * step)]) for i in range(m))
+    return [e for e in entries if id(e) in picked]
+
+
 def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
-                  sample: Optional[int] = None, side_timeout: float = 60.0, jobs: int = 1,
+                  sample: Optional[int] = None, stratify: bool = False, side_timeout: float = 60.0, jobs: int = 1,
                   max_samples: int = 3, measure_timeout: float = 300.0, store: Optional[str] = None,
                   progress: Optional[Callable[[str, int, int], None]] = None) -> Result:
     from ..devices import get_adapter
@@ -709,16 +776,23 @@ def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
     swept = sweep_rows(store, adapter.spec) if store else None
     tree = TreeIndex.cached(tests, out_dir / "tree-index.json") if tests else None
     names = OpNames.load()
-    keys = select(list(raw), sample)
-    entries = [parse_entry(k, raw[k], names, tree) for k in keys]
+    if stratify and sample:
+        entries = stratified([parse_entry(k, raw[k], names, tree) for k in raw], sample)
+    else:
+        entries = [parse_entry(k, raw[k], names, tree) for k in select(list(raw), sample)]
     kept = Store(out_dir)
     try:
         answers = {k: a for k, a in kept.answers(adapter.spec).items() if k in raw}
         todo = [e for e in entries if e.key not in answers]
+        phases: Dict[str, float] = {"setup": round(time.monotonic() - started, 1)}
         _answer_unparsed(todo, answers, kept, adapter.spec)
+        t = time.monotonic()
         _answer_ops(todo, answers, kept, adapter, profile, emulated, max_samples, measure_timeout,
                     progress, swept)
+        phases["opinfo"] = round(time.monotonic() - t, 1)
+        t = time.monotonic()
         _answer_replays(todo, answers, kept, adapter, tree, emulated, side_timeout, jobs, progress)
+        phases["replay"] = round(time.monotonic() - t, 1)
     finally:
         kept.close()
     answers = {e.key: answers[e.key] for e in entries if e.key in answers}
@@ -727,6 +801,7 @@ def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
                     disabled)
     from ..deliver.explain_skips import write_outputs
 
+    result.phases = phases
     result.files = write_outputs(result, raw, out_dir)
     return result
 
@@ -773,16 +848,16 @@ def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, m
         if facts.get("status") == "pass" and "error" not in rows[k]:
             need.setdefault((facts["key"], e.dtype), []).append(k)
     pending = list(need)
-    for start in range(0, len(pending), 40):
-        batch = pending[start:start + 40]
-        measured = measure_errors(batch, spec, measure_timeout)
+    for start in range(0, len(pending), MEASURE_BATCH):
+        batch = pending[start:start + MEASURE_BATCH]
+        measured = measure_errors(batch, spec, measure_timeout * max(1.0, len(batch) / 40))
         for pair in batch:
             got = measured.get(f"{pair[0]}|{pair[1]}", {"why": "no answer"})
             for k in need[pair]:
                 rows[k]["error"] = got
                 store.put_op_row(k, rows[k])
         if progress:
-            progress("errors against float64", min(start + 40, len(pending)), len(pending))
+            progress("errors against float64", min(start + MEASURE_BATCH, len(pending)), len(pending))
     for e in ops:
         if e.dtype is None:
             a = Answer(e.key, "UNDETERMINED", f"an @ops test of {e.op} without a dtype in its name",
@@ -816,6 +891,11 @@ def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout,
         store.put_answer(adapter.spec, a)
     if not cases:
         return
+    from ..run.upstream_handler import isolation
+
+    if isolation(adapter) == "fork":  # the device lives in this process's memory: batched per file
+        _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs, progress)
+        return
     from ..run.executors import make_executor
     from ..run.pool import CaseEvent
 
@@ -842,7 +922,121 @@ def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout,
     pool.run(cases, [2 * side_timeout + 30] * len(cases), on_event)
 
 
-_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for')
+def _listed_names(e: Entry, device: str) -> List[str]:
+    """The method names the listed test has on ``device`` ("cpu", or the device names)."""
+    if not e.generic:
+        return [e.test]
+    tail = f"_{e.rest}" if e.rest else ""
+    names = [e.test] if device != "cpu" and e.device != "cpu" else []
+    for d in (("cpu",) if device == "cpu" else REPLAY_DEVICE_NAMES):
+        name = f"{e.head}_{d}{tail}"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+REPLAY_DEVICE_NAMES = ("npu", "privateuse1")
+
+
+def _side(row: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    """A batched row as the side answer ``upstream_handler.compare`` takes."""
+    if row is None:
+        return {"absent": "not run"}
+    outcome = row.get("outcome")
+    if outcome in ("absent", "timeout", "crash"):
+        return {outcome: row.get("detail", "")}
+    if outcome == "file_error":
+        return {"error": f"the test file does not import: {row.get('detail', '')}"}
+    return {"variants": {"-": {k: v for k, v in row.items() if k in ("outcome", "detail", "exc_type")}}}
+
+
+def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs,
+                            progress) -> None:
+    """Each test file imported once per side for all its listed tests (explain_skips_replay):
+    the listed test runs as listed first; one that does not pass there runs on the CPU too,
+    so that a failure of the device is told apart from a test failing everywhere."""
+    from ..run.upstream_handler import compare
+    from . import explain_skips_replay as R
+
+    env = R.zygote_env(adapter.spec, adapter.worker_env())
+    spec = adapter.spec
+    load_timeout = max(120.0, 2 * side_timeout)
+
+    def requests(side: str, picked: List[int]) -> List[Dict[str, Any]]:
+        by_file: Dict[Tuple[str, str], List[int]] = {}
+        for i in picked:
+            by_file.setdefault((cases[i]["root"], cases[i]["file"]), []).append(i)
+        out = []
+        for (root, rel), idx in sorted(by_file.items(), key=lambda kv: -len(kv[1])):
+            tests = []
+            for i in idx:
+                e = owners[i]
+                tests.append({"cls": e.base_cls if cases[i]["generic"] else e.cls, "generic": cases[i]["generic"],
+                              "names": _listed_names(e, "device") if side == "device" else _listed_names(e, "cpu"),
+                              "cpu_names": _listed_names(e, "cpu")})
+            out.append({"id": f"{side}:{rel}", "root": root, "rel": rel, "side": side, "tests": tests,
+                        "owners": idx, "torch_device": adapter.torch_device, "per_test": side_timeout,
+                        "load_timeout": load_timeout})
+        return out
+
+    first: Dict[int, Dict[str, str]] = {}
+    done = [0]
+    total = len(cases)
+
+    def finish(i: int, payload: Dict[str, Any], method: Optional[str]) -> None:
+        e = owners[i]
+        a = classify_replay(e, payload, emulated, spec)
+        a.evidence["method"] = method or cases[i]["test"]
+        a.evidence["replay"] = "batched per file" + (" under torchparity's torch_npu stand-in"
+                                                      if env.get("TORCHPARITY_TORCH_NPU") else "")
+        if a.category == "DTYPE":
+            _add_kernel_fact(a, getattr(adapter, "profile", None))
+        answers[e.key] = a
+        store.put_answer(spec, a)
+        done[0] += 1
+        if progress:
+            progress("replays", done[0], total)
+
+    listed_cpu = [i for i in range(total) if owners[i].device == "cpu"]
+    on_cpu_side = set(listed_cpu)
+    reqs = requests("device", [i for i in range(total) if i not in on_cpu_side])
+    reqs += [dict(r, id="listed-" + r["id"]) for r in requests("cpu", listed_cpu)]
+    again: List[int] = []
+
+    def on_first(req, j, row) -> None:
+        i = req["owners"][j]
+        if row.get("outcome") in ("pass", "xfail"):
+            finish(i, {"status": "pass", "cause": None, "detail": f"{row.get('method')}: {row['outcome']}",
+                       "outcomes": {"device": row["outcome"]}}, row.get("method"))
+        elif row.get("outcome") == "file_error":  # the same import fails on the CPU side
+            finish(i, {"status": "skip", "cause": "not_comparable", "detail": "cannot replay here: the test "
+                       f"file does not import: {row.get('detail', '')}"}, None)
+        elif i in on_cpu_side:  # a CPU test of the list that fails: nothing of the device in it
+            finish(i, compare(_side(row), None, "cpu"), row.get("method"))
+        else:
+            first[i] = row
+            again.append(i)
+
+    R.run_requests(reqs, spec, env, jobs, on_first)
+    if not again:
+        return
+
+    def on_cpu(req, j, row) -> None:
+        i = req["owners"][j]
+        dev = first[i]
+        cpu = _side(row)
+        payload = compare(cpu, _side(dev) if "variants" in cpu else None, adapter.type, adapter.error_patterns())
+        finish(i, payload, dev.get("method"))
+
+    R.run_requests(requests("cpu", sorted(again)), spec, env, jobs, on_cpu)
+
+
+_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for \'(\w+)\'')
+# the scalar type names of c10's messages -> dtype names
+_SCALAR_TYPES = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
+                 "ComplexDouble": "complex128", "ComplexFloat": "complex64", "ComplexHalf": "complex32",
+                 "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
+                 "Bool": "bool"}
 
 
 def _add_kernel_fact(a: Answer, profile) -> None:
@@ -854,7 +1048,8 @@ def _add_kernel_fact(a: Answer, profile) -> None:
     entry = profile.op_support(f"aten.{m.group(1)}")
     if entry is None:
         return
-    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtypes": entry.dtypes, "source": entry.source}]
+    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtype": _SCALAR_TYPES.get(m.group(2)),
+                                   "dtypes": entry.dtypes, "source": entry.source}]
     a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
 
 

@@ -22,6 +22,8 @@ def explain_skips(
                              "a rerun resumes."),
     sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Only N entries, evenly spread "
                                          "over the list."),
+    stratified: bool = typer.Option(False, "--stratified", help="With --sample: spread the sample over "
+                                    "class × kind × dtype family in proportion (else every k-th entry)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes for the replays."),
     side_timeout: float = typer.Option(60.0, "--side-timeout", min=1.0, help="Seconds for one side "
                                        "(CPU or device) of one replayed test."),
@@ -40,7 +42,7 @@ def explain_skips(
             err_console.print(f"{what}: {i}/{n}", markup=False, highlight=False)
 
     result = run(disabled=str(disabled), tests=str(tests) if tests else None, device=device,
-                 out=str(out), sample=sample, side_timeout=side_timeout, jobs=jobs,
+                 out=str(out), sample=sample, stratify=stratified, side_timeout=side_timeout, jobs=jobs,
                  max_samples=max_samples, store=store, progress=progress)
     counts = result.counts()
     kind = "predicted" if result.emulated else "measured"

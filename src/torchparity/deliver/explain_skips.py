@@ -37,7 +37,10 @@ MODES = {"STALE": "mandatory_success", "VALUE": "mandatory_success"}
 
 def mode_of(category: str, predicted: bool) -> str:
     """skip, unless the device's answer is known: a refusal seen on hardware is an expected
-    failure (``xfail_strict``), a stale entry or a tolerance must pass."""
+    failure (``xfail_strict``), a stale entry or a tolerance must pass. A stale entry that is
+    only predicted (the emulator) stays skipped: a prediction re-enables no test."""
+    if category == "STALE" and predicted:
+        return "skip"
     if category in MODES:
         return MODES[category]
     if category in ("DTYPE", "NOT_SUPPORT") and not predicted:
@@ -130,7 +133,7 @@ def _config_parts(result):
     plain: Dict[str, Dict[str, str]] = {}
     for e in result.entries:
         a = result.answers.get(e.key)
-        if a is None or a.category == "STALE":
+        if a is None or (a.category == "STALE" and not a.predicted):  # a predicted one stays excluded
             continue
         if e.op and e.dtype and e.test_kind:
             if a.category == "VALUE":
@@ -158,7 +161,7 @@ def test_configs_module(result) -> str:
         f"From {Path(result.source).name} on {result.device} ({how}); {len(result.entries)} entries.",
         "Import it before the test files call instantiate_device_type_tests: it calls",
         "PrivateUse1TestBase.set_test_configs (a full replacement of the configuration; apply() again",
-        "after a reset). STALE entries are left out: they are expected to pass.",
+        "after a reset). STALE entries measured on the device are left out: they are expected to pass (predicted ones stay).",
         '"""',
         "",
         "import unittest",
@@ -267,8 +270,10 @@ def table(result) -> Tuple[List[str], List[Tuple[str, Dict[str, int], int]]]:
 def _note(result) -> str:
     if result.emulated:
         return (f"Device {result.device}: every category is a prediction of the capability profile "
-                f"({result.profile}); UNDETERMINED includes the entries no capability rule explains "
-                "(not a capability limit — numerics or a bug, decide on hardware).")
+                f"({result.profile}) and of the emulated device: STALE where the test (or its op × dtype "
+                "samples, as close to float64 as the CPU) passes there, VALUE where the device is clearly "
+                "farther from float64 than the CPU; UNDETERMINED includes the entries no capability rule "
+                "explains and nothing measured (not a capability limit — numerics or a bug, decide on hardware).")
     return f"Device {result.device}: measured."
 
 
