@@ -10,12 +10,13 @@ folder, put first on ``PYTHONPATH`` of a child process: the whole run, workers i
 uses that tree's code), on each ``--device``, and compares:
 
 - the rows, keyed (api, scenario id, source, dtype): a row only one side has, and rows
-  whose status or cause differ, are listed; rows whose ``detail`` text differs are counted
+  whose status, cause or evidence (device-compute / device-state / host-only / none)
+  differ, are listed; rows whose ``detail`` text differs are counted
   (and listed with ``--show``);
 - the per-API verdicts.
 
-Exit status 1 when a row or verdict differs (``detail`` alone does not count: it may
-carry a time or an address).
+Exit status 1 when a row, its evidence or a verdict differs (``detail`` alone does not
+count: it may carry a time or an address).
 
     python benchmarks/refactor_parity.py --base OTHER_CHECKOUT/src [--device cpu
         --device emu:ascend-a2] [--sample 300] [--seed 0] [--out DIR] [--jobs 2]
@@ -118,6 +119,8 @@ def compare(base: Dict[str, Any], mine: Dict[str, Any]) -> Dict[str, Any]:
     differ = [(k, (a[k]["status"], a[k]["cause"]), (b[k]["status"], b[k]["cause"]))
               for k in sorted(set(a) & set(b))
               if (a[k]["status"], a[k]["cause"]) != (b[k]["status"], b[k]["cause"])]
+    evidence = [(k, a[k].get("evidence"), b[k].get("evidence")) for k in sorted(set(a) & set(b))
+                if a[k].get("evidence") != b[k].get("evidence")]
     detail = [(k, a[k]["detail"], b[k]["detail"]) for k in sorted(set(a) & set(b))
               if a[k].get("detail") != b[k].get("detail")]
     verdicts = {api: (base["verdicts"].get(api), mine["verdicts"].get(api))
@@ -125,6 +128,7 @@ def compare(base: Dict[str, Any], mine: Dict[str, Any]) -> Dict[str, Any]:
                 if base["verdicts"].get(api) != mine["verdicts"].get(api)}
     return {"rows_base": len(a), "rows_mine": len(b), "only_base": only_base,
             "only_mine": only_mine, "status_or_cause_differ": differ,
+            "evidence_differs": evidence,
             "detail_differs": detail, "verdicts_differ": verdicts}
 
 
@@ -179,11 +183,13 @@ def main() -> None:
         diff = compare(sides["base"], sides["this"])
         report[device] = diff
         n_bad = (len(diff["only_base"]) + len(diff["only_mine"])
-                 + len(diff["status_or_cause_differ"]) + len(diff["verdicts_differ"]))
+                 + len(diff["status_or_cause_differ"]) + len(diff["evidence_differs"])
+                 + len(diff["verdicts_differ"]))
         bad += n_bad
         print(f"{device}: rows base {diff['rows_base']} / this {diff['rows_mine']}; "
               f"only in base {len(diff['only_base'])}, only here {len(diff['only_mine'])}, "
               f"status/cause differ {len(diff['status_or_cause_differ'])}, "
+              f"evidence differs {len(diff['evidence_differs'])}, "
               f"verdicts differ {len(diff['verdicts_differ'])}, "
               f"detail text differs {len(diff['detail_differs'])}")
         for k in diff["only_base"][:20]:
@@ -192,6 +198,8 @@ def main() -> None:
             print("   only here:   ", *k)
         for k, x, y in diff["status_or_cause_differ"][:40]:
             print("   differs:     ", *k, x, "->", y)
+        for k, x, y in diff["evidence_differs"][:40]:
+            print("   evidence:    ", *k, x, "->", y)
         for api, (x, y) in sorted(diff["verdicts_differ"].items())[:40]:
             print("   verdict:     ", api, x, "->", y)
         for k, x, y in diff["detail_differs"] if args.show else ():
