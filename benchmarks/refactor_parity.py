@@ -20,7 +20,11 @@ count: it may carry a time or an address).
 
     python benchmarks/refactor_parity.py --base OTHER_CHECKOUT/src [--device cpu
         --device emu:ascend-a2] [--sample 300] [--seed 0] [--out DIR] [--jobs 2]
-        [--max-samples 2] [--show] [--source NAME ...]
+        [--max-samples 2] [--show] [--source NAME ...] [--shuffle SEED]
+
+``--shuffle SEED`` runs this tree's side with the sample in another order (shuffled with
+SEED); ``--base`` this tree's own ``src`` then asks whether any row depends on which APIs
+ran before it in the same worker (process-wide state one case leaves to the next).
 
 ``--source NAME`` (repeatable) restricts the sample to the listed APIs that source has a
 case for (its ``members()`` in this tree): a before/after check of one converted source.
@@ -37,7 +41,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
@@ -53,6 +57,9 @@ from torchparity.results.sweep_store import open_store
 names, version = check_vendor.listed_apis(args["docs"], args["version"])
 wanted = set(args["names"])
 sample = [n for n in names if n in wanted]
+if args.get("order_seed") is not None:  # another order: which API runs before which
+    import random
+    random.Random(args["order_seed"]).shuffle(sample)
 check_vendor.listed_apis = lambda docs_dir, torch_version: (sample, version)
 summary = check_vendor.check_vendor_docs(args["docs"], out=args["out"], device=args["device"],
                                          torch_version=args["version"], jobs=args["jobs"],
@@ -60,7 +67,7 @@ summary = check_vendor.check_vendor_docs(args["docs"], out=args["out"], device=a
 store = open_store(args["out"], must_exist=True)
 rows = store.rows()
 store.close()
-json.dump({"apis": args["names"], "verdicts": summary.verdicts, "rows": rows},
+json.dump({"apis": args["names"], "order_seed": args.get("order_seed"), "verdicts": summary.verdicts, "rows": rows},
           open(args["dump"], "w"), default=str)
 """
 
@@ -90,15 +97,16 @@ def stratified(names: List[str], n: int, seed: int) -> List[str]:
     return sorted(out)
 
 
-def run_side(src: str, device: str, names: List[str], folder: Path, args) -> Dict[str, Any]:
+def run_side(src: str, device: str, names: List[str], folder: Path, args,
+             order_seed: Optional[int] = None) -> Dict[str, Any]:
     dump = folder / "dump.json"
     if dump.is_file():  # an earlier run with this --out (the same sample: checked)
         done = json.loads(dump.read_text())
-        if done.get("apis") == names:
+        if done.get("apis") == names and done.get("order_seed") == order_seed:
             return done
     payload = dict(docs=str(args.docs), version=args.torch_version, names=names, device=device,
                    out=str(folder / "store"), dump=str(dump), jobs=args.jobs,
-                   max_samples=args.max_samples)
+                   max_samples=args.max_samples, order_seed=order_seed)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]))
     subprocess.run([sys.executable, "-c", CHILD, json.dumps(payload)], env=env, check=True,
                    cwd=folder)
@@ -145,6 +153,10 @@ def main() -> None:
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--source", action="append", default=[],
                         help="only the listed APIs this source has a case for (repeatable)")
+    parser.add_argument("--shuffle", type=int, default=None, metavar="SEED",
+                        help="run this tree's side in another order (the sample shuffled with "
+                             "SEED): with --base this tree's own src, whether a row depends on "
+                             "the APIs that ran before it in the same worker")
     parser.add_argument("--show", action="store_true", help="list the rows whose detail differs")
     parser.add_argument("--only-base", action="store_true", help="run the base side only (its "
                         "rows are kept under --out; a later run with the same --out reuses them)")
@@ -176,7 +188,8 @@ def main() -> None:
                 continue
             folder = out / device.replace(":", "_") / label
             folder.mkdir(parents=True, exist_ok=True)
-            sides[label] = run_side(src, device, names, folder, args)
+            sides[label] = run_side(src, device, names, folder, args,
+                                    order_seed=args.shuffle if label == "this" else None)
         if args.only_base:
             print(f"{device}: base rows {len(sides['base']['rows'])}")
             continue
