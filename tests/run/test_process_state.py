@@ -40,7 +40,9 @@ def test_restore_names_what_it_set_back():
     saved = process_state.snapshot()
     try:
         torch.set_default_dtype(torch.float64)
-        assert process_state.restore(saved) == ["torch default dtype"]
+        torch.set_default_device("meta")
+        assert process_state.restore(saved) == ["torch default dtype", "torch default device"]
+        assert torch.empty(1).device.type == saved["torch default device"].type
         assert process_state.restore(saved) == []
     finally:
         process_state.restore(saved)

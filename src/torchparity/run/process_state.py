@@ -55,6 +55,7 @@ def _set_anomaly(value: Tuple[bool, bool]) -> None:
 SETTINGS: Dict[str, Tuple[Callable[[], Any], Callable[[Any], None]]] = {
     "torch.distributions.Distribution default validate_args": (_validate_args, _set_validate_args),
     "torch default dtype": (torch.get_default_dtype, torch.set_default_dtype),
+    "torch default device": (torch.get_default_device, torch.set_default_device),
     "torch grad mode": (torch.is_grad_enabled, torch.set_grad_enabled),
     "torch deterministic algorithms": (_deterministic, _set_deterministic),
     "torch autograd anomaly mode": (_anomaly, _set_anomaly),
