@@ -15,6 +15,9 @@ uses that tree's code), on each ``--device``, and compares:
   (and listed with ``--show``);
 - the per-API verdicts.
 
+A row that timed out on one side only is listed apart and not compared (nor its API's
+verdict): a timeout is the machine's load, never an answer.
+
 Exit status 1 when a row, its evidence or a verdict differs (``detail`` alone does not
 count: it may carry a time or an address).
 
@@ -124,19 +127,27 @@ def compare(base: Dict[str, Any], mine: Dict[str, Any]) -> Dict[str, Any]:
     a, b = keyed(base["rows"]), keyed(mine["rows"])
     only_base = sorted(set(a) - set(b))
     only_mine = sorted(set(b) - set(a))
+    both = sorted(set(a) & set(b))
+    # a row that timed out on one side answers nothing there (the machine's load, not the
+    # code): listed apart, never counted as a difference
+    timed_out = [k for k in both if "timeout" in (a[k]["status"], b[k]["status"])
+                 and a[k]["status"] != b[k]["status"]]
+    skip = set(timed_out)
     differ = [(k, (a[k]["status"], a[k]["cause"]), (b[k]["status"], b[k]["cause"]))
-              for k in sorted(set(a) & set(b))
+              for k in both if k not in skip
               if (a[k]["status"], a[k]["cause"]) != (b[k]["status"], b[k]["cause"])]
-    evidence = [(k, a[k].get("evidence"), b[k].get("evidence")) for k in sorted(set(a) & set(b))
+    evidence = [(k, a[k].get("evidence"), b[k].get("evidence")) for k in both if k not in skip
                 if a[k].get("evidence") != b[k].get("evidence")]
     detail = [(k, a[k]["detail"], b[k]["detail"]) for k in sorted(set(a) & set(b))
               if a[k].get("detail") != b[k].get("detail")]
+    timed_apis = {k[0] for k in timed_out}
     verdicts = {api: (base["verdicts"].get(api), mine["verdicts"].get(api))
                 for api in set(base["verdicts"]) | set(mine["verdicts"])
-                if base["verdicts"].get(api) != mine["verdicts"].get(api)}
+                if base["verdicts"].get(api) != mine["verdicts"].get(api) and api not in timed_apis}
     return {"rows_base": len(a), "rows_mine": len(b), "only_base": only_base,
             "only_mine": only_mine, "status_or_cause_differ": differ,
             "evidence_differs": evidence,
+            "timed_out_one_side": [(k, a[k]["status"], b[k]["status"]) for k in timed_out],
             "detail_differs": detail, "verdicts_differ": verdicts}
 
 
@@ -157,6 +168,9 @@ def main() -> None:
                         help="run this tree's side in another order (the sample shuffled with "
                              "SEED): with --base this tree's own src, whether a row depends on "
                              "the APIs that ran before it in the same worker")
+    parser.add_argument("--only-this", action="store_true", help="run this tree's side only "
+                        "(as --only-base: sides run apart, at once, and compared by a later run "
+                        "with both dumps under the same --out)")
     parser.add_argument("--show", action="store_true", help="list the rows whose detail differs")
     parser.add_argument("--only-base", action="store_true", help="run the base side only (its "
                         "rows are kept under --out; a later run with the same --out reuses them)")
@@ -184,14 +198,15 @@ def main() -> None:
     for device in devices:
         sides = {}
         for label, src in (("base", base_src), ("this", str(ROOT / "src"))):
-            if label == "this" and args.only_base:
+            if (label == "this" and args.only_base) or (label == "base" and args.only_this):
                 continue
             folder = out / device.replace(":", "_") / label
             folder.mkdir(parents=True, exist_ok=True)
             sides[label] = run_side(src, device, names, folder, args,
                                     order_seed=args.shuffle if label == "this" else None)
-        if args.only_base:
-            print(f"{device}: base rows {len(sides['base']['rows'])}")
+        if args.only_base or args.only_this:
+            label = "base" if args.only_base else "this"
+            print(f"{device}: {label} rows {len(sides[label]['rows'])}")
             continue
         diff = compare(sides["base"], sides["this"])
         report[device] = diff
@@ -204,13 +219,16 @@ def main() -> None:
               f"status/cause differ {len(diff['status_or_cause_differ'])}, "
               f"evidence differs {len(diff['evidence_differs'])}, "
               f"verdicts differ {len(diff['verdicts_differ'])}, "
-              f"detail text differs {len(diff['detail_differs'])}")
+              f"detail text differs {len(diff['detail_differs'])}; "
+              f"timed out on one side only (not compared) {len(diff['timed_out_one_side'])}")
         for k in diff["only_base"][:20]:
             print("   only in base:", *k)
         for k in diff["only_mine"][:20]:
             print("   only here:   ", *k)
         for k, x, y in diff["status_or_cause_differ"][:40]:
             print("   differs:     ", *k, x, "->", y)
+        for k, x, y in diff["timed_out_one_side"][:20]:
+            print("   timed out:   ", *k, x, "->", y)
         for k, x, y in diff["evidence_differs"][:40]:
             print("   evidence:    ", *k, x, "->", y)
         for api, (x, y) in sorted(diff["verdicts_differ"].items())[:40]:
