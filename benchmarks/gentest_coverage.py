@@ -15,12 +15,14 @@ printed; ``--all`` for the whole list, the slow suite's), this:
 4. compares every emulated test's outcome with check's row for that API / scenario / dtype:
    a ``pass`` row wants every test of it to pass (or be skipped as not comparable), an
    ``unsupported`` / ``partial`` row the recorded refusal, a ``skip`` row only skips, and a
-   ``fail`` / ``error`` / ``crash`` / ``timeout`` row a red test.
+   ``fail`` / ``error`` / ``crash`` row a red test; a row whose check run timed out or
+   failed in the harness answers nothing about the API and is listed as not compared.
 
 Prints the APIs with a generated file, the files green on cpu and on emu, the agreement
 with check, and every disagreement with its reason; on a sample, also the count over the
-whole list that the sample's share of passing APIs extrapolates to, with its 95 % interval
-(Wilson score: the sample is stratified, so the interval is if anything conservative).
+whole list that the sample's passing APIs extrapolate to, each namespace's share weighted
+by its size in the list (the sample is not proportional: every namespace gets at least one
+API), with its 95 % interval (``extrapolated``).
 Writes ``OUT/gentest_coverage.json``. ``--tests DIR``: a test tree whose upstream tests
 are replayed too (as ``check --tests``; the files get it through ``$TORCHPARITY_TESTS``).
 
@@ -47,7 +49,9 @@ from typing import Any, Dict, List, Sequence, Tuple
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
 EMU = "emu:ascend-a2"
-RED = ("fail", "error", "crash", "timeout")
+RED = ("fail", "error", "crash")
+# causes of a check row that is no answer about the API (the harness's own): not compared
+NO_ANSWER = ("timeout", "harness_error")
 TESTS_DIR = ""  # --tests: the tree the replayed tests come from
 
 
@@ -88,12 +92,38 @@ def wilson(k: int, n: int, z: float = 1.96) -> Tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def extrapolated(passing: int, sampled: int, listed: int) -> Dict[str, Any]:
-    """The whole list's count of passing APIs a sample's share gives, with its interval."""
-    lo, hi = wilson(passing, sampled)
-    return {"listed": listed, "sampled": sampled, "passing": passing,
-            "estimate": round(listed * passing / sampled) if sampled else 0,
-            "low_95": math.floor(listed * lo), "high_95": math.ceil(listed * hi)}
+def extrapolated(passing: Sequence[str], sampled: Sequence[str], listed: Sequence[str]) -> Dict[str, Any]:
+    """The whole list's count of passing APIs a stratified sample gives, with its 95 % interval.
+
+    The sample is stratified by namespace but not in proportion (every namespace gets at
+    least one API, so the 19 one-API namespaces are over-represented): each stratum's share
+    of passing APIs is weighted by the stratum's size in the list (the stratified
+    estimator, sum of N_h * k_h / n_h), and the interval is the normal one of that
+    estimator, its variance summed over the strata with the finite-population correction
+    (a stratum's share taken as (k_h + 1) / (n_h + 2), so a stratum that passed or failed
+    whole still counts its uncertainty). Also the unweighted Wilson interval of k / n, for
+    comparison."""
+    size: Counter = Counter(namespace(a) for a in listed)
+    n_h: Counter = Counter(namespace(a) for a in sampled)
+    k_h: Counter = Counter(namespace(a) for a in passing)
+    estimate, var = 0.0, 0.0
+    unsampled = 0
+    for h, big_n in size.items():
+        n = n_h.get(h, 0)
+        if not n:
+            unsampled += big_n  # no API of it drawn: counted as not passing
+            continue
+        estimate += big_n * k_h.get(h, 0) / n
+        p = (k_h.get(h, 0) + 1) / (n + 2)
+        var += big_n * big_n * p * (1 - p) / n * (1 - n / big_n if big_n > 1 else 0.0)
+    half = 1.96 * math.sqrt(var)
+    lo, hi = wilson(len(passing), len(sampled))
+    return {"listed": len(listed), "sampled": len(sampled), "passing": len(passing),
+            "estimate": round(estimate), "low_95": max(len(passing), math.floor(estimate - half)),
+            "high_95": min(len(listed) - unsampled, math.ceil(estimate + half)),
+            "unweighted": {"estimate": round(len(listed) * len(passing) / len(sampled)) if sampled else 0,
+                           "low_95": math.floor(len(listed) * lo), "high_95": math.ceil(len(listed) * hi)},
+            "strata_unsampled": unsampled}
 
 
 def run_files(files: List[Path], device: str, log: Path, limit: float, chunk: int) -> Dict[str, str]:
@@ -265,12 +295,18 @@ def main() -> None:
 
     emu_tests = read_log(logs[EMU])
     # hand scenarios' files are standalone (no log): their rows are compared by file outcome
-    agree, disagree = 0, []
+    agree, disagree, not_compared = 0, [], []
     for key, row in sorted(rows.items()):
         api = key[0]
         if api not in files_of:
             continue
         if row["source"] == "hand":
+            continue
+        if row["status"] == "timeout" or row["cause"] in NO_ANSWER:
+            # check's run of it said nothing about the API (it ran out of time, or the
+            # harness failed): nothing to compare the test with, never a disagreement
+            not_compared.append({"api": api, "case": key[1], "dtype": key[2],
+                                 "reason": f"check {row['status']} ({row['cause']})"})
             continue
         tests = emu_tests.get(key, [])
         if not tests:
@@ -304,14 +340,17 @@ def main() -> None:
         "green_cpu": len(green_cpu), "green_emu": len(green_emu),
         "red_emu_where_check_red": len(red_emu_check_red),
         "passing_files_agreeing": len(passing),
-        "rows_compared": compared, "rows_agree": agree,
+        "rows_compared": compared, "rows_agree": agree, "rows_not_compared": not_compared,
         "file_states": {d: dict(Counter(r.values())) for d, r in results.items()},
         "no_file": no_file, "disagreements": disagree,
         "seconds": {"check": round(t_check, 1), "gentest": round(t_gen, 1), "pytest": round(t_run, 1)},
         "by_source": _by_source(rows, files_of, green_cpu, green_emu, bad_apis),
+        "passing": sorted(passing),
+        "check_rows": [dict(zip(("api", "case", "dtype"), k), **r) for k, r in sorted(rows.items())],
+        "file_results": results,
     }
     if listed_count and not args.all:
-        summary["whole_list"] = extrapolated(len(passing), len(names), listed_count)
+        summary["whole_list"] = extrapolated(passing, names, listed)
     (args.out / "gentest_coverage.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     print(_text(summary))
     if tmp is not None:
@@ -347,7 +386,8 @@ def _text(s: Dict[str, Any]) -> str:
         f"APIs with a generated file: {s['with_file']} ({s['files']} files)",
         f"files green on cpu: {s['green_cpu']} APIs; green on {EMU}: {s['green_emu']} APIs "
         f"(red on {EMU} where check also found a fail/error: {s['red_emu_where_check_red']})",
-        f"outcome agreement with check ({EMU} rows): {s['rows_agree']} of {s['rows_compared']}",
+        f"outcome agreement with check ({EMU} rows): {s['rows_agree']} of {s['rows_compared']} "
+        f"({len(s['rows_not_compared'])} not compared: check's run of them timed out or failed itself)",
         f"APIs whose files pass (green on cpu, agree with check on {EMU}): {s['passing_files_agreeing']}",
         f"file states: {json.dumps(s['file_states'])}",
     ]
@@ -355,7 +395,8 @@ def _text(s: Dict[str, Any]) -> str:
         w = s["whole_list"]
         lines.append(f"whole list ({w['listed']} APIs), extrapolated from {w['passing']} of "
                      f"{w['sampled']}: ~{w['estimate']} APIs with passing files "
-                     f"(95 % interval {w['low_95']}-{w['high_95']})")
+                     f"(stratum-weighted; 95 % interval {w['low_95']}-{w['high_95']}; unweighted "
+                     f"~{w['unweighted']['estimate']})")
     lines += [
         f"seconds: {json.dumps(s['seconds'])}",
         "", "| source | APIs | with file | green cpu | green emu | agree |", "|---|---:|---:|---:|---:|---:|",
@@ -365,6 +406,9 @@ def _text(s: Dict[str, Any]) -> str:
     if s["no_file"]:
         lines += ["", "APIs with scenarios but no file:"]
         lines += [f"- {a}: {why}" for a, why in sorted(s["no_file"].items())]
+    if s["rows_not_compared"]:
+        lines += ["", "rows not compared (check's row is no answer):"]
+        lines += [f"- {d['api']} [{d['case']}, {d['dtype']}]: {d['reason']}" for d in s["rows_not_compared"]]
     if s["disagreements"]:
         lines += ["", "disagreements with check:"]
         lines += [f"- {d['api']} [{d['case']}, {d['dtype']}]: {d['reason']}" for d in s["disagreements"]]
