@@ -21,8 +21,8 @@ Every rank refuses the same call, so no rank waits for a peer that gave up.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Callable, Iterator, List, Optional
 
 import torch

@@ -30,6 +30,7 @@ may have put the ranks out of step gets a world of its own (see :func:`run_world
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import os
 import subprocess
@@ -400,8 +401,8 @@ def _rank_main(args: dict) -> int:
         except Exception as exc:
             results.append({"error": (type(exc).__name__, first_line(exc))})
             continue
-        results.append(recorded_call(lambda: fn(rank, world_size, device, getattr(torch, dtype)),
-                                     adapter, _files_of(fn)))
+        call = functools.partial(fn, rank, world_size, device, getattr(torch, dtype))
+        results.append(recorded_call(call, adapter, _files_of(fn)))
     torch.save({"cases": results}, out)
     try:
         dist.destroy_process_group()
