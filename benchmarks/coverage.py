@@ -117,8 +117,8 @@ def classify_api(rows: List[Dict[str, Any]], verdict: str) -> Tuple[str, str]:
             return "device-independent", ""
         if best == "host-only":
             return "host-only-differs", ""
-        return "undetermined", ("answers without a recorded footprint (a crash, or a world's rank "
-                                "processes, which the recorder does not reach)")
+        return "undetermined", ("answers without a recorded footprint (a crash, a world whose ranks "
+                                "sent none, a launcher's child processes)")
     causes = Counter(r.get("cause") for r in rows if r["status"] != "unknown")
     for cause, reason in (("emulator_limit", "emulator limit (needs hardware to decide)"),
                           ("timeout", "timeout"), ("harness_error", "harness error")):
