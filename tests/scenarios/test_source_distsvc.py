@@ -52,8 +52,15 @@ def test_the_c10d_rendezvous_backend_refuses_a_stale_token():
 
 def test_an_rpc_world_on_the_cpu_leaves_no_process_behind():
     before = set(proctree.children(os.getpid()))
+    from torchparity.api.footprint import FootprintRecorder
+    from torchparity.scenarios.sources.world import RANKS_RECORDED
+
     sc = sources.find("distsvc", "torch.distributed.rpc.rpc_sync", None, "world2-rpc-rpc_sync")
-    rank0, rank1 = sc.fn("cpu", torch.float32)
+    rec = FootprintRecorder("cpu", user_files=[sc.source_file])
+    with rec:  # the ranks' footprints of the section come back with their results
+        rank0, rank1 = sc.fn("cpu", torch.float32)
+    # rank 1 only serves (no section of its own): rank 0's footprint is the section's
+    assert (RANKS_RECORDED, "scenario", 1) in {(e.op, e.source, e.count) for e in rec.entries()}
     torch.testing.assert_close(rank0, _distsvc_store.payload("cpu", torch.float32) * 2 + 1)
     assert rank1 is None  # rank 1 serves
     assert set(proctree.children(os.getpid())) <= before

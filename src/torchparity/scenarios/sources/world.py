@@ -171,15 +171,17 @@ RANKS_RECORDED = "runtime.world.ranks_recorded"  # footprint entry: the ranks' o
 def absorb_footprints(per_rank: List[dict], device: str) -> None:
     """The ops every rank recorded for this case, added to the footprint recorder running
     here (if one is, on ``device``'s type), attributed to the API by its rules; with one
-    ``RANKS_RECORDED`` entry (count: the ranks that sent theirs), so a world whose ranks
-    ran no device op reads as recorded, not as missing."""
+    ``RANKS_RECORDED`` entry (count: the ranks that sent theirs; an empty entry is a rank
+    that ran no part of the case, an RPC server), so a world whose ranks ran no device op
+    reads as recorded, not as missing."""
     recorder = active_recorder()
     if recorder is None or recorder.device_type != torch.device(device).type:
         return
-    sent = [entry for entry in per_rank if entry.get("footprint") is not None]
+    ran = [entry for entry in per_rank if entry]  # {}: a rank that ran no part of this case
+    sent = [entry for entry in ran if entry.get("footprint") is not None]
     for entry in sent:
         recorder.absorb(entry["footprint"], entry.get("files", ()))
-    if sent and len(sent) == len(per_rank):
+    if sent and len(sent) == len(ran):
         recorder.absorb([[RANKS_RECORDED, [], len(sent), []]])
 
 
