@@ -476,6 +476,9 @@ def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
 
 
 RUNTIME_PREFIX = "runtime."  # entries of device-module calls (FootprintRecorder(runtime=True))
+# an entry saying that part of the case ran where no recorder reached (an RPC's callee
+# threads, a rank that sent no footprint): the footprint is incomplete, "not recorded"
+UNRECORDED = "runtime.unrecorded"
 
 
 def is_runtime(entry: FootprintEntry) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional
 
-from ..api.footprint import METADATA_OPS, is_runtime
+from ..api.footprint import METADATA_OPS, UNRECORDED, is_runtime
 from ..results.models import FootprintEntry, RowEvidence, ScenarioResult, Status
 from .causes import NOT_ANSWER_CAUSES as _NOT_ANSWER
 
@@ -79,8 +79,9 @@ def row_evidence(status: Optional[str], cause: Optional[str],
                  entries: Iterable[FootprintEntry], recorded: bool = True) -> str:
     """The ``evidence`` of one row; ``recorded``: whether a footprint was recorded for
     it at all (a crashed or timed-out case has none: nothing to derive, ``none``)."""
-    if not is_answer(status, cause) or not recorded:
-        return NONE
+    entries = list(entries)
+    if not is_answer(status, cause) or not recorded or any(e.op == UNRECORDED for e in entries):
+        return NONE  # nothing to derive, or part of the case ran where no recorder reached
     return from_footprint(entries)
 
 

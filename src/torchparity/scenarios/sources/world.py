@@ -43,7 +43,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from ...api.footprint import StackRecorder, active_recorder
+from ...api.footprint import UNRECORDED, StackRecorder, active_recorder
 from ..registry import HarnessFailure
 
 WORLD_SIZE = 2
@@ -173,7 +173,8 @@ def absorb_footprints(per_rank: List[dict], device: str) -> None:
     here (if one is, on ``device``'s type), attributed to the API by its rules; with one
     ``RANKS_RECORDED`` entry (count: the ranks that sent theirs; an empty entry is a rank
     that ran no part of the case, an RPC server), so a world whose ranks ran no device op
-    reads as recorded, not as missing."""
+    reads as recorded, not as missing; an ``UNRECORDED`` entry where a rank that ran sent
+    none (its work ran where no recorder reached: the row is "not recorded")."""
     recorder = active_recorder()
     if recorder is None or recorder.device_type != torch.device(device).type:
         return
@@ -183,6 +184,8 @@ def absorb_footprints(per_rank: List[dict], device: str) -> None:
         recorder.absorb(entry["footprint"], entry.get("files", ()))
     if sent and len(sent) == len(ran):
         recorder.absorb([[RANKS_RECORDED, [], len(sent), []]])
+    elif len(sent) < len(ran):  # some rank's work was not recorded: the footprint is partial
+        recorder.absorb([[UNRECORDED, [], len(ran) - len(sent), []]])
 
 
 def _finish(per_rank: List[dict], device: str) -> List[Any]:
