@@ -117,8 +117,7 @@ def classify_api(rows: List[Dict[str, Any]], verdict: str) -> Tuple[str, str]:
             return "device-independent", ""
         if best == "host-only":
             return "host-only-differs", ""
-        return "undetermined", ("answers without a recorded footprint (a crash, or a world's rank "
-                                "processes, which the recorder does not reach)")
+        return "undetermined", _unrecorded(answers)
     causes = Counter(r.get("cause") for r in rows if r["status"] != "unknown")
     for cause, reason in (("emulator_limit", "emulator limit (needs hardware to decide)"),
                           ("timeout", "timeout"), ("harness_error", "harness error")):
@@ -128,6 +127,48 @@ def classify_api(rows: List[Dict[str, Any]], verdict: str) -> Tuple[str, str]:
         return "undetermined", "timeout"
     reasons = _left_reasons(rows)
     return "undetermined", reasons.get(rows[0]["api"], "no row recorded") if rows else "no row recorded"
+
+
+def _unrecorded(answers: List[Dict[str, Any]]) -> str:
+    """Why answering rows have no footprint to derive evidence from, by what ran them."""
+    if all(str(r.get("variant", "")).startswith("world2-rpc") for r in answers):
+        return ("answers without a recorded footprint: an RPC's device work runs in the callee's "
+                "RPC threads, which no recorder reaches")
+    if any(r.get("status") == "crash" for r in answers):
+        return "answers without a recorded footprint: the case crashed"
+    return ("answers without a recorded footprint: the device work ran in processes that sent none "
+            "back (a launcher's children, ranks that died)")
+
+
+# named classes of the reasons an API is left undetermined (first match wins); each keeps
+# its detailed reasons in ``left_by_reason``
+REASON_CLASSES: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    ("emulator limit (needs hardware to decide)", ("emulator limit", "emulated device has none",
+                                                    "torch.compile backends are not emulated")),
+    ("not in this torch / cannot be reached here", ("unknown API", "cannot be reached here",
+                                                    "not in this torch", "has no attribute",
+                                                    "does not resolve")),
+    ("needs a tool, package or build not here (valgrind, C++ toolchain, onnxscript, inductor)",
+     ("valgrind", "C++ toolchain", "onnxscript", "onnx ", "setuptools", "inductor", "not installed")),
+    ("needs an external service (etcd, the network)", ("etcd", "the network")),
+    ("a source names it no device question (no scenario runs it to record a footprint)",
+     ("no device is involved", "no device involved", "no device i…", "on the CPU by definition",
+      "not a device result", "an enum describing operators", "an enum member's name")),
+    ("scaffolding refused (the scenario's own op, not the API's)", ("scaffolding refused",)),
+    ("no footprint from the processes that ran it (RPC callee threads, launchers)",
+     ("answers without a recorded footprint",)),
+    ("timeout", ("timeout",)),
+    ("harness error", ("harness error",)),
+)
+
+
+def reason_class(reason: str) -> str:
+    """The named class of one undetermined API's reason (``REASON_CLASSES``), else
+    "other: <reason>"."""
+    for name, needles in REASON_CLASSES:
+        if any(n.lower() in reason.lower() for n in needles):
+            return name
+    return f"other: {reason}"
 
 
 def measure(device: str, out: Path, args, sample: List[str]) -> Dict[str, Any]:
@@ -155,11 +196,13 @@ def measure(device: str, out: Path, args, sample: List[str]) -> Dict[str, Any]:
 
     kinds: Dict[str, str] = {}
     left: Counter = Counter()  # named reason -> APIs undetermined
+    left_apis: Dict[str, List[str]] = defaultdict(list)  # reason class -> the APIs
     for api in summary.verdicts:
         kind, reason = classify_api(by_api.get(api, []), summary.verdicts[api])
         kinds[api] = kind
         if kind == "undetermined":
             left[reason] += 1
+            left_apis[reason_class(reason)].append(api)
     answered = {a for a, k in kinds.items() if k != "undetermined"}
 
     by_ns: Dict[str, Counter] = defaultdict(Counter)
@@ -197,6 +240,7 @@ def measure(device: str, out: Path, args, sample: List[str]) -> Dict[str, Any]:
         "wall_seconds": round(wall, 1),
         "rows_ran_by_source": {k: dict(v) for k, v in sorted(ran_by_source.items())},
         "left_by_reason": dict(left.most_common()),
+        "left_by_class": {k: sorted(v) for k, v in sorted(left_apis.items(), key=lambda kv: -len(kv[1]))},
         "problem_rows": len(problems),
         "problems": [{k: r[k] for k in ("api", "variant", "sample_set", "dtype", "status", "cause", "detail")}
                      for r in problems[:50]],
@@ -244,6 +288,10 @@ def report(results: List[Dict[str, Any]]) -> str:
             lines.append(f"| {r['device']}: host-only answers that differ from the CPU | "
                          f"{k['host-only-differs']} | | | | | | | | |")
     for r in results:
+        lines += ["", f"### {r['device']}: undetermined APIs, by class of reason", "",
+                  "| class | APIs | which |", "|---|---:|---|"]
+        lines += [f"| {k.replace('|', '/')} | {len(v)} | {', '.join(v[:8])}{' ...' if len(v) > 8 else ''} |"
+                  for k, v in r.get("left_by_class", {}).items()]
         lines += ["", f"### {r['device']}: undetermined APIs, by named reason", "",
                   "| reason | APIs |", "|---|---:|"]
         lines += [f"| {k.replace('|', '/')} | {v} |" for k, v in r["left_by_reason"].items()]

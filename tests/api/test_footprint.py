@@ -76,3 +76,79 @@ def test_merge_and_compute_ops():
     assert merged[0].count == 3 and merged[0].dtypes == ["float32", "float64"]
     assert [e.op for e in fp.compute_ops(merged)] == ["aten.dot"]
     assert fp.involvement([]) == "none"
+
+
+def _rank_body_all_reduce(t):
+    import torch.distributed as dist
+
+    dist.all_reduce(t)
+    return t
+
+
+def _rank_body_host_only():
+    import torch.distributed as dist
+
+    x = torch.empty(2)  # an allocation: no device work
+    return dist.is_available(), x.shape
+
+
+def _world1():
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+
+
+def test_a_rank_records_frames_and_the_parent_attributes_them():
+    """A rank does not know the API: StackRecorder keeps each op's frames; the process that
+    knows the API attributes them with the single-process rule (``absorb``)."""
+    import torch.distributed as dist
+
+    from torchparity.api.classify import code_objects
+    from torchparity.api.footprint import FootprintRecorder, StackRecorder
+    from torchparity.judge.evidence import from_footprint
+
+    def here():  # the frame that calls the scenario's code: the harness's, left out
+        with rank:
+            return _rank_body_all_reduce(torch.ones(3))
+
+    _world1()
+    try:
+        rank = StackRecorder("cpu", stop=here.__code__)
+        here()
+    finally:
+        dist.destroy_process_group()
+    records = rank.records()
+    ops = {r[0] for r in records}
+    assert "c10d.allreduce_" in ops
+    assert all(all(here.__code__.co_name not in f for f in r[1]) for r in records)
+    parent = FootprintRecorder("cpu", api_objects=[dist.all_reduce], api_codes=code_objects(dist.all_reduce),
+                               user_files=[__file__])
+    parent.absorb(records)
+    got = {(e.op, e.source) for e in parent.entries()}
+    assert ("c10d.allreduce_", "api") in got
+    assert from_footprint(parent.entries()) == "device-compute"
+    # the same records read for another API: its ops are the scenario's, not the API's
+    other = FootprintRecorder("cpu", api_objects=[dist.is_available],
+                              api_codes=code_objects(dist.is_available), user_files=[__file__])
+    other.absorb(records)
+    assert ("c10d.allreduce_", "scenario") in {(e.op, e.source) for e in other.entries()}
+
+
+def test_a_host_only_rank_body_is_host_only_evidence():
+    import torch.distributed as dist
+
+    from torchparity.api.classify import code_objects
+    from torchparity.api.footprint import FootprintRecorder, StackRecorder
+    from torchparity.judge.evidence import from_footprint
+
+    def here():
+        with rank:
+            return _rank_body_host_only()
+
+    rank = StackRecorder("cpu", stop=here.__code__)
+    here()
+    parent = FootprintRecorder("cpu", api_objects=[dist.is_available],
+                               api_codes=code_objects(dist.is_available), user_files=[__file__])
+    parent.absorb(rank.records())
+    assert [(e.op, e.source) for e in parent.entries()] == [("aten.empty", "scenario")]
+    assert from_footprint(parent.entries()) == "host-only"

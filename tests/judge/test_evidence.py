@@ -149,3 +149,15 @@ def test_a_world_whose_device_work_the_recorder_cannot_see_is_not_host_only():
     assert case_result(event, local, "float32", True)[0].evidence == "host-only"
     timed_out = answer_of(CaseEvent(index=0, kind="timeout", detail="no answer in 120 s"))
     assert case_result(timed_out, local, "float32", True)[0].evidence == "none"
+
+
+def test_a_footprint_with_an_unrecorded_part_is_not_evidence():
+    """An RPC's device work runs in the callee's RPC threads, which no recorder reaches:
+    the world says so (an UNRECORDED entry) and the row is "not recorded", never host-only."""
+    from torchparity.api.footprint import UNRECORDED
+    from torchparity.judge.evidence import row_evidence
+
+    seen = [FootprintEntry(op="aten._to_copy", source="scenario", count=1, dtypes=["float32"])]
+    assert row_evidence("pass", None, seen) == "host-only"
+    partial = seen + [FootprintEntry(op=UNRECORDED, source="scenario", count=1, dtypes=[])]
+    assert row_evidence("pass", None, partial) == "none"

@@ -22,10 +22,25 @@ def _rank_input(rank: int, dtype: torch.dtype) -> torch.Tensor:
 
 
 def test_all_reduce_in_a_cpu_world():
+    from torchparity.api.classify import code_objects
+    from torchparity.api.footprint import FootprintRecorder
+    from torchparity.judge.evidence import from_footprint
+    from torchparity.scenarios.sources.world import RANKS_RECORDED
+
     before = set(proctree.children(os.getpid()))
     sc = sources.find("distributed", "torch.distributed.all_reduce", dist.all_reduce,
                       "world2-all_reduce_sum")
-    per_rank = sc.fn("cpu", torch.float32)
+    # the ranks record their own footprint; it reaches the recorder running here, the
+    # collective attributed to the API by the API's own code (as in one process)
+    rec = FootprintRecorder("cpu", api_objects=[dist.all_reduce], api_codes=code_objects(dist.all_reduce),
+                            user_files=[sc.source_file], runtime=True)
+    with rec:
+        per_rank = sc.fn("cpu", torch.float32)
+    got = {(e.op, e.source): e for e in rec.entries()}
+    assert got[("c10d.allreduce_", "api")].count == 2  # one per rank
+    assert got[("c10d.allreduce_", "api")].dtypes == ["float32"]
+    assert got[(RANKS_RECORDED, "scenario")].count == 2
+    assert from_footprint(rec.entries()) == "device-compute"
     expected = _rank_input(0, torch.float32) + _rank_input(1, torch.float32)
     assert len(per_rank) == 2
     for got in per_rank:

@@ -149,3 +149,43 @@ def test_an_example_with_no_tensor_is_host_only_evidence():
     adapter = get_adapter("cpu")
     entries = record_footprint(scs[0], torch.overrides.is_tensor_like, [], torch.float32, adapter)
     assert from_footprint(entries) == HOST_ONLY
+
+
+def _cpu_only_arange(n):
+    """A device bug: on the emulated device the factory ignores the default device."""
+    if torch.get_default_device().type == "npu":
+        return torch.arange(n, device="cpu")
+    return torch.arange(n)
+
+
+def test_a_tensor_left_on_the_cpu_where_it_belongs_on_the_device_is_a_difference(emu):
+    """Issue 20 ("tensors an example leaves on the CPU are moved to the device before
+    comparing, which hides a misplaced tensor"): a tensor the example puts on the default
+    device (as a run with ``meta`` as the default device shows) and that the device run
+    leaves on the CPU stays there for the judge; a CPU tensor by design (get_rng_state)
+    and one the example moves to the CPU itself are moved as before."""
+    from torchparity.judge.compare import compare_outputs
+
+    ns = {"torch": torch, "arange": _cpu_only_arange}
+    ex = [("x = arange(3)\n", None), ("s = torch.get_rng_state()\n", None), ("y = (x * 2).cpu()\n", None)]
+    assert X.placements(ex, [], ns) == {"bound x": ["device"], "bound s": ["cpu"]}  # y: .cpu() on meta
+    cpu = X.run_examples(ex, [], ns, "cpu")
+    dev = X.run_examples(ex, [], ns, emu.torch_device)
+    assert dev["bound x"].device.type == "cpu"  # left where the device run put it
+    assert dev["bound s"].device.type == emu.type and dev["bound y"].device.type == emu.type
+    bad = compare_outputs(cpu, dev, emu.type)
+    assert bad.status == "fail" and bad.cause == "metadata", bad
+    assert "'bound x'" in bad.detail and "on cpu, expected on npu" in bad.detail
+    # a correct device: the same example passes
+    ok = X.run_examples([("x = torch.arange(3)\n", None)] + ex[1:], [], {"torch": torch}, emu.torch_device)
+    ref = X.run_examples([("x = torch.arange(3)\n", None)] + ex[1:], [], {"torch": torch}, "cpu")
+    assert compare_outputs(ref, ok, emu.type).status == "pass"
+
+
+def test_an_example_that_cannot_run_on_meta_keeps_the_old_comparison(emu):
+    # the meta run's set-up fails: no placement is known, every tensor is moved
+    setup = ["z = torch.ones(2).tolist()\n"]
+    ex = [("w = torch.tensor(z)\n", None)]
+    assert X.placements(ex, setup, {"torch": torch}) is None
+    dev = X.run_examples(ex, setup, {"torch": torch}, emu.torch_device)
+    assert dev["bound w"].device.type == emu.type

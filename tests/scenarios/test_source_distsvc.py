@@ -52,8 +52,21 @@ def test_the_c10d_rendezvous_backend_refuses_a_stale_token():
 
 def test_an_rpc_world_on_the_cpu_leaves_no_process_behind():
     before = set(proctree.children(os.getpid()))
+    from torchparity.api.footprint import FootprintRecorder
+    from torchparity.scenarios.sources.world import RANKS_RECORDED
+
     sc = sources.find("distsvc", "torch.distributed.rpc.rpc_sync", None, "world2-rpc-rpc_sync")
-    rank0, rank1 = sc.fn("cpu", torch.float32)
+    rec = FootprintRecorder("cpu", user_files=[sc.source_file])
+    with rec:  # the ranks' footprints of the section come back with their results
+        rank0, rank1 = sc.fn("cpu", torch.float32)
+    # the device work of an RPC runs in rank 1's RPC threads, which no recorder reaches:
+    # no footprint comes back, so the row is "not recorded", never host-only
+    from torchparity.api.footprint import UNRECORDED
+    from torchparity.judge.evidence import row_evidence
+
+    assert RANKS_RECORDED not in {e.op for e in rec.entries()}
+    assert (UNRECORDED, "scenario", 1) in {(e.op, e.source, e.count) for e in rec.entries()}
+    assert row_evidence("pass", None, rec.entries()) == "none"
     torch.testing.assert_close(rank0, _distsvc_store.payload("cpu", torch.float32) * 2 + 1)
     assert rank1 is None  # rank 1 serves
     assert set(proctree.children(os.getpid())) <= before

@@ -30,7 +30,7 @@ import sys
 import threading
 import types
 from collections import defaultdict
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -265,14 +265,17 @@ class FootprintRecorder:
         if first is not None:
             self.checked[(str(func), source)].add(first)
 
-    def _runtime_source(self, fn: Any, name: str = "") -> str:
+    def _runtime_api_names(self) -> Set[str]:
         # a device-module API (torch.cuda.X asked of the device under test's module, as
         # the devmod source does) is answered by the member of the same name there (the
         # name it has in the module: a member may be a lambda or another member's function)
         families = ("torch.cuda", "torch.cpu", "torch.accelerator", f"torch.{self.device_type}",
                     "torch_npu")
-        names = {getattr(o, "__name__", None) for o in self.attr.api_objects
-                 if str(getattr(o, "__module__", "") or "").startswith(families)}
+        return {getattr(o, "__name__", None) for o in self.attr.api_objects
+                if str(getattr(o, "__module__", "") or "").startswith(families)}
+
+    def _runtime_source(self, fn: Any, name: str = "") -> str:
+        names = self._runtime_api_names()
         if any(fn is o for o in self.attr.api_objects) or getattr(fn, "__name__", "") in names or name in names:
             return "api"
         return self.attr.from_stack() or "scenario"
@@ -327,9 +330,12 @@ class FootprintRecorder:
             self._unpatch_runtime()
             raise
         self._modes = [fmode, dmode]
+        _ACTIVE.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
         fmode, dmode = self._modes
         dmode.__exit__(*exc)
         fmode.__exit__(*exc)
@@ -345,10 +351,119 @@ class FootprintRecorder:
         ]
 
 
+    def note(self, op: str, tensors: Sequence[torch.Tensor] = ()) -> None:
+        """Record ``op`` (``"c10d.allreduce_"``) that a backend ran outside torch's dispatcher
+        on ``tensors`` (none: an op that carries no tensor, a barrier), attributed as a
+        dispatched op is; tensors none of which is on this device: not recorded."""
+        on_device = [t for t in tensors if t.device.type == self.device_type]
+        if tensors and not on_device:
+            return
+        key = (op, self._source())
+        self.counts[key] += 1
+        self.dtypes[key].update(dtype_name(t.dtype) for t in on_device)
+
+    def absorb(self, records: Iterable[Any], user_files: Iterable[str] = ()) -> None:
+        """Add the ops another process recorded for this one (the ranks of a world,
+        :class:`StackRecorder`), attributed as if they had run here: by the API's code
+        objects and the scenario's files (``user_files``: the files of the code the other
+        process ran for the scenario, the world's body), with :meth:`_Attribution._walk`'s
+        rule on the frames each op was issued from."""
+        codes = {frame_key(c) for c in self.attr.api_codes}
+        users = set(self.attr.user_files) | set(user_files)
+        names = self._runtime_api_names()
+        for op, frames, count, dtypes in records:
+            source = source_of_frames(frames, codes, users)
+            if op.startswith(RUNTIME_PREFIX):
+                source = "api" if op.rsplit(".", 1)[-1] in names else (source or "scenario")
+            key = (op, source or "api")
+            self.counts[key] += int(count)
+            self.dtypes[key].update(dtypes)
+
     def checked_calls(self, sources: Iterable[str] = ("api", "callable")) -> List[Tuple[str, str]]:
         """(overload, checked dtype) pairs issued by ``sources``, sorted."""
         wanted = set(sources)
         return sorted((op, d) for (op, src), ds in self.checked.items() if src in wanted for d in ds)
+
+
+_ACTIVE: List[FootprintRecorder] = []  # the recorders entered in this process, innermost last
+
+
+def active_recorder() -> Optional[FootprintRecorder]:
+    """The innermost footprint recorder running in this process (None: none is)."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+def frame_key(code: types.CodeType) -> str:
+    """A code object as another process names it: file, first line, name."""
+    return f"{code.co_filename}:{code.co_firstlineno}:{code.co_name}"
+
+
+def source_of_frames(frames: Sequence[str], api_keys: Set[str], user_files: Set[str]) -> Optional[str]:
+    """:meth:`_Attribution._walk` on frames named by :func:`frame_key`, innermost first."""
+    seen_user = False
+    for key in frames:
+        if key in api_keys:
+            return "callable" if seen_user else "api"
+        if key.rsplit(":", 2)[0] in user_files:
+            seen_user = True
+    return "scenario" if seen_user else None
+
+
+class _StackAttribution(_Attribution):
+    """Attribution for a process that does not know the API (a rank of a world): each op
+    keeps the frames it was issued from, innermost first, up to (not including) the frame
+    of ``stop`` (the code that called the scenario's body); the process that knows the API
+    attributes them (:meth:`FootprintRecorder.absorb`)."""
+
+    def __init__(self, stop: Optional[types.CodeType]):
+        super().__init__((), (), ())
+        self.stop = stop
+
+    def _walk(self, frame: Optional[types.FrameType]) -> Optional[str]:
+        keys: List[str] = []
+        while frame is not None and frame.f_code is not self.stop:
+            if frame.f_code.co_filename != __file__:  # the recorder's own frames
+                keys.append(frame_key(frame.f_code))
+            frame = frame.f_back
+        return _SEP.join(keys)
+
+    def from_stack(self) -> Optional[str]:
+        return self._walk(sys._getframe(1))
+
+    def from_other_threads(self) -> str:
+        return self._walk(sys._current_frames().get(self.main_thread)) or ""
+
+
+_SEP = "\n"
+
+
+class StackRecorder(FootprintRecorder):
+    """A :class:`FootprintRecorder` for a process that does not know the API (a rank of a
+    world): :meth:`records` are ``[op, frames, count, dtypes]`` lists (JSON- and
+    pickle-able) for :meth:`FootprintRecorder.absorb` in the process that does; ``stop``:
+    the code object whose frame called the scenario's code (the frames above it are the
+    harness's)."""
+
+    def __init__(self, device_type: str, stop: Optional[types.CodeType] = None, runtime: bool = True):
+        super().__init__(device_type, runtime=runtime)
+        self.attr = _StackAttribution(stop)
+
+    def _source(self) -> str:
+        node = _current_node() if _current_node is not None else None
+        if node is not None:
+            tagged = node.metadata.get(_TAG) if hasattr(node, "metadata") else None
+            if tagged:
+                return tagged
+        if threading.get_ident() != self.attr.main_thread:
+            return self.attr.from_other_threads() or ""
+        return self.attr.from_stack() or ""
+
+    def _runtime_source(self, fn: Any, name: str = "") -> str:
+        return self.attr.from_stack() or ""
+
+    def records(self) -> List[list]:
+        return [[op, frames.split(_SEP) if frames else [], n, sorted(self.dtypes[(op, frames)])]
+                for (op, frames), n in sorted(self.counts.items())]
 
 
 def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
@@ -363,6 +478,9 @@ def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
 
 
 RUNTIME_PREFIX = "runtime."  # entries of device-module calls (FootprintRecorder(runtime=True))
+# an entry saying that part of the case ran where no recorder reached (an RPC's callee
+# threads, a rank that sent no footprint): the footprint is incomplete, "not recorded"
+UNRECORDED = "runtime.unrecorded"
 
 
 def is_runtime(entry: FootprintEntry) -> bool:

@@ -105,8 +105,9 @@ def case_result(answer: Answer, sc: Scenario, dtype: str, emulated: bool,
             # the pool's own words (a crash, a timeout) are kept whole
             detail=detail if answer.status in POOL_STATUSES else detail[:DETAIL_LIMIT])
     result.source = sc.source
-    # a world's device work runs in its rank processes, which the recorder (in this
-    # worker) does not reach: an empty footprint there is "not recorded", never host-only
+    # a world's device work runs in its rank processes: their footprints come back with
+    # their results (world.RANKS_RECORDED among the entries); a world row with no entry at
+    # all (the ranks sent none, a launcher's children) is "not recorded", never host-only
     recorded = answer.recorded and not ("distributed" in sc.tags and not entries)
     result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded)
     return result, entries

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import ContextManager, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, ContextManager, Dict, List, Optional, Set, Tuple
 
 from ..results.models import DeviceInfo
 
@@ -91,3 +91,10 @@ class DeviceAdapter:
         CPU, ``nccl``, ``hccl``, ...), or None where the device has none. Call after
         ``setup()``."""
         return self.collective
+
+    def observe_collectives(self, note: Callable[[str, List[Any]], None]) -> ContextManager[None]:
+        """While open, ``note(op, tensors)`` hears each collective this device runs outside
+        torch's dispatcher (a collective backend written in Python: its ``c10d`` op never
+        reaches a dispatch mode, so a footprint recorder would miss it). A C++ backend
+        (gloo, nccl, hccl) dispatches its ``c10d`` ops itself: nothing to add here."""
+        return nullcontext(None)

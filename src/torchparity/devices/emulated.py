@@ -55,6 +55,13 @@ class EmulatedAdapter(DeviceAdapter):
         self.setup()
         return register()
 
+    def observe_collectives(self, note):
+        """``note(op, tensors)`` for each collective of the emulator's Python process group
+        (``emulator.collectives``: ``c10d.allreduce_``, ... with its device tensors)."""
+        from .emulator.collectives import observing
+
+        return observing(note)
+
     def device_name(self) -> Optional[str]:
         """The name reports carry: the chip's name, marked emulated (the emulated device's
         own ``get_device_name()`` answers the chip's name alone, as the chip does)."""

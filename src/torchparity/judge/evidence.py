@@ -12,8 +12,13 @@ Every row of report.json, of the sweep store and of the matrix carries ``evidenc
   the device beyond moving its inputs there and reading results back: what was compared
   is host behaviour;
 - ``none``: the row is not an answer (a timeout, the harness's own failure, a world
-  killed from outside, something the emulator cannot do, not comparable): nothing about
-  the device was compared, and the row is never counted.
+  killed from outside, something the emulator cannot do, not comparable), or no
+  footprint was recorded for it (a crash; a world whose ranks sent none back): nothing
+  about the device was compared, or nothing says what was, and the row is never counted.
+
+A world's ranks record their own footprint (``sources.world.recorded_call``) and the
+worker's recorder attributes it to the API by the same rules (``FootprintRecorder.absorb``),
+so world rows have the evidence of what ran in the ranks.
 
 An API whose answering rows are all ``host-only`` is **device-independent** (verdict and
 community category 1.2①, seed 000's reasoning: pure Python, no device operator, no new
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional
 
-from ..api.footprint import METADATA_OPS, is_runtime
+from ..api.footprint import METADATA_OPS, UNRECORDED, is_runtime
 from ..results.models import FootprintEntry, RowEvidence, ScenarioResult, Status
 from .causes import NOT_ANSWER_CAUSES as _NOT_ANSWER
 
@@ -74,8 +79,9 @@ def row_evidence(status: Optional[str], cause: Optional[str],
                  entries: Iterable[FootprintEntry], recorded: bool = True) -> str:
     """The ``evidence`` of one row; ``recorded``: whether a footprint was recorded for
     it at all (a crashed or timed-out case has none: nothing to derive, ``none``)."""
-    if not is_answer(status, cause) or not recorded:
-        return NONE
+    entries = list(entries)
+    if not is_answer(status, cause) or not recorded or any(e.op == UNRECORDED for e in entries):
+        return NONE  # nothing to derive, or part of the case ran where no recorder reached
     return from_footprint(entries)
 
 

@@ -74,3 +74,23 @@ def test_a_profile_refuses_a_collective_dtype(tmp_path):
         """)
     assert "\"allreduce_npu\" not implemented for 'Double'" in out
     assert "float32 ok [1.0, 1.0, 1.0]" in out
+
+
+def test_the_collectives_the_dispatcher_never_sees_are_heard(world1):
+    """The emulator's process group is Python: its collectives bypass torch's dispatcher,
+    so a rank's footprint recorder hears them through ``observing`` (a C++ backend's
+    ``c10d`` ops reach a dispatch mode by themselves); CPU-only and refused calls too."""
+    from torchparity.devices.emulator.collectives import observing
+
+    dev = world1
+    heard = []
+    with observing(lambda op, ts: heard.append((op, [t.dtype for t in ts]))):
+        t = torch.ones(3).to(dev)
+        dist.all_reduce(t)
+        dist.broadcast(t, src=0)
+        dist.barrier()
+        dist.all_reduce(torch.ones(2))  # host tensors: no device collective
+    assert heard == [("c10d.allreduce_", [torch.float32]), ("c10d.broadcast_", [torch.float32]),
+                     ("c10d.barrier", [])]
+    dist.all_reduce(t)
+    assert len(heard) == 3  # closed: no one hears

@@ -21,8 +21,9 @@ Every rank refuses the same call, so no rank waits for a peer that gave up.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import timedelta
-from typing import List, Optional
+from typing import Callable, Iterator, List, Optional
 
 import torch
 
@@ -87,12 +88,31 @@ def _flat(xs) -> List[torch.Tensor]:
     return out
 
 
+# who hears each collective run here (``observing``): a footprint recorder of a rank; the
+# collectives of this Python group never reach torch's dispatcher, so no dispatch mode
+# sees their ``c10d`` op as it sees a C++ backend's
+_OBSERVERS: List[Callable[[str, List[torch.Tensor]], None]] = []
+
+
+@contextmanager
+def observing(note: Callable[[str, List[torch.Tensor]], None]) -> Iterator[None]:
+    """While open, ``note("c10d.<op>", device tensors)`` before each collective that
+    carries device tensors (a refused one included: it is the op that raised)."""
+    _OBSERVERS.append(note)
+    try:
+        yield
+    finally:
+        _OBSERVERS.remove(note)
+
+
 def _check(op_base: str, *carried) -> None:
     """Refuse the collective if the profile does not allow the dtype of the first device
     tensor it carries."""
     tensors = [t for t in _flat(carried) if _is_device(t)]
     if not tensors:
         return
+    for note in list(_OBSERVERS):
+        note(f"c10d.{op_base}", tensors)
     rule = _rule(op_base)
     if rule is not None:
         rule.check(tensors[0].dtype)
@@ -250,6 +270,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         return self.alltoall_base(output, input, output_split_sizes, input_split_sizes, opts)
 
     def barrier(self, opts=None):
+        for note in list(_OBSERVERS):  # a device collective on the chip, with no tensor here
+            note("c10d.barrier", [])
         return self._gloo.barrier(_opts(opts, "BarrierOptions"))
 
     # -- point to point ----------------------------------------------------------------

@@ -30,6 +30,7 @@ may have put the ranks out of step gets a world of its own (see :func:`run_world
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import os
 import subprocess
@@ -42,6 +43,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from ...api.footprint import UNRECORDED, StackRecorder, active_recorder
 from ..registry import HarnessFailure
 
 WORLD_SIZE = 2
@@ -163,8 +165,33 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
+RANKS_RECORDED = "runtime.world.ranks_recorded"  # footprint entry: the ranks' ops are in it
+
+
+def absorb_footprints(per_rank: List[dict], device: str) -> None:
+    """The ops every rank recorded for this case, added to the footprint recorder running
+    here (if one is, on ``device``'s type), attributed to the API by its rules; with one
+    ``RANKS_RECORDED`` entry (count: the ranks that sent theirs; an empty entry is a rank
+    that ran no part of the case, an RPC server), so a world whose ranks ran no device op
+    reads as recorded, not as missing; an ``UNRECORDED`` entry where a rank that ran sent
+    none (its work ran where no recorder reached: the row is "not recorded")."""
+    recorder = active_recorder()
+    if recorder is None or recorder.device_type != torch.device(device).type:
+        return
+    ran = [entry for entry in per_rank if entry]  # {}: a rank that ran no part of this case
+    sent = [entry for entry in ran if entry.get("footprint") is not None]
+    for entry in sent:
+        recorder.absorb(entry["footprint"], entry.get("files", ()))
+    if sent and len(sent) == len(ran):
+        recorder.absorb([[RANKS_RECORDED, [], len(sent), []]])
+    elif len(sent) < len(ran):  # some rank's work was not recorded: the footprint is partial
+        recorder.absorb([[UNRECORDED, [], len(ran) - len(sent), []]])
+
+
 def _finish(per_rank: List[dict], device: str) -> List[Any]:
-    """The per-rank values, or the exception of the case (a rank's own exception first)."""
+    """The per-rank values, or the exception of the case (a rank's own exception first);
+    the ranks' footprints go to the recorder running here (:func:`absorb_footprints`)."""
+    absorb_footprints(per_rank, device)
     errors = [(rank, entry["error"]) for rank, entry in enumerate(per_rank) if "error" in entry]
     if not errors:
         return [to_device(entry["value"], device) for entry in per_rank]
@@ -375,16 +402,45 @@ def _rank_main(args: dict) -> int:
     for body, dtype in args["cases"]:
         torch.manual_seed(SEED + rank)
         try:
-            value = _body(body)(rank, world_size, device, getattr(torch, dtype))
-            results.append({"value": to_device(value, "cpu")})
-        except Exception as exc:  # the API's own answer on this device, reported as data
+            fn = _body(body)
+        except Exception as exc:
             results.append({"error": (type(exc).__name__, first_line(exc))})
+            continue
+        call = functools.partial(fn, rank, world_size, device, getattr(torch, dtype))
+        results.append(recorded_call(call, adapter, _files_of(fn)))
     torch.save({"cases": results}, out)
     try:
         dist.destroy_process_group()
     except Exception:
         pass
     return 0
+
+
+def recorded_call(call: Callable[[], Any], adapter, files: Sequence[str]) -> Dict[str, Any]:
+    """``call()`` in a rank, under a footprint recorder that does not know the API
+    (``StackRecorder``: each op keeps the frames it came from; the process that started
+    the world attributes them, :func:`absorb_footprints`), with the device's collectives
+    that bypass torch's dispatcher heard too (``adapter.observe_collectives``). The
+    rank's entry: ``{"value": ...}`` (on the CPU) or ``{"error": (type, message)}``, with
+    ``footprint`` (ops up to a failure included) and ``files`` (the scenario's code: what
+    the parent counts as the scenario's frames)."""
+    recorder = StackRecorder(adapter.type, stop=recorded_call.__code__)
+    entry: Dict[str, Any] = {"files": list(files)}
+    try:
+        with recorder, adapter.observe_collectives(recorder.note):
+            value = call()
+        entry["value"] = to_device(value, "cpu")
+    except Exception as exc:  # the API's own answer on this device, reported as data
+        entry["error"] = (type(exc).__name__, first_line(exc))
+    entry["footprint"] = recorder.records()
+    return entry
+
+
+def _files_of(fn) -> List[str]:
+    """The source files of a body: the scenario's code, for the parent's attribution."""
+    code = getattr(fn, "__code__", None)
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    return sorted({f for f in (getattr(code, "co_filename", None), getattr(module, "__file__", None)) if f})
 
 
 def _body(name: str):

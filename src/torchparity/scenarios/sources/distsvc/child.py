@@ -176,7 +176,7 @@ def rpc_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]
 
     _rpc_init(rank, world)
     try:
-        out = _run_sections(_rpc_sections(rank, device))
+        out = _run_sections(_rpc_sections(rank, device), remote=True)
     finally:
         rpc.shutdown()
     out["shutdown"] = {"value": True}
@@ -239,19 +239,25 @@ def pg_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
     return out
 
 
-def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=()) -> Dict[str, Any]:
-    from ..world import first_line as _first
-    from ..world import to_device as _to
+def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bool = False) -> Dict[str, Any]:
+    """Each section run and reported on its own, with its footprint; ``remote``: the
+    sections' device work runs in another rank's RPC threads, which no recorder reaches
+    (a dispatch mode is per thread), so no footprint is sent: "not recorded", never
+    host-only."""
+    from ....devices import get_adapter
+    from ..world import recorded_call
 
+    adapter = _STATE.get("adapter") or get_adapter("cpu")
     out: Dict[str, Any] = {}
     for name, fn in sections.items():
         print(f"distsvc: section {name}", file=sys.stderr, flush=True)  # where a hang stopped
-        try:
-            out[name] = {"value": _to(fn(), "cpu")}
-        except Exception as exc:  # the API's own answer on this device, kept as data
-            out[name] = {"error": (type(exc).__name__, _first(exc))}
-            if name in stop_on:
-                break
+        # the API's own answer on this device (or its exception, kept as data), with the
+        # ops the section ran (the parent attributes them: ``world.absorb_footprints``)
+        out[name] = recorded_call(fn, adapter, [__file__])
+        if remote:
+            out[name].pop("footprint")
+        if "error" in out[name] and name in stop_on:
+            break
     return out
 
 
@@ -278,6 +284,7 @@ def _rank_main(args: dict) -> int:
 
             adapter = get_adapter(args["spec"])
             adapter.setup()
+            _STATE["adapter"] = adapter
             backend = adapter.collective_backend() or "gloo"
             device = rank_device(adapter, rank)
             _STATE["device"] = device

@@ -125,6 +125,9 @@ def world_section(body: str, section: str, device: str) -> List[Any]:
         raise type(ranks)(str(ranks))
     if state == "failed":
         _raise(*ranks)
+    from ..world import absorb_footprints
+
+    absorb_footprints([got.get("value", {}).get(section) or {} for got in ranks], device)
     values = []
     for rank, got in enumerate(ranks):
         if "error" in got:

@@ -16,9 +16,11 @@ Not a source itself (the ``docstring`` source uses it). What is run, and how:
   printed (:class:`Printed`: compared with device names and addresses normalised, each
   printed decimal number within one unit of its last digit), and after the
   block every tensor (and every ``nn.Module``'s state) the block bound. On the device run,
-  a kept tensor that is on the CPU is moved to the device before it is compared: where a
-  tensor lives is the example's business (``get_state`` answers a CPU tensor by design),
-  its values are the question.
+  a kept tensor that the example puts on the CPU by design (``get_state`` answers a CPU
+  tensor) is moved to the device before it is compared: its values are the question. One
+  that belongs on the run's device (a run with ``meta`` as the default device puts it
+  there) and that the device run left on the CPU stays there, and the judge reports it
+  (``metadata``: "on cpu, expected on npu"); see :func:`run_examples`.
 
 Outputs are made comparable by :func:`plain`: tensors stay tensors (the judge compares
 them), containers are walked, other objects become their repr with device names and
@@ -232,12 +234,75 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
     """Run ``setup`` sources (values not kept), then ``examples`` (``(source, exc_msg)``:
     ``exc_msg`` set where the docstring shows a traceback), with ``device`` as the default
     device; the values to compare (see the module docstring). ``filename``: the name the
-    code is compiled under (the footprint recorder tells scenario code from the API by it)."""
+    code is compiled under (the footprint recorder tells scenario code from the API by it).
+
+    Where a kept tensor lives: on a device run, a tensor left on the CPU is moved to the
+    device before it is compared only where the example puts it on the CPU by design
+    (:func:`placements`: a run with ``meta`` as the default device leaves it on the CPU:
+    ``get_state``, ``frombuffer``, an explicit ``.cpu()``); a tensor that belongs on the
+    run's device stays where it is, so the judge sees a tensor left on the CPU ("on cpu,
+    expected on npu"). Where the example cannot run on ``meta`` (values read, data-dependent
+    shapes) every tensor is moved, as before: its placement is not judged."""
+    out = _run(examples, setup, namespace, device, filename)
+    wanted = placements(examples, setup, namespace, filename) if torch.device(device).type != "cpu" else None
+    # where a tensor lives is the example's business where it is the CPU by design (get_state,
+    # frombuffer, lengths of a packed sequence are CPU tensors; torch.accelerator.* picks the
+    # accelerator even in the CPU run): values are compared, each run's on its own device
+    return {k: _onto(v, torch.device(device), _leaf_plan(v, (wanted or {}).get(k))) for k, v in out.items()}
+
+
+ON_DEVICE = "device"  # a placement: the run's default device
+
+
+def placements(examples: List[Tuple[str, Optional[str]]], setup: List[str], namespace: Dict[str, Any],
+               filename: str = "<docstring example>") -> Optional[Dict[str, List[str]]]:
+    """Where each kept tensor of the example lives when ``meta`` is the default device
+    (a run that computes nothing): per kept value, its tensors' placements in order,
+    ``"device"`` (on the default device) or the device type it chose itself (``"cpu"``);
+    a statement that cannot run on ``meta`` (``.cpu()``, ``.item()``, data-dependent
+    shapes) keeps nothing there; None where the set-up does not run. Out of sight of any dispatch mode
+    (a footprint recorder) and with the CPU generator's state restored."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    try:
+        with _disable_current_modes(), torch.random.fork_rng(devices=[]):
+            out = _run(examples, setup, namespace, "meta", filename, tolerant=True)
+    except Exception:
+        return None
+    return {k: [ON_DEVICE if t.device.type == "meta" else t.device.type for t in _tensor_leaves(v)]
+            for k, v in out.items()}
+
+
+def _tensor_leaves(tree: Any) -> List[torch.Tensor]:
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    if isinstance(tree, list):
+        return [t for v in tree for t in _tensor_leaves(v)]
+    if isinstance(tree, dict):
+        return [t for v in tree.values() for t in _tensor_leaves(v)]
+    return []
+
+
+def _leaf_plan(value: Any, wanted: Optional[List[str]]) -> Optional[List[bool]]:
+    """Per tensor leaf of ``value``: whether it may be moved to the device (not where the
+    meta run shows it belongs on the default device); None: move every leaf (no
+    placement known, or the runs kept different tensors)."""
+    if wanted is None or len(wanted) != len(_tensor_leaves(value)):
+        return None
+    return [w != ON_DEVICE for w in wanted]
+
+
+def _run(examples: List[Tuple[str, Optional[str]]], setup: List[str], namespace: Dict[str, Any],
+         device: str, filename: str, tolerant: bool = False) -> Dict[str, Any]:
+    """The values of one run (see :func:`run_examples`). ``tolerant`` (the ``meta`` run of
+    :func:`placements`): a statement that raises is left out, with the names it binds
+    (what it would have kept is not known), and the next one runs."""
     ns = dict(namespace)
     ns[DEVICE_VAR], ns[MODULE_VAR] = device, device_module(device)
     before = {k: id(v) for k, v in ns.items()}
     out: Dict[str, Any] = {}
-    random_mode = CpuRandom(device) if torch.device(device).type != "cpu" else contextlib.nullcontext()
+    random_mode = (CpuRandom(device) if torch.device(device).type not in ("cpu", "meta")
+                   else contextlib.nullcontext())
     printed = io.StringIO()
     with _State(), torch.device(device), random_mode, contextlib.redirect_stdout(printed):
         for src in setup:
@@ -254,6 +319,10 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
                 else:
                     exec(compile(tree, filename, "exec"), ns)
             except (Exception, SystemExit) as exc:  # an example's sys.exit() must not end the worker
+                if tolerant:
+                    for name in _bound_by(code):
+                        ns.pop(name, None)
+                    continue
                 if exc_msg is None:
                     raise ExampleError(n, src, exc) from exc
                 out[key] = f"raises {type(exc).__name__}: {normalise(_first_line(exc))}"
@@ -266,25 +335,37 @@ def run_examples(examples: List[Tuple[str, Optional[str]]], setup: List[str], na
             out[f"bound {name}"] = plain(value)
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
             out[f"bound {name}"] = plain(value)
-    # where a tensor lives is the example's business (get_state, frombuffer, lengths of a
-    # packed sequence are CPU tensors by design; torch.accelerator.* picks the accelerator
-    # even in the CPU run): values are compared, each run's on its own device
-    return _onto(out, torch.device(device))
+    return out
 
 
-def _onto(tree: Any, device: torch.device) -> Any:
-    if isinstance(tree, torch.Tensor):
-        if tree.device.type != device.type and tree.layout == torch.strided and not tree.is_quantized:
-            try:
-                return tree.detach().to(device)
-            except Exception:  # a layout or dtype the device cannot hold: left where it is
-                return tree
-        return tree
-    if isinstance(tree, list):
-        return [_onto(v, device) for v in tree]
-    if isinstance(tree, dict):
-        return {k: _onto(v, device) for k, v in tree.items()}
-    return tree
+def _bound_by(code: str) -> set:
+    try:
+        return bound_and_used(ast.parse(code))[0]
+    except SyntaxError:
+        return set()
+
+
+def _onto(tree: Any, device: torch.device, movable: Optional[List[bool]] = None) -> Any:
+    """``tree`` with its tensors moved to ``device``; ``movable``: per tensor leaf, in
+    order, whether it may be (None: every one)."""
+    leaves = iter(movable) if movable is not None else None
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, torch.Tensor):
+            move = next(leaves) if leaves is not None else True
+            if (move and node.device.type != device.type and node.layout == torch.strided
+                    and not node.is_quantized):
+                try:
+                    return node.detach().to(device)
+                except Exception:  # a layout or dtype the device cannot hold: left where it is
+                    return node
+            return node
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if isinstance(node, dict):
+            return {k: walk(v) for k, v in node.items()}
+        return node
+    return walk(tree)
 
 
 def differs(a: Any, b: Any, path: str = "output") -> str:
