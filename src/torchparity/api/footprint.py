@@ -37,7 +37,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from ..devices import precision
+from ..devices import precision, refusals
 from ..dtypes import dtype_name
 from ..results.models import FootprintEntry
 
@@ -329,14 +329,28 @@ class FootprintRecorder:
             fmode.__exit__(None, None, None)
             self._unpatch_runtime()
             raise
-        self._modes = [fmode, dmode]
+        watch = refusals.observing(self._refused_above_modes)
+        watch.__enter__()
+        self._modes = [fmode, dmode, watch]
         _ACTIVE.append(self)
         return self
+
+    def _refused_above_modes(self, op_name: str, dtype: Optional[torch.dtype]) -> None:
+        """A kernel refused ``op_name`` before the dispatch modes saw it (a registered
+        composite's rule): recorded and noted as the failure, with who issued it."""
+        source = self._source()
+        key = (op_packet_name(op_name), source)
+        self.counts[key] += 1
+        if dtype is not None:
+            self.dtypes[key].add(dtype_name(dtype))
+        if self.failed is None:
+            self.failed = (key[0], source, dtype_name(dtype) if dtype is not None else "")
 
     def __exit__(self, *exc) -> None:
         if self in _ACTIVE:
             _ACTIVE.remove(self)
-        fmode, dmode = self._modes
+        fmode, dmode, watch = self._modes
+        watch.__exit__(None, None, None)
         dmode.__exit__(*exc)
         fmode.__exit__(*exc)
         self._modes = []

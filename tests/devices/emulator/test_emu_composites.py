@@ -40,3 +40,36 @@ def test_registered_composite_is_judged_by_its_own_rule(tmp_path):
     assert out.splitlines() == [
         "dtype_limit: \"logsumexp_npu\" not implemented for 'ComplexFloat'",
         "True", "True", "True", "torch.complex64"]
+
+
+def test_a_composite_refused_by_its_rule_is_seen_by_the_footprint(tmp_path):
+    """The rule runs above the dispatch modes, so without being told the recorder never saw
+    the refused op: a scenario's own ``x @ x.T`` refused in float64 (aten.matmul, a
+    registered implicit composite) was blamed on the API it surrounds."""
+    out = run_python("""
+        import torch
+        from torchparity.devices import get_adapter
+        from torchparity.results.models import Text
+        from torchparity.run.execute import execute
+        from torchparity.scenarios.registry import Scenario
+
+        adapter = get_adapter("emu:ascend-a2")
+        adapter.setup()
+
+        def around_future(device, dtype):  # the API is Future.set_result; the matmul is the scenario's
+            x = torch.randn(4, 3, dtype=dtype).to(device)
+            f = torch.futures.Future()
+            f.set_result(x @ x.T)
+            return f.wait()
+
+        def api_refused(device, dtype):  # here the API itself is the registered composite
+            x = torch.randn(4, 3, dtype=dtype).to(device)
+            return torch.matmul(x, x.T)
+
+        t = Text(en="x", zh="x")
+        for fn, api in ((around_future, torch.futures.Future.set_result), (api_refused, torch.matmul)):
+            sc = Scenario(id="s", api="x", fn=fn, description=t, expected=t)
+            result, entries = execute(sc, "float64", adapter, footprint=True, api_obj=api)
+            print(result.status, result.cause, [e.source for e in entries if e.op == "aten.matmul"])
+        """, tmp_path)
+    assert out.splitlines() == ["skip not_comparable ['scenario']", "unsupported dtype_limit ['api']"]

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 import torch
 
+from .. import refusals
 from ..registered_ops import registered_ops
 from .checks import OpRule, SilentRule, rule_for
 
@@ -73,14 +74,23 @@ def candidates(profile, device_type: str) -> Iterator[Tuple[Any, OpRule, str]]:
             yield op, rule, "AutogradPrivateUse1"
 
 
+def _checked(op, rule: OpRule, args, kwargs) -> None:
+    dtype = _first_dtype(args, kwargs)
+    try:
+        rule.check(dtype)
+    except Exception:
+        refusals.refused(str(op), dtype)  # above the dispatch modes: tell the recorder
+        raise
+
+
 def kernel(op, rule: OpRule, key: str) -> Callable:
     if key == "PrivateUse1":
         def run(*args, **kwargs):
-            rule.check(_first_dtype(args, kwargs))
+            _checked(op, rule, args, kwargs)
             return op._op_dk(EXPLICIT, *args, **kwargs)
     else:
         def run(*args, **kwargs):
-            rule.check(_first_dtype(args, kwargs))
+            _checked(op, rule, args, kwargs)
             return op.decompose(*args, **kwargs)
     run.__name__ = f"emulated_registered_{op._schema.name.replace('::', '_')}"
     return run
