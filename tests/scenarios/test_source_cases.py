@@ -26,7 +26,7 @@ from torchparity.scenarios.sources import source
 from torchparity.scenarios.sources.base import BlockSource, Case
 
 # the sources whose tables are Case rows
-CONVERTED = ("quant", "runtime", "fx")
+CONVERTED = ("quant", "runtime", "fx", "nnutil")
 
 
 def _scenarios(name):

@@ -85,11 +85,11 @@ def test_full_backward_global_hook_is_planned_after_a_plain_one_ran(cpu):
     flag = M._global_is_full_backward_hook
     try:
         M.register_module_backward_hook(lambda *a: None).remove()
-        nnutil._cached.cache_clear()
+        nnutil.SOURCE.__dict__.pop("_scenarios_cache", None)
         (sc,) = nnutil.scenarios(api, None)
         result, _ = execute(sc, "float32", cpu)
         assert result.status == "pass", result.detail
         assert M._global_is_full_backward_hook is False  # put back as it was
     finally:
         M._global_is_full_backward_hook = flag
-        nnutil._cached.cache_clear()
+        nnutil.SOURCE.__dict__.pop("_scenarios_cache", None)
