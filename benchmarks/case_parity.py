@@ -6,11 +6,14 @@ the scenarios it makes are listed: id, dtypes (after the CPU probe and the float
 widening), tags, expected exception, compare mode; and each scenario's function is run on
 the CPU in its first dtype under seed 0: the output's structure (types, tensor shapes and
 dtypes; an API whose tensors differ only in value is counted apart: see
-``shape_only``) and its tensor values. Cheap (CPU only, no worker pool) and exact: a row that differs is
-printed. ``benchmarks/refactor_parity.py --source`` then checks the judged rows on a
-device.
+``shape_only``) and its tensor values. With ``--device SPEC`` (e.g. ``emu:ascend-a2``,
+emulated) the function is also run once on that device, in the same dtype and seed: its
+output, or the exception it raised there, is compared the same way. Cheap (no worker
+pool) and exact: a row that differs is printed. ``benchmarks/refactor_parity.py --source``
+then checks the judged rows on a device.
 
     python benchmarks/case_parity.py --base OTHER_CHECKOUT/src --source quant [--show]
+        [--device emu:ascend-a2]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from torchparity.api.resolve import maybe_resolve
 
 def shape(v, depth=0):
     if isinstance(v, torch.Tensor):
+        v = v.detach().cpu()
         if v.is_quantized:
             v = v.dequantize()
         if v.layout != torch.strided:
@@ -47,6 +51,12 @@ def shape(v, depth=0):
     return type(v).__name__
 
 name = sys.argv[1]
+device = sys.argv[3] if len(sys.argv) > 3 else ""
+if device:
+    from torchparity.devices import get_adapter
+    adapter = get_adapter(device)
+    adapter.setup()
+    device = adapter.torch_device
 src = source(name)
 out = {}
 for api in sorted(src.members()):
@@ -67,15 +77,22 @@ for api in sorted(src.members()):
             row["output"] = shape(sc.fn("cpu", getattr(torch, sc.dtypes[0])))
         except Exception as exc:
             row["output"] = f"raised {type(exc).__name__}"
+        if device:  # the same function on the device under test, same dtype and seed
+            torch.manual_seed(0)
+            try:
+                row["on_device"] = shape(sc.fn(device, getattr(torch, sc.dtypes[0])))
+            except Exception as exc:
+                row["on_device"] = f"raised {type(exc).__name__}"
         rows.append(row)
     out[api] = rows or src.why_not(api, obj)
 json.dump(out, open(sys.argv[2], "w"), default=str)
 """
 
 
-def side(src_dir: str, name: str, dump: Path) -> dict:
+def side(src_dir: str, name: str, dump: Path, device: str = "") -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([src_dir, os.environ.get("PYTHONPATH", "")]))
-    subprocess.run([sys.executable, "-c", CHILD, name, str(dump)], env=env, check=True)
+    subprocess.run([sys.executable, "-c", CHILD, name, str(dump)] + ([device] if device else []),
+                   env=env, check=True)
     return json.loads(dump.read_text())
 
 
@@ -98,11 +115,17 @@ def main() -> None:
     parser.add_argument("--source", required=True, action="append")
     parser.add_argument("--out", type=Path, default=Path("/tmp"))
     parser.add_argument("--show", action="store_true", help="print both sides of a differing API")
+    parser.add_argument("--device", default="", help="also run each function once on this device "
+                        "(e.g. emu:ascend-a2, emulated)")
     args = parser.parse_args()
     bad = 0
+    tag = args.device.replace(":", "-") if args.device else "cpu"
+    if args.device:
+        print(f"outputs also on {args.device}" + (" (emulated)" if args.device.startswith("emu:") else ""))
     for name in args.source:
-        a = side(str(Path(args.base).resolve()), name, args.out / f"case-parity-{name}-base.json")
-        b = side(str(ROOT / "src"), name, args.out / f"case-parity-{name}-this.json")
+        a = side(str(Path(args.base).resolve()), name, args.out / f"case-parity-{name}-{tag}-base.json",
+                 args.device)
+        b = side(str(ROOT / "src"), name, args.out / f"case-parity-{name}-{tag}-this.json", args.device)
         apis = sorted(set(a) | set(b))
         diff = [api for api in apis if shape_only(a.get(api)) != shape_only(b.get(api))]
         values = [api for api in apis if api not in diff and a.get(api) != b.get(api)]
