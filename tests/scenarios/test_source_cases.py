@@ -26,7 +26,7 @@ from torchparity.scenarios.sources import source
 from torchparity.scenarios.sources.base import BlockSource, Case
 
 # the sources whose tables are Case rows
-CONVERTED = ("quant", "runtime", "devmod", "tooling")
+CONVERTED = ("quant", "runtime", "devmod", "tooling", "fx", "nnutil", "member")
 
 
 def _scenarios(name):
@@ -103,11 +103,16 @@ def test_aliases_are_one_case_with_the_api_as_parameter(name):
     src = source(name)
     aliased = [(api, src.case_of(api)) for api in src.members() if src.case_of(api).aliases]
     assert aliased
+    checked = 0
     for api, case in aliased:
-        sc = src.scenarios(api, None)[0]
-        main = src.scenarios(case.api, None)[0]
+        assert src.case_of(case.api) is case  # the same row, not a copy
+        scs, mains = src.scenarios(api, None), src.scenarios(case.api, None)
+        if not scs or not mains:  # a name whose CPU run raises has no scenario (why_not says so)
+            continue
+        checked += 1
+        sc, main = scs[0], mains[0]
         if "api" in inspect.signature(case.body).parameters:  # told which name it runs under
             assert f"api={api!r}" in sc.snippet('"cpu"')
         else:  # the same code answers for every name
             assert sc.snippet('"cpu"') == main.snippet('"cpu"')
-        assert src.case_of(case.api) is case  # the same row, not a copy
+    assert checked >= len(aliased) * 0.9

@@ -85,11 +85,22 @@ def test_full_backward_global_hook_is_planned_after_a_plain_one_ran(cpu):
     flag = M._global_is_full_backward_hook
     try:
         M.register_module_backward_hook(lambda *a: None).remove()
-        nnutil._cached.cache_clear()
+        nnutil.SOURCE.__dict__.pop("_scenarios_cache", None)
         (sc,) = nnutil.scenarios(api, None)
         result, _ = execute(sc, "float32", cpu)
         assert result.status == "pass", result.detail
         assert M._global_is_full_backward_hook is False  # put back as it was
     finally:
         M._global_is_full_backward_hook = flag
-        nnutil._cached.cache_clear()
+        nnutil.SOURCE.__dict__.pop("_scenarios_cache", None)
+
+
+def test_the_golden_is_the_same_body_in_float64():
+    (sc,) = nnutil.scenarios("torch.nn.functional.scaled_dot_product_attention", None)
+    assert sc.golden is not None and "compute" not in sc.snippet('"cpu"').splitlines()[-1]
+    torch.manual_seed(0)
+    gold = sc.golden(torch.float32)
+    torch.manual_seed(0)
+    plain = sc.fn("cpu", torch.float32)
+    assert [t.dtype for t in gold] == [torch.float64] * 3 and [t.dtype for t in plain] == [torch.float32] * 3
+    torch.testing.assert_close(gold[0].float(), plain[0], atol=1e-4, rtol=1e-4)

@@ -29,11 +29,9 @@ def test_device_module_names_its_legacy_storage_classes(dev):
 
 
 def test_member_source_normalises_the_device_module_in_type_strings(dev):
-    from torchparity.scenarios.sources.member.table import PRELUDE
+    from torchparity.scenarios.sources.member.cases import On
 
-    ns = {"torch": torch, "device": dev, "dtype": torch.float32}
-    exec(PRELUDE, ns)
-    plain = ns["plain_type"]
+    plain = On(dev).plain_type
     assert plain(f"torch.{dev}.FloatTensor") == "torch.FloatTensor"
     assert plain(f"torch_{dev}.{dev}.FloatStorage") == "torch.FloatStorage"  # torch_npu's module
     assert plain(f"torch.{dev}.sparse.FloatTensor") == "torch.sparse.FloatTensor"
