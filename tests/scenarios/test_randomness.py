@@ -19,11 +19,13 @@ def _seed_ignoring_normal(monkeypatch):
     loose = torch.Generator().manual_seed(12345)
     orig = torch.nn.init.normal_
 
-    def normal_(w, mean=0.0, std=1.0, generator=None):
-        if w.device.type == "cpu":
-            return orig(w, mean, std, generator)
+    # torch's own parameter names: under a torch-function mode (a default device) the
+    # original hands the call back to the module's `normal_` by keyword (`tensor=`)
+    def normal_(tensor, mean=0.0, std=1.0, generator=None):
+        if tensor.device.type == "cpu":
+            return orig(tensor, mean, std, generator)
         with torch.no_grad():
-            return w.copy_(torch.randn(w.shape, generator=loose, dtype=w.dtype) * std + mean)
+            return tensor.copy_(torch.randn(tensor.shape, generator=loose, dtype=tensor.dtype) * std + mean)
     monkeypatch.setattr(torch.nn.init, "normal_", normal_)
 
 
