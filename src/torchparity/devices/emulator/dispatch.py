@@ -115,7 +115,7 @@ class Plan:
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
                  "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast",
-                 "inplace", "tensor_pos")
+                 "inplace", "tensor_pos", "factory", "view", "has_gen")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -128,6 +128,7 @@ class Plan:
         self.write_pos: Dict[str, int] = {}  # alias set -> positional index of a mutated arg
         self.write_kw: Dict[str, str] = {}  # alias set -> name of a mutated keyword arg
         self.device_arg = self.pin_arg = self.layout_arg = self.gen_kw = None
+        self.has_gen = False  # a Generator argument, positional or keyword
         for i, arg in enumerate(schema.arguments):
             kind = _tensor_kind(arg.type)
             write = arg.alias_info is not None and arg.alias_info.is_write
@@ -150,6 +151,7 @@ class Plan:
                 self.layout_arg = (i, arg.name, arg.kwarg_only)
             elif _type_is(arg.type, torch._C._GeneratorType):
                 self.gen_kw = arg.name if arg.kwarg_only else None
+                self.has_gen = True
         # returns: ("w", where) mutated input returned as is; (kind, None) new/alias tensor
         self.returns: List[Tuple[Any, Any]] = []
         for ret in schema.returns:
@@ -199,6 +201,16 @@ class Plan:
                         and list(self.write_pos.values()) == [0] and self.pos[:1] == [(0, T)]
                         and self.returns == [("w", 0)])
         self.tensor_pos = tuple(i for i, _ in self.pos)  # where fast/inplace look for tensors
+        # the factory shape (empty.memory_format, empty_strided, ...): no tensor argument, a
+        # device argument, nothing mutated or random, one new tensor returned
+        self.factory = (not self.meta_view and not self.pos and not self.kw
+                        and not self.write_pos and self.reduce is None
+                        and self.precision is None and self.device_arg is not None
+                        and not self.has_gen and self.single_tensor
+                        and self.returns[0][1] is None)
+        # pure views (as_strided, view, ...): the Meta kernel on the device tensor, from a
+        # kernel registered for the op itself (:func:`view_kernel`) rather than the fallback
+        self.view = self.meta_view
 
 
 def _alias_key(info) -> str:
@@ -250,6 +262,10 @@ def fallback(op, *args, **kwargs):
         out = _run_inplace(plan, args, kwargs)
         if out is not _GENERAL:
             return out
+    elif plan.factory:
+        out = _run_factory(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
     return _run_general(plan, args, kwargs)
 
 
@@ -271,7 +287,37 @@ def direct_kernel(op) -> Callable:
             out = _run_inplace(plan, args, kwargs)
             if out is not _GENERAL:
                 return out
+        elif plan.factory:
+            out = _run_factory(plan, args, kwargs)
+            if out is not _GENERAL:
+                return out
         return _run_general(plan, args, kwargs)
+
+    kernel.__name__ = f"emulated_{op._schema.name.replace('::', '_')}"
+    return kernel
+
+
+def view_kernel(op) -> Callable:
+    """A PrivateUse1 kernel for a pure view op (``META_VIEWS``: as_strided, view, ...): the
+    general path's view branch (trace, profile check, the Meta kernel on the device tensor)
+    without the boxed fallback's frames. With ``plan.view`` off (tests) it takes the general
+    path, the same outcome."""
+    key = id(op)
+    handle = op._handle
+
+    def kernel(*args, **kwargs):
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = plan_for(op)
+        if not plan.view:
+            return _run_general(plan, args, kwargs)
+        if STATE.trace is not None or plan.rule is not None:
+            dtype = args[0].dtype if args and isinstance(args[0], _Tensor) else _first_dtype(args)
+            if STATE.trace is not None:
+                _trace(plan, dtype)
+            if plan.rule is not None:
+                plan.rule.check(dtype)
+        return handle.redispatch_boxed(_META_KEYS, *args, **kwargs)
 
     kernel.__name__ = f"emulated_{op._schema.name.replace('::', '_')}"
     return kernel
@@ -335,6 +381,10 @@ def run(plan: Plan, args: tuple, kwargs: dict):
             return out
     elif plan.inplace:
         out = _run_inplace(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
+    elif plan.factory:
+        out = _run_factory(plan, args, kwargs)
         if out is not _GENERAL:
             return out
     return _run_general(plan, args, kwargs)
@@ -540,6 +590,55 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
         plan.call(*cargs)
     _follow_resized(plan, args, cargs)
     return args[0]
+
+
+def _run_factory(plan: Plan, args: tuple, kwargs: dict):
+    """:func:`run` for a ``plan.factory`` op (empty_strided, empty.memory_format, ...), with
+    the general path's outcome: the device argument replaced by the CPU, the pinned-memory
+    and layout refusals, the CPU kernel (faults and noise wrap ``plan.call``), the trace
+    and the profile check with the result's dtype, one new device tensor (counted by the
+    memory counters in ``storage.wrap``). Any device argument other than this device's
+    ``torch.device`` (a string, index 1, the CPU) takes the general path."""
+    i, name, kwarg_only = plan.device_arg
+    if kwarg_only or i >= len(args):
+        dev = kwargs.get(name)
+        if dev is None:
+            return _GENERAL
+        kwargs = dict(kwargs)
+        kwargs[name] = _CPU
+        cargs = args
+    else:
+        dev = args[i]
+        cargs = list(args)
+        cargs[i] = _CPU
+    if dev is not STATE.device and not (
+            isinstance(dev, torch.device) and dev.type == STATE.device_type and dev.index in (None, 0)):
+        return _GENERAL
+    if plan.pin_arg is not None and _get(plan.pin_arg, cargs, kwargs):
+        return _GENERAL  # the general path refuses it
+    if plan.layout_arg is not None:
+        layout = _get(plan.layout_arg, cargs, kwargs)
+        if layout is not None and layout is not _strided:
+            return _GENERAL
+    tracing = STATE.trace is not None
+    try:
+        out = plan.call(*cargs, **kwargs)
+    except BaseException:
+        if tracing:
+            _trace(plan, None)
+        raise
+    if out is None:
+        if tracing:
+            _trace(plan, None)
+        if plan.rule is not None:
+            plan.rule.check(None)
+        return None
+    dtype = out.dtype
+    if tracing:
+        _trace(plan, dtype)
+    if plan.rule is not None:
+        plan.rule.check(dtype)
+    return _wrap(out, STATE.device, None, True)
 
 
 def check_op(plan: Plan, dtype: Optional[torch.dtype]) -> None:
