@@ -115,7 +115,7 @@ class Plan:
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
                  "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast",
-                 "inplace", "tensor_pos", "factory", "view", "has_gen")
+                 "inplace", "tensor_pos", "factory", "view", "has_gen", "factory_kw")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -208,6 +208,10 @@ class Plan:
                         and self.precision is None and self.device_arg is not None
                         and not self.has_gen and self.single_tensor
                         and self.returns[0][1] is None)
+        # ... with device, pin_memory and layout keyword-only (its quicker lookups)
+        self.factory_kw = (self.factory and self.device_arg[1:] == ("device", True)
+                           and (self.pin_arg is None or self.pin_arg[2])
+                           and (self.layout_arg is None or self.layout_arg[2]))
         # pure views (as_strided, view, ...): the Meta kernel on the device tensor, from a
         # kernel registered for the op itself (:func:`view_kernel`) rather than the fallback
         self.view = self.meta_view
@@ -546,6 +550,7 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
     ours = False
     dtype = None
     cpu_dims = False
+    self_key = self_ptr = None
     for i in plan.tensor_pos:
         if i >= n:
             continue
@@ -562,18 +567,21 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
             if a.dim():
                 cpu_dims = True
             continue
-        record = getattr(a.untyped_storage(), _HOST_ATTR, None)
+        dev = a.untyped_storage()
+        record = getattr(dev, _HOST_ATTR, None)
         if record is None:
             if a.device.type != STATE.device_type:
                 continue  # another device's tensor (meta, ...): the CPU kernel answers
             cargs[i] = _cpu_view(a)
         else:  # as in _run_fast
+            key = (id(a), a.storage_offset(), a.size(), a.stride(), a.dtype, a.is_conj(), a.is_neg())
             cached = record.view
-            if cached is not None and cached[0] == (id(a), a.storage_offset(), a.size(), a.stride(),
-                                                    a.dtype, a.is_conj(), a.is_neg()):
+            if cached is not None and cached[0] == key:
                 cargs[i] = cached[1]
             else:
                 cargs[i] = _cpu_view(a, record)
+            if i == 0:  # self: its geometry and memory before the kernel, see below
+                self_key, self_ptr = key, dev.data_ptr()
         ours = True
     if not ours:  # no tensor of ours: the CPU kernel answers (as the general path)
         return _GENERAL
@@ -588,7 +596,16 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
         plan.call(*cargs, **kwargs)
     else:
         plan.call(*cargs)
-    _follow_resized(plan, args, cargs)
+    # ``self`` is the only mutated argument: _follow_resized only where the kernel changed
+    # its view's geometry or memory (t_, squeeze_, a growing resize), the same outcome
+    if self_key is None:
+        _follow_resized(plan, args, cargs)
+    else:
+        view = cargs[0]
+        if (view.size() != self_key[2] or view.stride() != self_key[3]
+                or view.storage_offset() != self_key[1]
+                or view.untyped_storage().data_ptr() != self_ptr):
+            _follow_resized(plan, args, cargs)
     return args[0]
 
 
@@ -599,27 +616,33 @@ def _run_factory(plan: Plan, args: tuple, kwargs: dict):
     and the profile check with the result's dtype, one new device tensor (counted by the
     memory counters in ``storage.wrap``). Any device argument other than this device's
     ``torch.device`` (a string, index 1, the CPU) takes the general path."""
-    i, name, kwarg_only = plan.device_arg
-    if kwarg_only or i >= len(args):
-        dev = kwargs.get(name)
-        if dev is None:
-            return _GENERAL
+    if plan.factory_kw:  # device, pin_memory, layout keyword-only (empty_strided, empty)
+        dev = kwargs.get("device")
+        if kwargs.get("pin_memory") or kwargs.get("layout", _strided) not in (None, _strided):
+            return _GENERAL  # the general path refuses them
         kwargs = dict(kwargs)
-        kwargs[name] = _CPU
+        kwargs["device"] = _CPU
         cargs = args
     else:
-        dev = args[i]
-        cargs = list(args)
-        cargs[i] = _CPU
+        i, name, kwarg_only = plan.device_arg
+        if kwarg_only or i >= len(args):
+            dev = kwargs.get(name)
+            kwargs = dict(kwargs)
+            kwargs[name] = _CPU
+            cargs = args
+        else:
+            dev = args[i]
+            cargs = list(args)
+            cargs[i] = _CPU
+        if plan.pin_arg is not None and _get(plan.pin_arg, cargs, kwargs):
+            return _GENERAL  # the general path refuses it
+        if plan.layout_arg is not None:
+            layout = _get(plan.layout_arg, cargs, kwargs)
+            if layout is not None and layout is not _strided:
+                return _GENERAL
     if dev is not STATE.device and not (
             isinstance(dev, torch.device) and dev.type == STATE.device_type and dev.index in (None, 0)):
-        return _GENERAL
-    if plan.pin_arg is not None and _get(plan.pin_arg, cargs, kwargs):
-        return _GENERAL  # the general path refuses it
-    if plan.layout_arg is not None:
-        layout = _get(plan.layout_arg, cargs, kwargs)
-        if layout is not None and layout is not _strided:
-            return _GENERAL
+        return _GENERAL  # None, a string, another index or device: as the general path says
     tracing = STATE.trace is not None
     try:
         out = plan.call(*cargs, **kwargs)
