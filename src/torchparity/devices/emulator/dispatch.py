@@ -25,7 +25,11 @@ view (``storage.wrap(remember=True)``), so the next op on it maps it for free. I
 of the same shape (``self`` the only mutated argument, returned as passed in: ``Plan.inplace``;
 add_, mul_, fill_...) take ``_run_inplace``. Both look a device tensor's remembered CPU view
 up themselves (``storage.cpu_view``'s key) and fall back to the general path for any call
-outside their shape. Nothing here keeps references between calls except the plan
+outside their shape. Factories (no tensor argument, a device argument, one new tensor:
+``Plan.factory``; empty_strided, empty.memory_format) take ``_run_factory``, and pure views
+(``META_VIEWS``) a kernel of their own (:func:`view_kernel`), both with the general path's
+checks (refusals, trace, profile check, faults and noise through ``plan.call``, memory
+counters through ``storage.wrap``). Nothing here keeps references between calls except the plan
 cache, so the fallback creates no reference cycles and memory stays flat.
 """
 

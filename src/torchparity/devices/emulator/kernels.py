@@ -26,7 +26,15 @@ from typing import List
 import torch
 
 from . import storage as st
-from .dispatch import META_VIEWS, STATE, check_op, direct_kernel, plan_for, register_plan, view_kernel
+from .dispatch import (
+    META_VIEWS,
+    STATE,
+    check_op,
+    direct_kernel,
+    plan_for,
+    register_plan,
+    view_kernel,
+)
 
 aten = torch.ops.aten
 _CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
