@@ -77,7 +77,11 @@ def test_fast_path_matches_general(dev, name, op, make):
     assert _equal(list(fast[1:]), list(general[1:])), (fast, general)
     for a, b in zip(fast_args, general_args):  # what was mutated, mutated alike
         if isinstance(a, torch.Tensor):
-            assert a.device == b.device and _equal(a.cpu(), b.cpu())
+            assert a.device == b.device and a.size() == b.size() and a.stride() == b.stride()
+            assert a.storage_offset() == b.storage_offset()
+            assert _equal(a.cpu(), b.cpu())
+            if not a.is_cpu:
+                assert st.cpu_view(a).size() == a.size()
 
 
 def test_remembered_view_follows_in_place_geometry_change(dev):
@@ -132,3 +136,204 @@ def test_fast_and_in_place_paths_refuse_a_dtype_the_profile_lacks(tmp_path):
     assert len(lines) == 3 and lines[-1] == "True", lines
     for line in lines[:2]:
         assert line.startswith("True ") and "'Double'" in line, lines
+
+
+# -- factories and pure views --------------------------------------------------------------
+# Each call runs with every cached plan's fast flags on, then off (the general path), on
+# fresh inputs, optionally under injected faults / device noise. What must agree: value
+# (where defined), dtype, device, sizes, strides, storage offset, aliasing with the inputs,
+# the bytes the memory counters count for the result, the trace, refusals.
+
+_FLAGS = ("fast", "inplace", "factory", "view")
+
+
+class _AllGeneral:
+    """Every plan built so far takes the general path while open."""
+
+    def __enter__(self):
+        self.saved = [(p, [getattr(p, f) for f in _FLAGS]) for p in dispatch._PLANS.values()]
+        for p, _ in self.saved:
+            for f in _FLAGS:
+                setattr(p, f, False)
+
+    def __exit__(self, *exc):
+        for p, flags in self.saved:
+            for f, v in zip(_FLAGS, flags):
+                setattr(p, f, v)
+
+
+def _geometry(fn, make, values):
+    from torchparity.devices.emulator import memstats
+
+    args = make()
+    before = memstats.current()
+    with trace_ops() as seen:
+        try:
+            out = fn(*args)
+        except RuntimeError as exc:
+            return ("raised", str(exc).splitlines()[0], sorted(seen))
+    grown = memstats.current() - before
+    ins = [a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor)]
+    alias = [out.untyped_storage().data_ptr() == p for p in ins]
+    same = [out is a for a in args]
+    value = out.cpu() if values else None
+    return ("ok", out.dtype, out.device.type, tuple(out.size()), tuple(out.stride()),
+            out.storage_offset(), alias, same, grown, value, sorted(seen))
+
+
+def _same_geometry(x, y):
+    return len(x) == len(y) and all(
+        (a is None and b is None) or _equal(a, b) if isinstance(a, (torch.Tensor, type(None)))
+        else a == b for a, b in zip(x, y))
+
+
+def _c(d):
+    return torch.arange(24.).view(2, 3, 4).to(d)
+
+
+FACTORY_VIEW_CASES = [
+    # (name, call, args maker, values defined)
+    ("empty_strided", lambda s, t, d: aten.empty_strided(s, t, dtype=torch.float32, device=d),
+     lambda d: ((2, 3), (1, 2), torch.device(d, 0)), False),
+    ("empty_strided no index", lambda s, t, d: aten.empty_strided(s, t, device=d),
+     lambda d: ((2, 3), (1, 2), torch.device(d)), False),
+    ("empty_strided str device", lambda s, t, d: aten.empty_strided(s, t, device=d),
+     lambda d: ((2, 3), (3, 1), d), False),
+    ("empty_strided index 1", lambda s, t, d: aten.empty_strided(s, t, device=d),
+     lambda d: ((2,), (1,), torch.device(d, 1)), False),
+    ("empty_strided pinned", lambda s, t, d: aten.empty_strided(s, t, device=d, pin_memory=True),
+     lambda d: ((2,), (1,), torch.device(d, 0)), False),
+    ("empty_strided sparse", lambda s, t, d: aten.empty_strided(s, t, device=d, layout=torch.sparse_coo),
+     lambda d: ((2,), (1,), torch.device(d, 0)), False),
+    ("empty channels_last", lambda s, d: aten.empty.memory_format(
+        s, dtype=torch.float16, device=d, memory_format=torch.channels_last),
+     lambda d: ((2, 3, 4, 5), torch.device(d, 0)), False),
+    ("empty 0 elements", lambda s, d: aten.empty.memory_format(s, device=d),
+     lambda d: ((0, 3), torch.device(d, 0)), False),
+    ("zeros", lambda s, d: torch.zeros(s, device=d), lambda d: ((3, 2), d), True),
+    ("ones int", lambda s, d: torch.ones(s, dtype=torch.int32, device=d), lambda d: ((5,), d), True),
+    ("full", lambda s, d: torch.full(s, 2.5, device=d), lambda d: ((2, 2), d), True),
+    ("ones_like transposed", lambda x: torch.ones_like(x), lambda d: (torch.zeros(3, 2).to(d).t(),), True),
+    ("zeros_like", lambda x: torch.zeros_like(x), lambda d: (_c(d),), True),
+    ("full_like", lambda x: torch.full_like(x, 7), lambda d: (_c(d)[:, 1],), True),
+    ("empty_like", lambda x: torch.empty_like(x), lambda d: (_c(d).permute(2, 0, 1),), False),
+    ("new_zeros", lambda x: x.new_zeros((2, 2)), lambda d: (_c(d),), True),
+    ("as_strided", lambda x: aten.as_strided(x, (2, 2), (1, 3), 2), lambda d: (_c(d),), True),
+    # past the storage's end: not refused on either path (the Meta kernel checks no bounds;
+    # the CPU's does), so only the geometry is compared
+    ("as_strided out of bounds", lambda x: aten.as_strided(x, (30,), (1,), 0), lambda d: (_c(d),), False),
+    ("as_strided conj", lambda x: x.conj().as_strided((2,), (2,), 1),
+     lambda d: ((torch.arange(6.) * 1j).to(d),), True),
+    ("view", lambda x: x.view(6, 4), lambda d: (_c(d),), True),
+    ("view not viewable", lambda x: x.view(-1), lambda d: (_c(d).transpose(0, 2),), True),
+    ("select", lambda x: x[1], lambda d: (_c(d),), True),
+    ("expand", lambda x: x.expand(3, 4), lambda d: (torch.arange(4.).to(d),), True),
+    ("unfold", lambda x: x.unfold(0, 2, 1), lambda d: (torch.arange(5.).to(d),), True),
+    ("view_as_real", lambda x: torch.view_as_real(x), lambda d: ((torch.arange(3.) * 1j).to(d),), True),
+    ("view_as_complex", lambda x: torch.view_as_complex(x), lambda d: (torch.arange(6.).view(3, 2).to(d),),
+     True),
+]
+
+FAULT_SETS = [(), ("strides",), ("memstat-zero",), ("noise",)]
+
+
+@pytest.mark.parametrize("faultset", FAULT_SETS, ids=lambda f: "+".join(f) or "none")
+@pytest.mark.parametrize("name,fn,make,values", FACTORY_VIEW_CASES, ids=[c[0] for c in FACTORY_VIEW_CASES])
+def test_factory_and_view_fast_paths_match_general(dev, name, fn, make, values, faultset):
+    from torchparity.devices.emulator import faults
+
+    names = [f for f in faultset if f != "noise"]
+    with faults.injecting(names, noise="noise" in faultset):
+        _geometry(fn, lambda: make(dev), values)  # builds every plan the call needs
+        fast = _geometry(fn, lambda: make(dev), values)
+        with _AllGeneral():
+            general = _geometry(fn, lambda: make(dev), values)
+    assert fast[0] == general[0], (fast, general)
+    assert _same_geometry(fast, general), (fast, general)
+    if "strides" in faultset and name == "empty_strided":
+        assert fast[4] == (3, 1), fast  # the fault reaches the fast path as well
+    if "memstat-zero" in faultset and fast[0] == "ok":
+        assert fast[8] == 0
+
+
+def test_factories_and_views_take_their_fast_paths(dev, monkeypatch):
+    """ones_like, zeros, select, expand and a backward reach the device only through the
+    fast paths: the general path is never entered."""
+    general = []
+    real = dispatch._run_general
+    monkeypatch.setattr(dispatch, "_run_general", lambda p, a, k: general.append(p.name) or real(p, a, k))
+    x = torch.rand(4, 4).to(dev).requires_grad_()
+    (x * x).sum().backward()
+    torch.ones_like(x)
+    torch.zeros(2, device=dev)
+    x[0].expand(2, 4)
+    assert general == []
+    assert dispatch.plan_for(aten.empty_strided.default).factory
+    assert dispatch.plan_for(aten.as_strided.default).view
+    assert torch.equal(x.grad.cpu(), 2 * x.detach().cpu())
+
+
+def test_factory_and_view_fast_paths_refuse_a_dtype_the_profile_lacks(tmp_path):
+    from .helpers import run_python
+
+    out = run_python("""
+        from torchparity.devices.emulator import dispatch
+        x = torch.ones(4, dtype=torch.float64).to("npu")
+        for op, call in ((torch.ops.aten.empty_strided.default,
+                          lambda: torch.empty_strided((2,), (1,), dtype=torch.float64, device="npu:0")),
+                         (torch.ops.aten.as_strided.default, lambda: x.as_strided((2,), (1,)))):
+            plan = dispatch.plan_for(op)
+            try:
+                call()
+                print("ran")
+            except RuntimeError as exc:
+                print(plan.factory or plan.view, str(exc).splitlines()[0])
+        y = torch.empty_strided((2,), (1,), device="npu:0")
+        print(y.dtype, y.as_strided((1,), (1,)).shape)
+        """, tmp_path, profile_yaml="""
+        name: tiny
+        description: empty_strided and as_strided for float32 only
+        device_type: npu
+        device_name: tiny (emulated)
+        default: allow
+        ops:
+          aten.empty_strided:
+            supported: true
+            dtypes: [float32]
+          aten.as_strided:
+            supported: true
+            dtypes: [float32]
+        """)
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[-1] == "torch.float32 torch.Size([1])", lines
+    for line in lines[:2]:
+        assert line.startswith("True ") and "'Double'" in line, lines
+
+
+@pytest.mark.parametrize("change", ["transpose", "grow", "none"])
+def test_in_place_path_follows_a_kernel_that_changes_self(dev, change):
+    """A CPU kernel that re-shapes or reallocates ``self``'s view (in-place view ops, a
+    growing resize; the ones torch has run above the fallback, so a stand-in kernel here):
+    the in-place path gives the device tensor the view's geometry and memory, as the
+    general path does."""
+    def kernel(self, value):
+        if change == "transpose":
+            self.t_()
+        elif change == "grow":
+            self.resize_(4, 4)
+        return self.fill_(value)
+
+    plan = dispatch.Plan(aten.fill_.Scalar, kernel)
+    assert plan.inplace
+    got = []
+    for inplace in (True, False):
+        plan.inplace = inplace
+        x = torch.zeros(2, 3).to(dev)
+        x.add_(0)  # x's CPU view remembered
+        out = dispatch.run(plan, (x, 5.0), {})
+        assert out is x
+        got.append((tuple(x.size()), tuple(x.stride()), x.storage_offset(), x.cpu(),
+                    tuple(st.cpu_view(x).size())))
+    assert _equal(list(got[0]), list(got[1])), got
+    assert got[0][0] == {"transpose": (3, 2), "grow": (4, 4), "none": (2, 3)}[change]
+    assert bool((got[0][3] == 5).all())

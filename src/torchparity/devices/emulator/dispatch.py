@@ -25,7 +25,11 @@ view (``storage.wrap(remember=True)``), so the next op on it maps it for free. I
 of the same shape (``self`` the only mutated argument, returned as passed in: ``Plan.inplace``;
 add_, mul_, fill_...) take ``_run_inplace``. Both look a device tensor's remembered CPU view
 up themselves (``storage.cpu_view``'s key) and fall back to the general path for any call
-outside their shape. Nothing here keeps references between calls except the plan
+outside their shape. Factories (no tensor argument, a device argument, one new tensor:
+``Plan.factory``; empty_strided, empty.memory_format) take ``_run_factory``, and pure views
+(``META_VIEWS``) a kernel of their own (:func:`view_kernel`), both with the general path's
+checks (refusals, trace, profile check, faults and noise through ``plan.call``, memory
+counters through ``storage.wrap``). Nothing here keeps references between calls except the plan
 cache, so the fallback creates no reference cycles and memory stays flat.
 """
 
@@ -115,7 +119,7 @@ class Plan:
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
                  "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast",
-                 "inplace", "tensor_pos")
+                 "inplace", "tensor_pos", "factory", "view", "has_gen", "factory_kw")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -128,6 +132,7 @@ class Plan:
         self.write_pos: Dict[str, int] = {}  # alias set -> positional index of a mutated arg
         self.write_kw: Dict[str, str] = {}  # alias set -> name of a mutated keyword arg
         self.device_arg = self.pin_arg = self.layout_arg = self.gen_kw = None
+        self.has_gen = False  # a Generator argument, positional or keyword
         for i, arg in enumerate(schema.arguments):
             kind = _tensor_kind(arg.type)
             write = arg.alias_info is not None and arg.alias_info.is_write
@@ -150,6 +155,7 @@ class Plan:
                 self.layout_arg = (i, arg.name, arg.kwarg_only)
             elif _type_is(arg.type, torch._C._GeneratorType):
                 self.gen_kw = arg.name if arg.kwarg_only else None
+                self.has_gen = True
         # returns: ("w", where) mutated input returned as is; (kind, None) new/alias tensor
         self.returns: List[Tuple[Any, Any]] = []
         for ret in schema.returns:
@@ -199,6 +205,20 @@ class Plan:
                         and list(self.write_pos.values()) == [0] and self.pos[:1] == [(0, T)]
                         and self.returns == [("w", 0)])
         self.tensor_pos = tuple(i for i, _ in self.pos)  # where fast/inplace look for tensors
+        # the factory shape (empty.memory_format, empty_strided, ...): no tensor argument, a
+        # device argument, nothing mutated or random, one new tensor returned
+        self.factory = (not self.meta_view and not self.pos and not self.kw
+                        and not self.write_pos and self.reduce is None
+                        and self.precision is None and self.device_arg is not None
+                        and not self.has_gen and self.single_tensor
+                        and self.returns[0][1] is None)
+        # ... with device, pin_memory and layout keyword-only (its quicker lookups)
+        self.factory_kw = (self.factory and self.device_arg[1:] == ("device", True)
+                           and (self.pin_arg is None or self.pin_arg[2])
+                           and (self.layout_arg is None or self.layout_arg[2]))
+        # pure views (as_strided, view, ...): the Meta kernel on the device tensor, from a
+        # kernel registered for the op itself (:func:`view_kernel`) rather than the fallback
+        self.view = self.meta_view
 
 
 def _alias_key(info) -> str:
@@ -250,6 +270,10 @@ def fallback(op, *args, **kwargs):
         out = _run_inplace(plan, args, kwargs)
         if out is not _GENERAL:
             return out
+    elif plan.factory:
+        out = _run_factory(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
     return _run_general(plan, args, kwargs)
 
 
@@ -271,7 +295,37 @@ def direct_kernel(op) -> Callable:
             out = _run_inplace(plan, args, kwargs)
             if out is not _GENERAL:
                 return out
+        elif plan.factory:
+            out = _run_factory(plan, args, kwargs)
+            if out is not _GENERAL:
+                return out
         return _run_general(plan, args, kwargs)
+
+    kernel.__name__ = f"emulated_{op._schema.name.replace('::', '_')}"
+    return kernel
+
+
+def view_kernel(op) -> Callable:
+    """A PrivateUse1 kernel for a pure view op (``META_VIEWS``: as_strided, view, ...): the
+    general path's view branch (trace, profile check, the Meta kernel on the device tensor)
+    without the boxed fallback's frames. With ``plan.view`` off (tests) it takes the general
+    path, the same outcome."""
+    key = id(op)
+    handle = op._handle
+
+    def kernel(*args, **kwargs):
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = plan_for(op)
+        if not plan.view:
+            return _run_general(plan, args, kwargs)
+        if STATE.trace is not None or plan.rule is not None:
+            dtype = args[0].dtype if args and isinstance(args[0], _Tensor) else _first_dtype(args)
+            if STATE.trace is not None:
+                _trace(plan, dtype)
+            if plan.rule is not None:
+                plan.rule.check(dtype)
+        return handle.redispatch_boxed(_META_KEYS, *args, **kwargs)
 
     kernel.__name__ = f"emulated_{op._schema.name.replace('::', '_')}"
     return kernel
@@ -335,6 +389,10 @@ def run(plan: Plan, args: tuple, kwargs: dict):
             return out
     elif plan.inplace:
         out = _run_inplace(plan, args, kwargs)
+        if out is not _GENERAL:
+            return out
+    elif plan.factory:
+        out = _run_factory(plan, args, kwargs)
         if out is not _GENERAL:
             return out
     return _run_general(plan, args, kwargs)
@@ -496,6 +554,7 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
     ours = False
     dtype = None
     cpu_dims = False
+    self_key = self_ptr = None
     for i in plan.tensor_pos:
         if i >= n:
             continue
@@ -512,18 +571,21 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
             if a.dim():
                 cpu_dims = True
             continue
-        record = getattr(a.untyped_storage(), _HOST_ATTR, None)
+        dev = a.untyped_storage()
+        record = getattr(dev, _HOST_ATTR, None)
         if record is None:
             if a.device.type != STATE.device_type:
                 continue  # another device's tensor (meta, ...): the CPU kernel answers
             cargs[i] = _cpu_view(a)
         else:  # as in _run_fast
+            key = (id(a), a.storage_offset(), a.size(), a.stride(), a.dtype, a.is_conj(), a.is_neg())
             cached = record.view
-            if cached is not None and cached[0] == (id(a), a.storage_offset(), a.size(), a.stride(),
-                                                    a.dtype, a.is_conj(), a.is_neg()):
+            if cached is not None and cached[0] == key:
                 cargs[i] = cached[1]
             else:
                 cargs[i] = _cpu_view(a, record)
+            if i == 0:  # self: its geometry and memory before the kernel, see below
+                self_key, self_ptr = key, dev.data_ptr()
         ours = True
     if not ours:  # no tensor of ours: the CPU kernel answers (as the general path)
         return _GENERAL
@@ -538,8 +600,72 @@ def _run_inplace(plan: Plan, args: tuple, kwargs: dict):
         plan.call(*cargs, **kwargs)
     else:
         plan.call(*cargs)
-    _follow_resized(plan, args, cargs)
+    # ``self`` is the only mutated argument: _follow_resized only where the kernel changed
+    # its view's geometry or memory (t_, squeeze_, a growing resize), the same outcome
+    if self_key is None:
+        _follow_resized(plan, args, cargs)
+    else:
+        view = cargs[0]
+        if (view.size() != self_key[2] or view.stride() != self_key[3]
+                or view.storage_offset() != self_key[1]
+                or view.untyped_storage().data_ptr() != self_ptr):
+            _follow_resized(plan, args, cargs)
     return args[0]
+
+
+def _run_factory(plan: Plan, args: tuple, kwargs: dict):
+    """:func:`run` for a ``plan.factory`` op (empty_strided, empty.memory_format, ...), with
+    the general path's outcome: the device argument replaced by the CPU, the pinned-memory
+    and layout refusals, the CPU kernel (faults and noise wrap ``plan.call``), the trace
+    and the profile check with the result's dtype, one new device tensor (counted by the
+    memory counters in ``storage.wrap``). Any device argument other than this device's
+    ``torch.device`` (a string, index 1, the CPU) takes the general path."""
+    if plan.factory_kw:  # device, pin_memory, layout keyword-only (empty_strided, empty)
+        dev = kwargs.get("device")
+        if kwargs.get("pin_memory") or kwargs.get("layout", _strided) not in (None, _strided):
+            return _GENERAL  # the general path refuses them
+        kwargs = dict(kwargs)
+        kwargs["device"] = _CPU
+        cargs = args
+    else:
+        i, name, kwarg_only = plan.device_arg
+        if kwarg_only or i >= len(args):
+            dev = kwargs.get(name)
+            kwargs = dict(kwargs)
+            kwargs[name] = _CPU
+            cargs = args
+        else:
+            dev = args[i]
+            cargs = list(args)
+            cargs[i] = _CPU
+        if plan.pin_arg is not None and _get(plan.pin_arg, cargs, kwargs):
+            return _GENERAL  # the general path refuses it
+        if plan.layout_arg is not None:
+            layout = _get(plan.layout_arg, cargs, kwargs)
+            if layout is not None and layout is not _strided:
+                return _GENERAL
+    if dev is not STATE.device and not (
+            isinstance(dev, torch.device) and dev.type == STATE.device_type and dev.index in (None, 0)):
+        return _GENERAL  # None, a string, another index or device: as the general path says
+    tracing = STATE.trace is not None
+    try:
+        out = plan.call(*cargs, **kwargs)
+    except BaseException:
+        if tracing:
+            _trace(plan, None)
+        raise
+    if out is None:
+        if tracing:
+            _trace(plan, None)
+        if plan.rule is not None:
+            plan.rule.check(None)
+        return None
+    dtype = out.dtype
+    if tracing:
+        _trace(plan, dtype)
+    if plan.rule is not None:
+        plan.rule.check(dtype)
+    return _wrap(out, STATE.device, None, True)
 
 
 def check_op(plan: Plan, dtype: Optional[torch.dtype]) -> None:

@@ -14,6 +14,9 @@
   (allocate the output, then run ``add.out``). The same for the few ops with both a CPU
   kernel and a generic composite (``native_layer_norm``...), so the device computes them
   with the CPU kernel, not with a differently rounded decomposition.
+- the pure views (``dispatch.META_VIEWS``: as_strided, view, ...) and the factories
+  autograd and the composites reach most (``empty_strided``, ``empty.memory_format``):
+  bound directly too (``dispatch.view_kernel`` / ``direct_kernel``), every check kept.
 """
 
 from __future__ import annotations
@@ -23,7 +26,15 @@ from typing import List
 import torch
 
 from . import storage as st
-from .dispatch import STATE, check_op, direct_kernel, plan_for, register_plan
+from .dispatch import (
+    META_VIEWS,
+    STATE,
+    check_op,
+    direct_kernel,
+    plan_for,
+    register_plan,
+    view_kernel,
+)
 
 aten = torch.ops.aten
 _CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
@@ -175,6 +186,11 @@ EXPLICIT = {
 }
 
 
+# factories that backward (zeros_like, ones_like) and the composites (zeros, ones, full,
+# empty_like, ...) reach on the device: bound directly, their plans take the factory path
+FACTORIES = ("aten::empty_strided", "aten::empty.memory_format")
+
+
 def register(lib: torch.library.Library) -> int:
     """Register the explicit and direct kernels on ``lib`` (aten, IMPL); returns how many."""
     for name, fn in EXPLICIT.items():
@@ -186,6 +202,16 @@ def register(lib: torch.library.Library) -> int:
     lib.impl("convolution_overrideable", direct_kernel(conv), "PrivateUse1")
     lib.impl("convolution_backward_overrideable", direct_kernel(conv_bwd), "PrivateUse1")
     count = len(EXPLICIT) + 2
+    for name in sorted(META_VIEWS):
+        op = _overload(name)
+        if op is not None and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
+            lib.impl(name.split("::", 1)[1], view_kernel(op), "PrivateUse1")
+            count += 1
+    for name in FACTORIES:
+        op = _overload(name)
+        if op is not None and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
+            lib.impl(name.split("::", 1)[1], direct_kernel(op), "PrivateUse1")
+            count += 1
     for name in _structured_ops():
         op = _overload(name)
         if op is None:
