@@ -47,15 +47,17 @@ def test_new_makes_an_empty_storage_on_the_device(dev):
     assert torch.arange(3.0).untyped_storage().new().device.type == "cpu"  # CPU storages unchanged
 
 
-def test_resize_is_an_emulator_limit_and_cpu_storages_still_resize(dev):
-    """What fully_shard trips over: a gap of the emulator, not a rule of the chip (issue 18)."""
-    from torchparity.judge.causes import classify_exception
-
+def test_resize_of_device_storages_as_on_the_cpu(dev):
+    """What fully_shard does to its parameters (issue 20: emulated in place, no longer an
+    emulator limit); CPU storages resize as before."""
     for st in (torch.arange(6.0).to(dev).untyped_storage(), torch.arange(6.0).to(dev).storage()):
-        with pytest.raises(RuntimeError, match="not supported by the emulated device") as info:
-            st.resize_(48)
-        status, cause = classify_exception(type(info.value).__name__, str(info.value))
-        assert (status.value, cause.value) == ("skip", "emulator_limit")
+        st.resize_(48 if isinstance(st, torch.UntypedStorage) else 12)
+        raw = st if isinstance(st, torch.UntypedStorage) else st.untyped()
+        assert raw.nbytes() == 48 and raw.device.type == dev
+    kept = torch.arange(6.0).to(dev)
+    kept.untyped_storage().resize_(48)
+    assert torch.equal(torch.empty(0, device=dev).set_(kept.untyped_storage(), 0, (6,), (1,)).cpu(),
+                       torch.arange(6.0))
     host = torch.arange(3.0).untyped_storage()
     host.resize_(24)
     assert host.nbytes() == 24

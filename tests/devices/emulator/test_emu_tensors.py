@@ -228,7 +228,6 @@ def test_scalars_and_repr(dev):
 
 def test_features_python_cannot_emulate_fail_clearly(dev):
     cases = [
-        lambda: torch.Generator(device=dev),
         lambda: torch.randn(3).pin_memory(),
         lambda: torch.ones(3, device=dev).to_sparse(),
         lambda: torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1.0]), (2,),

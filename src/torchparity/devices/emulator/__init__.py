@@ -26,17 +26,20 @@ How it works (modules of this package):
   this holds only once the emulator is active, i.e. for the rest of the process, except
   inside ``reference()``: a CPU reference run stands for plain CPU torch and sees none of
   the emulated build's feature switches.
-  ``torch.Generator(device=<emu>)``, pinned memory and sparse/quantized layouts cannot be
-  emulated from Python and raise "... not supported by the emulated device"; so do ops on
-  a nested tensor (strided layout) on the device, whose metadata alone answers.
+  ``torch.Generator(device=<emu>)`` is a CPU generator whose ``device`` is the emulated
+  device (its draws are the CPU's for the same seed); ``UntypedStorage.resize_`` gives a
+  device storage new host memory in place. Pinned memory and sparse/quantized layouts
+  cannot be emulated from Python and raise "... not supported by the emulated device"; so
+  do ops on a nested tensor (strided layout) on the device, whose metadata alone answers.
 - ``module``: ``torch.<device_type>``: is_available, device_count (1), current_device,
   set_device, synchronize, ``device`` context manager, seeding and RNG state,
   ``get_amp_supported_dtype`` (autocast as the profile allows), ``amp``; only the members
   torch_npu's ``torch.npu`` has (``_npu_members``: its ``__all__`` with the source).
 - ``runtime``: streams (each its own id; work is done when the call returns), events
   (host-clock timing), stream contexts, memory functions over ``memstats`` (counters kept
-  per device storage, freed with its last alias; reserved = allocated, no cache); graph
-  capture, IPC handles, pluggable allocators raise "not supported by the emulated device".
+  per device storage, freed with its last alias; reserved = allocated, no cache),
+  ``caching_allocator_alloc/delete`` (counted host memory by pointer); graph capture, IPC
+  handles, pluggable allocators raise "not supported by the emulated device".
 - ``autocast``: cast policies for ``torch.autocast("<device>")`` (torch has none for
   PrivateUse1).
 - ``fused``: the fused LSTM/GRU cell ops ATen sends accelerators to (CUDA-only in torch).

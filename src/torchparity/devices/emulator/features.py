@@ -11,13 +11,19 @@ undone within a process either):
   ``is_available()``, hence the patched ``__enter__``. The switch is process-wide (a build
   property) except inside ``reference()`` (see ``__init__``): a CPU reference run sees the
   plain CPU build's ITT, as it would without the emulator.
-- ``torch.Generator(device=<emu>)``: a Python backend cannot provide device generators
-  (the hook is not exposed to Python); ``torch.Generator`` is replaced by a thin subclass
-  that refuses the emulated device with "... not supported by the emulated device" and
-  otherwise returns a plain ``torch._C.Generator`` (``isinstance`` keeps working).
+- ``torch.Generator(device=<emu>)``: a Python backend cannot register device generators
+  (``getNewGenerator`` is not among the Python hooks); ``torch.Generator`` is replaced by a
+  thin subclass that, for the emulated device, returns a ``DeviceGenerator`` (a CPU
+  generator underneath whose ``device`` is the emulated device: the device's random ops
+  draw on the host), and otherwise a plain ``torch._C.Generator`` (``isinstance`` keeps
+  working). Unlike a real device generator, C++ sees a CPU generator: a CPU op given it is
+  not refused.
 - ``Tensor.pin_memory()``: the CPU's ``_pin_memory`` kernel is replaced by one raising
   "pinned memory ... not supported by the emulated device" (no pinned allocator exists
   for the emulated device).
+- ``UntypedStorage.resize_`` on a device storage: new host memory swapped into the same
+  C++ storage (``storage.resize_device_storage``); ``resize_(0)`` frees it (the memory
+  counters drop), a later ``resize_(n)`` allocates again.
 - ``torch.UntypedStorage(n, device=<emu>)``: C++ would allocate with a PrivateUse1
   allocator that does not exist (a segfault); the constructor makes host memory and the
   device storage over it. ``torch.load``/``deepcopy``/``storage.to(<emu>)`` go through it.
@@ -106,12 +112,49 @@ def install_generator() -> None:
         def __new__(cls, device="cpu"):
             dev = torch.device(device) if not isinstance(device, torch.device) else device
             if dev.type == STATE.device_type:
-                raise st.feature_error(f"torch.Generator(device='{dev}')")
+                if dev.index not in (None, 0):
+                    raise RuntimeError(f"Invalid device {dev}: the emulated device has one "
+                                       f"{STATE.device_type} device, index 0")
+                return DeviceGenerator.__new__(DeviceGenerator)
             return base(device)
+
+    class DeviceGenerator(base):
+        """A generator of the emulated device: the device's random ops draw on the host, so
+        its state is a CPU generator's (seed, ``get_state``/``set_state``, ``graphsafe_*``),
+        and its ``device`` is the emulated device. Ops given it draw the numbers a CPU
+        generator with the same seed draws (as the device's default generator does)."""
+
+        __slots__ = ()
+
+        def __new__(cls):
+            return base.__new__(cls, "cpu")
+
+        @property
+        def device(self) -> torch.device:
+            return torch.device(STATE.device_type, 0)
+
+        def clone_state(self):
+            twin = DeviceGenerator.__new__(DeviceGenerator)
+            twin.set_state(self.get_state())
+            return twin
+
+        def __reduce__(self):
+            return (_device_generator, (self.get_state(),))
+
+        def __repr__(self) -> str:
+            return f"<torch.Generator object (emulated {STATE.device_type}:0)>"
 
     Generator.__module__ = "torch"
     Generator.__qualname__ = "Generator"
+    DeviceGenerator.__module__ = "torch"
+    DeviceGenerator.__qualname__ = "Generator"
     torch.Generator = Generator
+
+
+def _device_generator(state: torch.Tensor):
+    g = torch.Generator(device=STATE.device_type)
+    g.set_state(state)
+    return g
 
 
 def _pin_memory(self, device=None):
@@ -151,8 +194,10 @@ def _install_storage_methods(cls) -> None:
     allocator, so C++ ``new()`` (which allocates an empty storage with the allocator of
     ``self``) dereferences a null allocator and kills the process; here it makes an empty
     device storage the emulator's way. ``resize_`` asks the PrivateUse1 hooks for
-    ``resizePrivateUse1Bytes``, which torch's Python hooks cannot provide, and a storage
-    cannot be re-pointed at new host memory from Python: refused as a feature limit.
+    ``resizePrivateUse1Bytes``, which torch's Python hooks cannot provide; here the storage
+    is given new host memory in place (``storage.resize_device_storage``: its bytes kept up
+    to the smaller size, as a device's resize keeps them), so every tensor over it sees the
+    new memory — what FSDP's ``fully_shard`` does to free and re-allocate its parameters.
     """
     c_new_storage = cls.new
     c_resize = cls.resize_
@@ -164,7 +209,8 @@ def _install_storage_methods(cls) -> None:
 
     def resize_(self, size):
         if self.device.type == STATE.device_type:
-            raise st.feature_error(f"resizing a {self.device.type} storage (UntypedStorage.resize_)")
+            st.resize_device_storage(self, int(size))
+            return self
         return c_resize(self, size)
 
     for fn, original in ((new, c_new_storage), (resize_, c_resize)):

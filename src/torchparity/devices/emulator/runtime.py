@@ -3,7 +3,8 @@ module, over host semantics.
 
 The emulated device runs every op synchronously on the host: a stream is an ordering label
 (work on it is done when the call returns), an event records the host time when it is
-recorded, waiting is a no-op, memory counters are those of ``memstats``. Members torch_npu
+recorded, waiting is a no-op, memory counters are those of ``memstats``;
+``caching_allocator_alloc/delete`` hand out counted host memory by pointer. Members torch_npu
 has that a Python backend cannot provide (graph capture, IPC handles, pluggable
 allocators, utilisation, BLAS handles) raise "... is not supported by the emulated device".
 """
@@ -17,7 +18,7 @@ from typing import Any, Dict, Optional
 import torch
 
 from . import memstats
-from .storage import feature_error
+from .storage import device_storage, feature_error
 
 
 def build(device_type: str, index_of) -> Dict[str, Any]:
@@ -221,6 +222,31 @@ def build(device_type: str, index_of) -> Dict[str, Any]:
     def host_memory_stats() -> Dict[str, int]:
         return {}
 
+    blocks: Dict[int, Any] = {}  # caching_allocator_alloc: pointer -> its device storage
+
+    def caching_allocator_alloc(size, device=None, stream=None) -> int:
+        """Device memory of ``size`` bytes outside any tensor, counted by the memory
+        counters until ``caching_allocator_delete`` (host memory under the emulator)."""
+        index_of(device)
+        if stream is not None and not isinstance(stream, (torch.Stream, int)):
+            raise TypeError("Invalid type for stream argument, must be `torch.npu.Stream` or "
+                            "`int` representing a pointer to a existing stream")
+        size = int(size)
+        if size < 0:
+            raise RuntimeError(f"caching_allocator_alloc: size must be non-negative, got {size}")
+        block = device_storage(torch.UntypedStorage(size), torch.device(device_type, 0))
+        ptr = block.data_ptr()
+        blocks[ptr] = block
+        return ptr
+
+    def caching_allocator_delete(mem_ptr) -> None:
+        """Free memory from ``caching_allocator_alloc`` (a pointer it did not give is an
+        error, as torch_npu's allocator says)."""
+        block = blocks.pop(int(mem_ptr), None)
+        if block is None and int(mem_ptr) != 0:
+            raise RuntimeError(f"invalid device pointer: {mem_ptr}")
+        del block
+
     def _unsupported(what: str):
         def fn(*args, **kwargs):
             raise feature_error(f"torch.{device_type}.{what}")
@@ -251,10 +277,11 @@ def build(device_type: str, index_of) -> Dict[str, Any]:
         reset_accumulated_host_memory_stats=lambda: None,
         reset_peak_host_memory_stats=lambda: None,
         is_current_stream_capturing=is_current_stream_capturing, ipc_collect=lambda: None,
-        init=lambda: None,
+        init=lambda: None, caching_allocator_alloc=caching_allocator_alloc,
+        caching_allocator_delete=caching_allocator_delete,
     )
     for what in ("NPUGraph", "graph", "graph_pool_handle", "make_graphed_callables",
-                 "caching_allocator_alloc", "caching_allocator_delete", "NPUPluggableAllocator",
+                 "NPUPluggableAllocator",
                  "change_current_allocator", "utilization", "current_blas_handle",
                  "memory_snapshot", "MemPool", "use_mem_pool"):
         members[what] = _unsupported(what)

@@ -105,6 +105,43 @@ def device_storage(host: torch.UntypedStorage, device: torch.device) -> torch.Un
     return dev
 
 
+def resize_device_storage(dev: torch.UntypedStorage, nbytes: int) -> None:
+    """Resize device storage ``dev`` in place to ``nbytes`` bytes (``UntypedStorage.resize_``).
+
+    The C++ storage stays the same object (tensors over it keep pointing at it); its data
+    pointer and size are swapped (``_swap_data_ptr_``, which needs one side empty) with those
+    of a fresh device storage over new host memory, the first ``min(old, new)`` bytes
+    copied, and the host records swapped with them: the old memory is freed (and uncounted)
+    with the fresh storage's Python object, as a device frees it."""
+    if nbytes < 0:
+        raise RuntimeError(f"resize_: size must be non-negative, got {nbytes}")
+    old = dev.nbytes()
+    if nbytes == old:
+        return
+    record = getattr(dev, HOST_ATTR, None)
+    if record is None:
+        record = _adopt(dev)
+    host = torch.UntypedStorage(nbytes)
+    keep = min(old, nbytes)
+    if keep:
+        host[0:keep].copy_(record.host[0:keep])
+    fresh = device_storage(host, dev.device)
+    if old:  # park dev's memory in an empty device storage first (one side must be empty)
+        parked = device_storage(torch.UntypedStorage(0), dev.device)
+        dev._swap_data_ptr_(parked)
+        parked_record = getattr(parked, HOST_ATTR)
+        setattr(parked, HOST_ATTR, record)
+        record, fresh_record = parked_record, getattr(fresh, HOST_ATTR)
+    else:
+        fresh_record = getattr(fresh, HOST_ATTR)
+    if nbytes:
+        dev._swap_data_ptr_(fresh)
+    setattr(dev, HOST_ATTR, fresh_record if nbytes else record)
+    setattr(fresh, HOST_ATTR, record if nbytes else fresh_record)
+    record.view = None
+    fresh_record.view = None
+
+
 def host_of(dev: torch.UntypedStorage) -> torch.UntypedStorage:
     """The host storage behind a device storage (materialised for empty/null storages)."""
     record = getattr(dev, HOST_ATTR, None)

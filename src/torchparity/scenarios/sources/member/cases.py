@@ -823,6 +823,13 @@ def storage_nbytes(device, dtype, api):
     return st.nbytes()
 
 
+def storage_from_buffer(device, dtype, api):
+    """A storage over a Python buffer is made on the host (no device argument): host-only."""
+    raw = bytes(torch.arange(6, dtype=dtype).view(torch.uint8).tolist())
+    cls = torch.UntypedStorage if api.startswith(U) else torch.TypedStorage
+    return storage_view(cls.from_buffer(raw, byte_order="little", dtype=dtype))
+
+
 def storage_new(device, dtype, api):
     on = On(device)
     st, ref = storage_under_test(device, dtype, api)
@@ -1431,6 +1438,7 @@ CASES = (
     Case(U + "is_sparse", storage_is_sparse, ALL, aliases=(S + "is_sparse",)),
     Case(U + "is_sparse_csr", storage_is_sparse_csr, ALL, aliases=(S + "is_sparse_csr",)),
     Case(U + "nbytes", storage_nbytes, ALL, aliases=(S + "nbytes",)),
+    Case(U + "from_buffer", storage_from_buffer, ALL, aliases=(S + "from_buffer",)),
     Case(U + "new", storage_new, ALL, aliases=(S + "new",)),
     Case(U + "resize_", storage_resize_, ALL, aliases=(S + "resize_",)),
     Case(U + "share_memory_", storage_share_memory_, ALL, aliases=(S + "share_memory_",)),
@@ -1533,7 +1541,6 @@ EXCLUDED = {
     'record_stream': 'CUDA streams only',
     'pin_memory': "pins CPU memory for an accelerator: needs the device's host allocator, not a device result",
     'is_shared': _BY_DEFINITION + ' (CUDA storages always report shared)',
-    'from_buffer': 'makes a CPU storage from a Python buffer: no device involved',
     'from_file': 'maps a file into a CPU storage: no device involved',
 }
 # torch.nn.Module members left out, and why

@@ -41,6 +41,24 @@ class On:
 # --- the bodies -----------------------------------------------------------------------------
 
 
+def Tag(device, dtype):
+    """Operator tags answer on the host (no device argument, no device op): host-only."""
+    tags = torch.ops.aten.mul.Tensor.tags
+    return [all(isinstance(t, torch.Tag) for t in tags), sorted(t.name for t in tags),
+            torch.Tag.pointwise in tags, torch.Tag.nondeterministic_seeded in torch.ops.aten.randn.default.tags,
+            torch.Tag.inplace_view in torch.ops.aten.transpose_.default.tags, sorted(torch.Tag.__members__)]
+
+
+def quasirandom_SobolEngine_draw(device, dtype):
+    """Sobol points are drawn on the host; ``out=`` a device tensor is where the device
+    enters (the draw is resized into it and copied)."""
+    engine = torch.quasirandom.SobolEngine(dimension=3, scramble=True, seed=11)
+    first = engine.draw(4, dtype=dtype)
+    out = torch.empty(0, dtype=dtype, device=device)
+    second = engine.draw(5, out=out, dtype=dtype)
+    return [first.tolist(), second is out, out, engine.num_generated]  # first: host values
+
+
 def set_num_threads(device, dtype):
     on = On(device, dtype)
     n = torch.get_num_threads()
@@ -792,7 +810,6 @@ CASES = (
     Case("torch.autograd.Node.name", autograd_Node_name, F32_64, aliases=("torch.autograd.Node.next_functions", "torch.autograd.Node.metadata", "torch.autograd.Node.register_hook", "torch.autograd.Node.register_prehook")),
     Excluded("torch.set_num_interop_threads", "settable once per process, before any inter-op work: the device run, after the CPU reference in the same process, always raises"),
     Excluded("torch.compiled_with_cxx11_abi", "a property of the torch build: no device is involved"),
-    Excluded("torch.Tag", "an enum describing operators (torch.ops.*.tags): no device is involved"),
-    Excluded("torch.Tag.name", "an enum member's name (operator tags): no device is involved"),
-    Excluded("torch.quasirandom.SobolEngine.draw", "SobolEngine draws on the CPU by definition (no device argument)"),
+    Case("torch.Tag", Tag, F32, aliases=("torch.Tag.name",)),
+    Case("torch.quasirandom.SobolEngine.draw", quasirandom_SobolEngine_draw, F32_64),
 )
