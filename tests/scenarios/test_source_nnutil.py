@@ -39,6 +39,21 @@ def test_random_pruning_is_tagged_and_judged_by_property(cpu):
     assert result.status == "pass", result.detail
 
 
+@pytest.mark.parametrize("api", ["torch.nn.utils.prune.RandomUnstructured.compute_mask",
+                                 "torch.nn.utils.prune.RandomUnstructured.apply",
+                                 "torch.nn.utils.prune.RandomStructured.compute_mask"])
+def test_a_random_mask_is_judged_by_facts_no_draw_decides(api):
+    """The facts a random method's mask is judged by are the same whatever it drew (the
+    device draws other numbers than the CPU): an unstructured method's mask is judged by
+    how many entries are zero, not by how many whole rows the draw happened to zero."""
+    (sc,) = nnutil.scenarios(api, None)
+    seen = set()
+    for seed in range(40):
+        torch.manual_seed(seed)
+        seen.add(repr(sc.fn("cpu", torch.float32)))
+    assert len(seen) == 1, sorted(seen)[:2]
+
+
 @pytest.mark.parametrize("api", ["torch.utils.data.DataLoader", "torch.nn.utils.rnn.PackedSequence.to",
                                  "torch.utils.checkpoint.checkpoint"])
 def test_cases_pass_on_the_cpu_against_itself(cpu, api):

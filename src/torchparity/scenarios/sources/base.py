@@ -17,10 +17,13 @@ import ast
 import contextlib
 import dis
 import functools
+import importlib
+import importlib.util
 import inspect
 import re
 import sys
 import textwrap
+import types
 import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -503,6 +506,9 @@ class _Part:
     reads: FrozenSet[str]
     is_import: bool
     internal: bool  # an import of torchparity itself (not part of a standalone snippet)
+    # for an internal ``from X import a as b``: the absolute module X and {b: a}
+    origin: str = ""
+    names: Tuple[Tuple[str, str], ...] = ()
 
 
 @functools.lru_cache(maxsize=None)
@@ -521,7 +527,13 @@ def _module_parts(module_name: str) -> Tuple[_Part, ...]:
             binds = frozenset((a.asname or a.name.split(".")[0]) for a in node.names)
             internal = isinstance(node, ast.ImportFrom) and (
                 node.level > 0 or (node.module or "").startswith(("torchparity", "__future__")))
-            parts.append(_Part(text, binds, frozenset(), True, internal))
+            origin, names = "", ()
+            if internal and isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                origin = importlib.util.resolve_name("." * node.level + (node.module or ""),
+                                                     mod.__package__ or module_name) \
+                    if node.level else (node.module or "")
+                names = tuple((a.asname or a.name, a.name) for a in node.names)
+            parts.append(_Part(text, binds, frozenset(), True, internal, origin, names))
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             binds = frozenset([node.name])
@@ -542,24 +554,64 @@ def standalone_source(body: Callable[..., Any]) -> str:
     imports it reads, the module-level helpers, classes and constants it reads (and what
     they read, in module order), then the function itself. Runs on its own (torchparity's
     own ``Draws`` marker becomes an identity stub)."""
-    parts = _module_parts(body.__module__)
-    own = next(p for p in parts if body.__name__ in p.binds and not p.is_import)
-    need = set(own.reads)
+    imports: List[str] = []
+    defs: List[str] = []
+    bound: Dict[str, str] = {}  # a name defined in the snippet -> the module it comes from
+    stub = _gather(body.__module__, {body.__name__}, imports, defs, bound, own=body.__name__)
+    out = ["import torch"] + [t for t in imports if t != "import torch"]
+    if stub:
+        out.append(_DRAWS_STUB)
+    own = defs.pop()
+    return "\n".join(out) + "\n\n\n" + "\n\n\n".join(defs + [textwrap.dedent(own)])
+
+
+def _gather(module_name: str, wanted: set, imports: List[str], defs: List[str],
+            bound: Dict[str, str], own: str = "") -> bool:
+    """Add to ``imports`` / ``defs`` what ``wanted`` names of ``module_name`` need, in module
+    order (``own``: the function itself, added last); a helper a case module imports from
+    another torchparity module (a sibling case module, ``sources.world``) is brought in from
+    there the same way, under its own name. Whether torchparity's ``Draws`` is read."""
+    if module_name not in sys.modules:
+        importlib.import_module(module_name)
+    parts = _module_parts(module_name)
+    need = set(wanted)
     grew = True
     while grew:
         grew = False
         for p in parts:
-            if not p.is_import and p is not own and p.binds & need and not p.reads <= need:
+            if not p.is_import and p.binds & need and not p.reads <= need:
                 need |= p.reads
                 grew = True
-    out = ["import torch"]
+    stub = "Draws" in need
     for p in parts:
-        if p.is_import and p.binds & need and not p.internal and p.text != "import torch":
-            out.append(p.text)
-    if "Draws" in need:
-        out.append(_DRAWS_STUB)
-    defs = [p.text for p in parts if not p.is_import and p is not own and p.binds & need]
-    return "\n".join(out) + "\n\n\n" + "\n\n\n".join(defs + [textwrap.dedent(own.text)])
+        if p.is_import and p.binds & need and not p.internal and p.text not in imports:
+            imports.append(p.text)
+    for p in parts:  # helpers imported from another torchparity module: their definitions
+        if not (p.is_import and p.internal and p.origin):
+            continue
+        for local, remote in p.names:
+            if local not in need or local == "Draws":
+                continue
+            target = importlib.import_module(p.origin)
+            if isinstance(getattr(target, remote, None), types.ModuleType):
+                continue  # a module object: not a helper to bring in
+            if local != remote:
+                raise ValueError(f"{module_name}: {remote} imported as {local}: no standalone snippet")
+            if bound.get(local, p.origin) != p.origin:
+                raise ValueError(f"{module_name}: two helpers called {local}")
+            if local not in bound:
+                bound[local] = p.origin
+                stub |= _gather(p.origin, {local}, imports, defs, bound)
+    mine = [p for p in parts if not p.is_import and p.binds & need and not (own and own in p.binds)]
+    for p in mine:
+        for name in p.binds:
+            if bound.setdefault(name, module_name) != module_name:
+                raise ValueError(f"{module_name}: two helpers called {name}")
+        if p.text not in defs:
+            defs.append(p.text)
+    if own:
+        defs.append(next(p.text for p in parts if own in p.binds and not p.is_import))
+    return stub
 
 
 def reads_dtype(body: Callable[..., Any]) -> bool:

@@ -25,11 +25,12 @@ service).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Tuple
 
 from ....results.models import Text
 from ...registry import Scenario
-from ..base import ModuleSource, reproducer
+from ..base import Case, ModuleSource, reproducer
 
 NAME = "distsvc"
 ORDER = 63
@@ -116,34 +117,67 @@ def _proc_rows() -> Dict[str, List[Tuple[str, str, str]]]:
     return rows
 
 
-def _proc_fn(case: str):
-    def run(device, dtype):
-        from . import procs as _distsvc_procs
+# the cases that start processes (2-rank worlds and launched workers): their snippet is the
+# reproducer (a world is needed); every other case's is its body, standalone
+_SPAWNS = ("multiprocess_case", "subprocess_case", "agent_case", "agent_steps_case")
 
-        return getattr(_distsvc_procs, case)(device, dtype)
-    run.__name__ = case
-    return run
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario of the table: a typed :class:`Case` (one case for every API it answers,
+    the others its ``aliases``), what it checks, whether it starts processes."""
+
+    case: Case
+    what: str
+    spawns: bool
 
 
 @functools.lru_cache(maxsize=1)
-def table() -> Dict[str, List[Tuple[str, Callable, str, bool]]]:
-    """API -> [(scenario id, fn(device, dtype), what, starts processes)]."""
+def rows() -> Dict[str, List[Row]]:
+    """API -> its rows, in table order (stores, elastic, worlds, processes); a (scenario
+    id, body, params, what) listed for several APIs is one :class:`Case`, its first API
+    ``api`` and the others ``aliases``."""
     from . import elastic as _distsvc_elastic
     from . import procs as _distsvc_procs
     from . import store as _distsvc_store
 
-    out: Dict[str, List[Tuple[str, Callable, str, bool]]] = {}
-    for api, rows in list(_distsvc_store.store_rows().items()) + list(_distsvc_elastic.rows().items()):
-        for sid, fn, what in rows:
-            out.setdefault(api, []).append((sid, fn, what, False))
-    for suffix, body, section, what in _WORLD_ROWS:
-        out.setdefault(PREFIX + suffix, []).append(
-            (f"world2-{body}-{section}", _distsvc_procs.section_fn(body, section), what, True))
-    for suffix, rows in _proc_rows().items():
-        for case, sid, what in rows:
-            spawns = case in ("multiprocess_case", "subprocess_case", "agent_case", "agent_steps_case")
-            out.setdefault(PREFIX + suffix, []).append((sid, _proc_fn(case), what, spawns))
+    listed: List[Tuple[str, tuple]] = []
+    for api, api_rows in list(_distsvc_store.store_rows().items()) + list(_distsvc_elastic.rows().items()):
+        for sid, fn, what in api_rows:
+            body, params = fn if isinstance(fn, tuple) else (fn, {})
+            listed.append((api, (sid, body, tuple(sorted(params.items())), what, False)))
+    for suffix, world, section, what in _WORLD_ROWS:
+        listed.append((PREFIX + suffix, (f"world2-{world}-{section}", _distsvc_procs.world_case,
+                                         (("section", section), ("world", world)), what, True)))
+    for suffix, proc_rows in _proc_rows().items():
+        for case, sid, what in proc_rows:
+            listed.append((PREFIX + suffix, (sid, getattr(_distsvc_procs, case), (), what, case in _SPAWNS)))
+    apis: Dict[tuple, List[str]] = {}
+    for api, key in listed:
+        apis.setdefault(key, []).append(api)
+    made = {key: Row(Case(names[0], key[1], dtypes=DTYPES, aliases=tuple(names[1:]), params=dict(key[2]),
+                          id=key[0]), key[3], key[4])
+            for key, names in apis.items()}
+    out: Dict[str, List[Row]] = {}
+    for api, key in listed:
+        out.setdefault(api, []).append(made[key])
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def table() -> Dict[str, List[Tuple[str, Callable, str, bool]]]:
+    """API -> [(scenario id, fn(device, dtype), what, starts processes)], in table order."""
+    return {api: [(r.case.id, r.case.fn(api), r.what, r.spawns) for r in api_rows]
+            for api, api_rows in rows().items()}
+
+
+def cases() -> List[Case]:
+    """Every case of the table, once."""
+    seen: Dict[int, Case] = {}
+    for api_rows in rows().values():
+        for r in api_rows:
+            seen.setdefault(id(r.case), r.case)
+    return list(seen.values())
 
 
 def _known(api: str) -> bool:
@@ -152,9 +186,8 @@ def _known(api: str) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _scenarios(api: str) -> Tuple[Scenario, ...]:
-    rows = table().get(api, [])
     out = []
-    for sid, fn, what, spawns in rows:
+    for row, (sid, fn, what, spawns) in zip(rows().get(api, []), table().get(api, [])):
         where = ("in processes started for it (127.0.0.1 only, bounded)" if spawns
                  else "in this process (stores and listeners on 127.0.0.1)")
         out.append(Scenario(
@@ -164,7 +197,7 @@ def _scenarios(api: str) -> Tuple[Scenario, ...]:
             expected=Text(en="the same results as the same code run on the CPU",
                           zh="结果与同一段代码在 CPU 上运行的结果一致"),
             dtypes=DTYPES, source=NAME, module=fn.__module__, timeout_s=600.0 if spawns else 120.0,
-            code=reproducer(NAME, api, sid), tags=("distributed",)))
+            code=reproducer(NAME, api, sid) if spawns else row.case.snippet(api), tags=("distributed",)))
     return tuple(out)
 
 
@@ -186,4 +219,9 @@ def why_not(api: str, obj: Any) -> str:
     return "not a store, RPC, distributed autograd, elastic or process-group set-up API this source runs"
 
 
-SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns)
+def members() -> List[str]:
+    """Every API name it has a case for."""
+    return sorted(table())
+
+
+SOURCE = ModuleSource(NAME, ORDER, scenarios, why_not=why_not, owns=owns, members=members)

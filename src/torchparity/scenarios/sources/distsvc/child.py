@@ -68,6 +68,24 @@ def failing_step(spec: str, k: int):
     return main()
 
 
+def binary_step(argv) -> int:
+    """The binary of the ``subprocess_case`` (``python -m ...distsvc.binary SPEC K MARKS``):
+    ``device_step`` printed as a list; rank ``K`` 0 leaves its mark in the folder
+    ``MARKS`` once it has printed, rank 3 waits for that mark (60 s at most) and exits 1."""
+    import time
+
+    spec, k, marks = argv[0], argv[1], argv[2]
+    r = device_step(spec, int(k))
+    print(r["x"].tolist(), flush=True)
+    mark = os.path.join(marks, "r0.done")
+    t = time.monotonic() + 60
+    if k == "0":
+        open(mark, "w").close()
+    while k == "3" and not os.path.exists(mark) and time.monotonic() < t:
+        time.sleep(0.05)
+    return int(int(k) == 3)
+
+
 # -- functions the RPC world calls on its peer -------------------------------------------------
 
 def remote_step(x: torch.Tensor, k: float) -> torch.Tensor:

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Dict, List
 
 import torch
 
@@ -144,11 +144,10 @@ def world_section(body: str, section: str, device: str) -> List[Any]:
     return values
 
 
-def section_fn(body: str, section: str) -> Callable[[str, torch.dtype], Any]:
-    def run(device, dtype):
-        return world_section(body, section, device)
-    run.__name__ = f"world_{body}_{section}"
-    return run
+def world_case(device: str, dtype, world: str, section: str) -> List[Any]:
+    """The case of one section of the world body ``world`` (``child.BODIES``): its
+    per-rank results, from the one world per body and device this process starts."""
+    return world_section(world, section, device)
 
 
 # -- elastic multiprocessing -----------------------------------------------------------------
@@ -221,19 +220,14 @@ def subprocess_case(device: str, dtype) -> Dict[str, Any]:
         # the failing child (3) exits only once the other has printed and left its mark:
         # a failure ends the context's other children (SIGTERM), and which one got there
         # first must not decide the answer
-        code = ("import os, sys, time, torch; from torchparity.scenarios.sources.distsvc import child as C; "
-                "r = C.device_step(sys.argv[1], int(sys.argv[2])); print(r['x'].tolist(), flush=True); "
-                "mark = os.path.join(sys.argv[3], 'r0.done'); t = time.monotonic() + 60\n"
-                "if sys.argv[2] == '0': open(mark, 'w').close()\n"
-                "while sys.argv[2] == '3' and not os.path.exists(mark) and time.monotonic() < t: time.sleep(0.05)\n"
-                "sys.exit(int(sys.argv[2]) == 3)")
+        binary = ("-m", f"{__package__}.binary")  # child.binary_step
         with tempfile.TemporaryDirectory(prefix="torchparity-elastic-") as tmp:
             env = _loopback_env()
             envs = {r: {"PYTHONPATH": env.get("PYTHONPATH", "")} for r in (0, 1)}
             marks = os.path.join(tmp, "marks")
             os.makedirs(marks)
             pc = start_processes("tp_bin", sys.executable,
-                                 {0: ("-c", code, spec, "0", marks), 1: ("-c", code, spec, "3", marks)},
+                                 {0: (*binary, spec, "0", marks), 1: (*binary, spec, "3", marks)},
                                  envs, DefaultLogsSpecs(log_dir=tmp, redirects=Std.OUT), start_method="spawn")
             try:
                 res = pc.wait(timeout=LAUNCH_TIMEOUT_S, period=0.1)
@@ -368,6 +362,6 @@ def rpc_options_case(device: str, dtype) -> List[Any]:
 
 from .agent import agent_case, agent_steps_case  # noqa: E402  (split for length)
 
-__all__: List[str] = ["world_section", "section_fn", "multiprocess_case", "subprocess_case", "logs_case",
+__all__: List[str] = ["world_section", "world_case", "multiprocess_case", "subprocess_case", "logs_case",
                       "error_handler_case", "healthcheck_case", "worker_main_case", "rpc_options_case",
                       "agent_case", "agent_steps_case"]

@@ -19,6 +19,8 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 
+from ..world import loopback_store
+
 STORE_TIMEOUT = timedelta(seconds=20)
 
 
@@ -40,8 +42,6 @@ def dec(raw: bytes, device: str) -> torch.Tensor:
 
 def tcp_store(**kw):
     """A master ``TCPStore`` on 127.0.0.1 only (the socket bound here, see ``loopback_store``)."""
-    from ..world import loopback_store
-
     return loopback_store(1, timeout=STORE_TIMEOUT, **kw)
 
 
@@ -79,19 +79,16 @@ class _Stores:
             self.tmp.cleanup()
 
 
-def _method(name: str, kind: str) -> Callable[[str, torch.dtype], Any]:
-    """One ``Store`` method exercised on a store of ``kind`` with device-made values."""
-
-    def run(device, dtype):
-        held = _Stores(kind)
-        s = held.store
-        try:
-            x = payload(device, dtype)
-            return _METHODS[name](s, x, device, dtype)
-        finally:
-            held.close()
-    run.__name__ = f"store_{kind}_{name}"
-    return run
+def store_method(device, dtype, case: str, kind: str):
+    """One ``Store`` method case (``case``, a key of ``_METHODS``) exercised on a store of
+    ``kind`` (tcp, hash, file, prefix) with device-made values."""
+    held = _Stores(kind)
+    s = held.store
+    try:
+        x = payload(device, dtype)
+        return _METHODS[case](s, x, device, dtype)
+    finally:
+        held.close()
 
 
 def _set_get(s, x, device, dtype):
@@ -346,12 +343,13 @@ def dist_backend_error(device, dtype):
     return caught + [issubclass(dist.DistBackendError, dist.DistError)]
 
 
-def store_rows() -> Dict[str, List[Tuple[str, Callable, str]]]:
-    """API -> [(scenario id, fn, what it checks)] for the store and query APIs."""
-    rows: Dict[str, List[Tuple[str, Callable, str]]] = {}
+def store_rows() -> Dict[str, List[Tuple[str, Any, str]]]:
+    """API -> [(scenario id, body or (body, params), what it checks)] for the store and
+    query APIs (bodies ``(device, dtype, **params)``)."""
+    rows: Dict[str, List[Tuple[str, Any, str]]] = {}
     for member, case in STORE_MEMBERS.items():
         rows[f"torch.distributed.Store.{member}"] = [
-            (f"{kind}-{case}", _method(case, kind), f"{case} on a {kind} store, values made on the device")
+            (f"{kind}-{case}", (store_method, {"case": case, "kind": kind}), f"{case} on a {kind} store, values made on the device")
             for kind in STORE_KINDS]
     sub = ("py-subclass", store_subclass, "a Store subclassed in Python, used through a PrefixStore")
     rows["torch.distributed.Store"] = [sub]
