@@ -13,6 +13,7 @@ from torchparity.app.sweep import SourceCase, plan
 from torchparity.scenarios.sources import opinfo as opinfo_source
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_mm_runs_per_dtype_like_sweep_with_the_float64_refusal(tmp_path):
     report = check(["torch.mm"], "emu:ascend-a2", dtypes=["float32", "float64"], max_samples=1,
                    out=str(tmp_path / "o"))
@@ -98,6 +99,7 @@ def tiny_docs(tmp_path):
                                      "torch.cuda.change_current_allocator"])
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
     out = tmp_path / "run"
     args = ("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",
@@ -130,6 +132,7 @@ def test_vendor_docs_mode_writes_the_matrix_and_resumes(tiny_docs, tmp_path):
     assert "0 case(s) run" in again.stdout and "(2 already done)" in again.stdout
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_bad_vendor_docs_folder_is_one_line_and_exit_2(tmp_path):
     proc = _cli("check", "--apis-from-vendor-docs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"))
     assert proc.returncode == 2
@@ -140,6 +143,7 @@ def test_bad_vendor_docs_folder_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_vendor_docs_mode_keeps_only_the_named_namespace(tiny_docs, tmp_path):
     out = tmp_path / "ns"
     proc = _cli("check", "--apis-from-vendor-docs", str(tiny_docs), "--torch-version", "2.13.0",

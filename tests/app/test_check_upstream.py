@@ -17,6 +17,7 @@ def _rows(report):
     return {(s.id, s.dtype): s for s in report.apis[0].scenarios if s.source == "upstream"}
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_replay_on_the_emulated_a2(tmp_path):
     tree = write_tree(tmp_path / "test")
     report = check(["torch.mm"], "emu:ascend-a2", tests_dir=str(tree),
@@ -54,6 +55,7 @@ def test_replay_on_the_emulated_a2(tmp_path):
     assert upstream._SETTINGS.tests_dir is None  # check leaves no tree behind
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_replay_on_the_cpu_has_no_false_fail(tmp_path):
     tree = write_tree(tmp_path / "test")
     report = check(["torch.mm"], "cpu", tests_dir=str(tree), dtypes=["float32"], max_samples=1)
@@ -81,6 +83,7 @@ def test_replay_from_a_real_test_tree():
         assert s.status in ("pass", "fail", "unsupported", "error", "crash", "timeout", "skip")
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_the_listed_mode_replays_too(tmp_path):
     from test_check_sources import _docs
 

@@ -102,6 +102,7 @@ def test_comparison_with_vendor_docs(profile):
     assert "aten.mul × float64 have no profile rule" in cmp2.disagreements[0]["reason"]
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_cli_predict_names_dtype_and_op(profile):
     proc = subprocess.run([sys.executable, "-m", "torchparity", "predict", "torch.dot",
                            "--profile", profile, "--dtypes", "float32,float64"],

@@ -42,6 +42,7 @@ def test_scaffold_of_vjp_is_prefilled_and_check_reports_it_as_not_done(tmp_path)
     assert api["verdict"]["status"] not in ("supported", "partial")
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_scaffold_cli_prints_or_writes_and_a_bad_name_is_one_line(tmp_path):
     proc = _cli("scaffold", "torch.autograd.functional.hvp", "--no-run")
     assert proc.returncode == 0, proc.stderr

@@ -114,6 +114,7 @@ def test_full_op_db_float32_has_no_false_fails(tmp_path):
     assert not {k: v for k, v in summary.counts.items() if k in BAD}, _offenders(tmp_path)
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_cli_sweep_writes_the_matrix(tmp_path):
     apis = tmp_path / "apis.txt"
     apis.write_text("# two APIs\ntorch.dot\ntorch.nn.functional.normalize\ntorch.nn.functional.nope_nothing\n")

@@ -22,6 +22,7 @@ APIS = ["torch.dot", "torch.nn.functional.normalize", "torch.add", "torch.sort"]
 DTYPES = ["bool", "int64", "float16", "float32", "float64"]
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_allow_all_has_no_false_fails_and_is_labelled(tmp_path):
     s = sweep(out=str(tmp_path), device="emu:allow-all", apis=APIS, dtypes=DTYPES, jobs=2)
     assert s.ran == s.planned and s.problems == 0, s.totals
@@ -30,6 +31,7 @@ def test_allow_all_has_no_false_fails_and_is_labelled(tmp_path):
     assert md.splitlines()[0] == EMULATED_BANNER
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_sweep_confirms_every_prediction(tmp_path):
     prof = tmp_path / "p.yaml"
     prof.write_text(PROFILE, encoding="utf-8")
@@ -68,6 +70,7 @@ def _assert_seed_ops(rows):
         assert f32["status"] == "pass", f32
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_shipped_ascend_a2_profile_refuses_the_seed_float64_ops(tmp_path):
     s = sweep(out=str(tmp_path), device="emu:ascend-a2", apis=SEED_OPS,
               dtypes=["float32", "float64"], jobs=2)

@@ -26,6 +26,7 @@ def _rows(location):
         store.close()
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_postgres_gives_the_rows_sqlite_gives_and_resumes_from_another_folder(tmp_path, pg_url):
     opts = dict(device="emu:ascend-a2", apis=APIS, dtypes=DTYPES, jobs=1, max_samples=2)
     lite = sweep(out=str(tmp_path / "sqlite"), **opts)

@@ -2,11 +2,13 @@
 
 import re
 
+import pytest
 from support import SEED_APIS
 
 from torchparity.deliver.gentest import file_name
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_folder_is_complete(seed_bundle):
     names = {p.relative_to(seed_bundle).as_posix() for p in seed_bundle.rglob("*") if p.is_file()}
     for required in ("report.json", "report.en.md", "report.zh.md", "report.html", "screenshot.svg"):

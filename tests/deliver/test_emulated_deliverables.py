@@ -49,6 +49,7 @@ def emu_bundle(tmp_path_factory):
     return spec, out
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_everything_is_labelled_emulated(emu_bundle):
     _, out = emu_bundle
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))

@@ -165,6 +165,7 @@ def test_generated_tests_can_fail_and_hostile_texts_stay_data(fixture_files):
     assert "PASSED" in lines.split("test_evil_")[1].splitlines()[0]
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_recorded_limit_skips_only_where_it_still_raises(fixture_files):
     out = fixture_files / "limits"
     gentest([FIXTURE_API], "device-generic", str(out), scenario_modules=["tp_gentest_scenarios"],

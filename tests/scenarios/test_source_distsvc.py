@@ -72,6 +72,7 @@ def test_an_rpc_world_on_the_cpu_leaves_no_process_behind():
     assert set(proctree.children(os.getpid())) <= before
 
 
+@pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite
 def test_stores_and_a_refusal_on_the_emulated_device(tmp_path):
     """Through the harness on emu:ascend-a2: a store round trip passes; the deprecated
     monitored_barrier is refused on the emulated backend as on any backend but gloo."""
