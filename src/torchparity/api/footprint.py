@@ -219,6 +219,8 @@ class FootprintRecorder:
         # (op, source, dtype) of the first op whose kernel raised (None: none raised)
         self.failed: Optional[Tuple[str, str, str]] = None
 
+    UNATTRIBUTED = "api"  # an op no frame attributes otherwise is the API's
+
     def _note_failure(self) -> None:
         if self.failed is None and self._last is not None:
             self.failed = self._last
@@ -239,9 +241,8 @@ class FootprintRecorder:
             if tagged:
                 return tagged
         if threading.get_ident() != self.attr.main_thread:
-            return self.attr.from_other_threads()
-        source = self.attr.from_stack()
-        return source or "api"
+            return self.attr.from_other_threads() or self.UNATTRIBUTED
+        return self.attr.from_stack() or self.UNATTRIBUTED
 
     def _record(self, func: Any, args: tuple, kwargs: dict) -> None:
         self._last = None
@@ -462,15 +463,7 @@ class StackRecorder(FootprintRecorder):
         super().__init__(device_type, runtime=runtime)
         self.attr = _StackAttribution(stop)
 
-    def _source(self) -> str:
-        node = _current_node() if _current_node is not None else None
-        if node is not None:
-            tagged = node.metadata.get(_TAG) if hasattr(node, "metadata") else None
-            if tagged:
-                return tagged
-        if threading.get_ident() != self.attr.main_thread:
-            return self.attr.from_other_threads() or ""
-        return self.attr.from_stack() or ""
+    UNATTRIBUTED = ""  # the frames go to the process that knows the API
 
     def _runtime_source(self, fn: Any, name: str = "") -> str:
         return self.attr.from_stack() or ""
