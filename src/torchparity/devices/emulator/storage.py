@@ -262,18 +262,9 @@ def wrap(r: torch.Tensor, device: torch.device,
     dtype = r.dtype
     t = _create_empty(_NO_SIZE, dtype)
     offset, size, stride = r.storage_offset(), r.size(), r.stride()
-    if dev is None:  # fresh memory: device_storage() inlined (the hot path of every op)
-        ptr = host.data_ptr()
-        nbytes = host.nbytes()
-        dev = _from_data_pointer(ptr, device, nbytes)
-        if nbytes > 0:
-            record = HostRecord(host, nbytes, ptr)
-            _count(nbytes)
-        else:
-            record = HostRecord(host, 0, ptr)
-        dev._torchparity_host = record  # HOST_ATTR
-        if ptr:
-            _BY_PTR[ptr] = _weakref(record)
+    if dev is None:  # fresh memory
+        dev = device_storage(host, device)
+        record = dev._torchparity_host  # HOST_ATTR
         _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
         conj, neg = r.is_conj(), r.is_neg()
         if conj:
