@@ -122,6 +122,55 @@ def test_red_when_the_device_computes_wrongly(files, tmp_path):
     assert "FAILED test_is_tensor.py" not in out  # what the bug does not touch stays green
 
 
+# judges a generated file's case with the file's own body, and with that body edited so
+# that the device's answer differs (run in its own process: one emulated profile each)
+JUDGE_OWN_CODE = """
+import ast, sys
+from torchparity.run import standalone
+text = open(sys.argv[1], encoding="utf-8").read()
+code = text.split("# " + "-" * 64 + " the cases' code")[1].split("# " + "-" * 64 + " tests")[0]
+ns = {}
+exec(compile(code, "generated_case_code", "exec"), ns)
+cases = next(n for n in ast.parse(text).body if isinstance(n, ast.Assign) and n.targets[0].id == "CASES")
+(entry,) = ast.literal_eval(ast.unparse(cases.value).replace("LIMITS_DEVICE", "None")).values()
+body = ns[sys.argv[2]]
+def tampered(device, dtype):
+    return body(device, dtype) if device == "cpu" else -1
+for fn in (body, tampered, None):
+    print(standalone.judge(entry["case"], "float32", spec=sys.argv[3], body=fn).status)
+"""
+
+
+def test_a_code_block_case_is_code_in_the_file_and_that_code_is_what_runs(files):
+    path = files / "npu" / "test_Tensor_element_size.py"
+    text = path.read_text(encoding="utf-8")
+    # the body is a module-level function of the file, handed to the judge by the test
+    assert "body=Tensor_element_size)" in text
+    assert "\ndef Tensor_element_size(device, dtype):" in text
+    assert "#def Tensor_element_size" not in text.replace("# def", "#def")  # not a comment
+    proc = subprocess.run([sys.executable, "-c", JUDGE_OWN_CODE, str(path), "Tensor_element_size", EMU],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # the file's code passes; edited, it fails; the data form alone judges the source's code
+    assert proc.stdout.split() == ["pass", "fail", "pass"], proc.stdout
+
+
+def test_case_code_that_would_rebind_a_name_stays_data():
+    from torchparity.deliver.gentest import _CaseCode
+
+    code = _CaseCode(reserved=["TestMm"])
+    assert code.add("import torch\nimport torch.fx as fx\n\ndef f(device, dtype):\n    return 1\n", {})
+    assert code.add("import torch.fx\n\ndef g(device, dtype):\n    return f(device, dtype)\n", {})
+    assert not code.add("def f(device, dtype):\n    return 2\n", {})  # another f
+    assert not code.add("import numpy as fx\n", {})  # another fx
+    assert not code.add("class TestMm:\n    pass\n", {})  # the template's test class
+    assert not code.add("def CASES():\n    pass\n", {})  # a name of the template
+    assert not code.add("def h(device, dtype):\n    pass\n", {"x": object()})  # not a literal
+    text = code.text()
+    assert text.startswith("import torch\nimport torch.fx as fx\nimport torch.fx\n")
+    assert text.count("def f(") == 1 and "def g(" in text and "return 2" not in text
+
+
 def test_a_limit_that_no_longer_holds_fails_and_other_devices_ignore_it():
     limit = {"status": "unsupported", "cause": "dtype_limit"}
     ok = standalone.Outcome("unsupported", "dtype_limit", "refused")

@@ -33,6 +33,7 @@ from ..results.store import write_text_atomic
 from ..run.standalone import FROM_ENV, portable, samples_of
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
+from ..scenarios.sources.base import BlockSource, standalone_source
 from ..version import __version__
 from .check import plan_scenarios
 
@@ -53,7 +54,18 @@ def replay_case(sc: Scenario, api: str, max_samples: Optional[int] = None) -> Re
     if root:  # the folder of this machine is no part of the file
         snippet = snippet.replace(root, FROM_ENV)
     return ReplayCase(id=sc.id, source=sc.source, case=case, runs=runs,
-                      doc=sc.description.en, snippet=snippet)
+                      doc=sc.description.en, snippet=snippet, **_block_code(sc, api))
+
+
+def _block_code(sc: Scenario, api: str) -> dict:
+    """A code-block case's own code for the file (its body's standalone source, which
+    the report's snippet shows too), or nothing for a case of another kind."""
+    src = sources.source(sc.source)
+    case = src.case_of(api) if isinstance(src, BlockSource) else None
+    if case is None or getattr(sc.fn, "__name__", "") != case.body.__name__:
+        return {}
+    return dict(code=standalone_source(case.body), body=case.body.__name__,
+                kwargs=case.kwargs(api), quiet=src.quiet)
 
 
 def gentest(apis: Sequence[str], style: str, out: Optional[str], *,

@@ -26,7 +26,7 @@ import inspect
 import keyword
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -247,7 +247,9 @@ def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str
 class ReplayCase:
     """One scenario of a generated source as data for its test file: its worker case
     (``scenarios.sources.case_for``, dtype left out), the (dtype, OpInfo sample) pairs to
-    test, and the snippet that shows it by hand."""
+    test, and the snippet that shows it by hand. A code-block case also gives its code
+    (``code``: the body's standalone source, defining ``body``), which the file holds as
+    code and runs with ``kwargs`` (``quiet``: its warnings not shown)."""
 
     id: str
     source: str
@@ -255,6 +257,72 @@ class ReplayCase:
     runs: List[Tuple[str, Optional[int]]]
     doc: str
     snippet: str = ""
+    code: str = ""
+    body: str = ""
+    kwargs: Dict[str, Any] = field(default_factory=dict)
+    quiet: bool = False
+
+
+# names the replay templates bind at module level: a case's code may not rebind them
+_TEMPLATE_NAMES = frozenset({
+    "importlib", "standalone", "TORCHPARITY_DEVICE", "DEVICE_TYPE", "USES_TORCH_NPU",
+    "SUPPORTED_DEVICES", "instantiate_device_type_tests", "instantiate_parametrized_tests",
+    "parametrize", "TestCase", "run_tests", "SupportedDevices", "LIMITS_DEVICE", "CASES",
+    "_name", "_device_type", "_common_utils"})
+
+
+class _CaseCode:
+    """The code-block cases' code one file holds: their top-level statements in order, each
+    once. A case whose code would rebind a name to something else (two bodies or helpers
+    of one name from different modules, a name of the template) stays data only."""
+
+    def __init__(self, reserved: Sequence[str] = ()) -> None:
+        self._imports: List[str] = []
+        self._stmts: List[str] = []
+        self._bound: Dict[str, str] = {}
+        self._reserved = _TEMPLATE_NAMES | set(reserved)
+
+    def add(self, code: str, kwargs: Dict[str, Any]) -> bool:
+        try:
+            if ast.literal_eval(repr(kwargs)) != kwargs:
+                return False
+            tree = ast.parse(code)
+        except (ValueError, SyntaxError):
+            return False
+        stmts = [(ast.get_source_segment(code, n) or "", n) for n in tree.body]
+        binds: Dict[str, str] = {}
+        for text, node in stmts:
+            for name, what in _bindings(node, text):
+                if name in self._reserved or self._bound.get(name, what) != what \
+                        or binds.get(name, what) != what:
+                    return False
+                binds[name] = what
+        self._bound.update(binds)
+        for text, node in stmts:
+            into = self._imports if isinstance(node, (ast.Import, ast.ImportFrom)) else self._stmts
+            if text not in into:
+                into.append(text)
+        return True
+
+    def text(self) -> str:
+        if not self._imports and not self._stmts:
+            return ""
+        return "\n".join(self._imports) + "\n\n\n" + "\n\n\n".join(self._stmts)
+
+
+def _bindings(node: ast.stmt, text: str) -> List[Tuple[str, str]]:
+    """(name, what it is bound to) for each module-level name one top-level statement
+    binds: an import by what it imports (``import torch`` and ``import torch.fx`` both bind
+    ``torch`` to the module torch), anything else by its text."""
+    if isinstance(node, ast.Import):
+        return [(a.asname, "import " + a.name) if a.asname else
+                (a.name.split(".")[0], "import " + a.name.split(".")[0]) for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [(a.asname or a.name, f"from {'.' * node.level}{node.module or ''} import {a.name}")
+                for a in node.names]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [(node.name, text)]
+    return [(t.id, text) for t in ast.walk(node) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)]
 
 
 def _comment_lines(text: str, limit: int = 60) -> List[str]:
@@ -292,6 +360,7 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
     limits_device, limits = limits_by_source(report, api, qualified)
     rendered: List[Dict[str, Any]] = []
     used_test: Dict[str, int] = {}
+    code = _CaseCode(reserved=[class_name(api)])
     for c in cases:
         test = "test_" + safe_identifier(f"{c.source}_{c.id}", "case")
         if test in used_test:
@@ -305,6 +374,8 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
             "runs": [tuple(r) for r in c.runs], "test": test, "doc": c.doc,
             "limits": {d: limits[(c.source, c.id, d)] for d in dtypes if (c.source, c.id, d) in limits},
             "snippet": _comment_lines(c.snippet),
+            "body": c.body if c.code and code.add(c.code, c.kwargs) else "",
+            "kwargs": c.kwargs, "quiet": c.quiet,
         })
     if len({c["id"] for c in rendered}) != len(rendered):
         raise InputError(f"{api}: two scenarios share one source and id")
@@ -314,7 +385,7 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
         api=api, qualified=qualified, cls=class_name(api), cases=rendered, style=style, file=name,
         tool_version=tool_version, limits_device=limits_device if limits else None,
         supported_devices=list(supported_devices),
-        sources=sorted({c.source for c in cases}),
+        sources=sorted({c.source for c in cases}), code=code.text(),
     )
     ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
     return GeneratedFile(api=api, style=style, name=name, text=text,

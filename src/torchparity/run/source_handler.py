@@ -8,6 +8,7 @@ and footprint.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Dict
 
 import torch
@@ -27,6 +28,10 @@ def handle_source(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         ctx.cache["suites_loaded"] = True
     api_obj = resolve(case["api"]).obj
     sc = sources.find(case["source"], case["api"], api_obj, case["scenario"])
+    own = case.get("fn")
+    if own is not None:  # in-process only: a generated test file's own copy of the case's
+        # code runs in place of the source's (run.standalone); its golden is made from it
+        sc = dataclasses.replace(sc, fn=own, module=own.__module__, golden=None)
     result, entries = execute(sc, case["dtype"], ctx.adapter, footprint=case.get("footprint", False),
                               api_obj=api_obj, api_codes=code_objects(api_obj))
     result.source = sc.source

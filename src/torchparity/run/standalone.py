@@ -4,10 +4,11 @@ A test file that ``torchparity gentest`` writes for a generated source (OpInfo, 
 optim, distribution, the code-block sources, distributed worlds, upstream replays) holds
 each case as data: the worker case ``scenarios.sources.case_for`` makes for ``check``
 (the source's own route: the ``opinfo`` kind runs the op_db entry's samples, ``source``
-re-makes the scenario by its source and runs it, ``upstream`` replays the test). Each test
-hands its case to :func:`judge`, which runs it through the same handler a ``check`` worker
-runs, on the device of the test session: the same CPU reference, the same comparison and
-tolerances (``judge.standards``), the same causes. So a test's outcome is ``check``'s row,
+re-makes the scenario by its source and runs it, ``upstream`` replays the test; a
+code-block case's function is in the file itself, as code, and runs in place of the
+source's). Each test hands its case to :func:`judge`, which runs it through the same
+handler a ``check`` worker runs, on the device of the test session: the same CPU
+reference, the same comparison and tolerances (``judge.standards``), the same causes. So a test's outcome is ``check``'s row,
 and :func:`expect` turns it into the test's assertion.
 
 The device is the test session's: ``pytest --torchparity-device SPEC`` (which sets
@@ -21,7 +22,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 ENV = "TORCHPARITY_DEVICE"
 # a file that receives one JSON line per judged test (benchmarks/gentest_coverage.py)
@@ -133,9 +134,11 @@ def located(case: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def judge(case: Dict[str, Any], dtype: str, sample: Optional[int] = None,
-          spec: Optional[str] = None) -> Outcome:
+          spec: Optional[str] = None, body: Optional[Callable[..., Any]] = None,
+          kwargs: Optional[Dict[str, Any]] = None, quiet: bool = False) -> Outcome:
     """Run worker case ``case`` in ``dtype`` (only OpInfo sample ``sample`` when given) on
-    the session's device, as a check worker does; its row."""
+    the session's device, as a check worker does; its row. ``body``: the file's own copy
+    of a code-block case's function, run (with ``kwargs``) in place of the source's."""
     from .answer import Answer
     from .handlers import handle
 
@@ -143,6 +146,10 @@ def judge(case: Dict[str, Any], dtype: str, sample: Optional[int] = None,
     run = dict(located(case), dtype=dtype, footprint=False)
     if sample is not None:
         run["sample"] = int(sample)
+    if body is not None:
+        from ..scenarios.sources.base import body_call
+
+        run["fn"] = body_call(body, kwargs or {}, quiet)
     answer = Answer.model_validate(handle(ctx, run))
     return Outcome(status=str(answer.status), cause=answer.cause, detail=answer.detail)
 
@@ -164,8 +171,11 @@ def limits_apply(recorded: Optional[str], spec: str) -> bool:
 REFUSED = ("unsupported", "partial")
 
 
-def expect(test, entry: Dict[str, Any], dtype: str, sample: Optional[int] = None) -> Outcome:
-    """Judge one case of a generated test file and assert it is check's answer.
+def expect(test, entry: Dict[str, Any], dtype: str, sample: Optional[int] = None,
+           body: Optional[Callable[..., Any]] = None) -> Outcome:
+    """Judge one case of a generated test file and assert it is check's answer (``body``:
+    the file's own code of the case, see :func:`judge`; its keyword arguments are the
+    entry's ``kwargs``).
 
     Without a recorded limit the case must pass (``skip`` where check cannot compare either:
     not comparable, the CPU refuses the sample too). With one recorded for this device
@@ -179,7 +189,8 @@ def expect(test, entry: Dict[str, Any], dtype: str, sample: Optional[int] = None
     why = missing_tree(entry["case"])
     if why:  # not run: the harness lacks a setting, never an answer about the device
         test.skipTest(f"{where}: {why}"[:500])
-    out = judge(entry["case"], dtype, sample, spec)
+    out = judge(entry["case"], dtype, sample, spec, body=body, kwargs=entry.get("kwargs"),
+                quiet=bool(entry.get("quiet")))
     limits = entry.get("limits", {}) if limits_apply(entry.get("limits_device"), spec) else {}
     limit = limits.get(dtype)
     verdict, message = _decide(out, limit, sample)

@@ -410,6 +410,27 @@ class ModuleSource(Source):
 # --- cases as data: Case, Excluded, BlockSource ------------------------------------------
 
 
+def body_call(body: Callable[..., Any], kwargs: Mapping[str, Any],
+              quiet: bool = False) -> Callable[[str, Any], Any]:
+    """``fn(device, dtype)`` calling a case's ``body(device, dtype, **kwargs)`` (``quiet``:
+    the warnings it raises are not shown), named and filed as the body: a generated test
+    file's own copy of a body runs through it as the source's does."""
+    kw = dict(kwargs)
+
+    def fn(device, dtype):
+        if quiet:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return body(device, dtype, **kw)
+        return body(device, dtype, **kw)
+    # the scenario's file is the body's (Scenario.source_file): the footprint recorder
+    # tells scenario code (the body and the helpers of its module) from the API's by file
+    fn.__code__ = fn.__code__.replace(co_filename=body.__code__.co_filename)
+    fn.__module__ = body.__module__
+    fn.__qualname__ = fn.__name__ = body.__name__
+    return fn
+
+
 @dataclass(frozen=True)
 class Case:
     """One table row of a code-block source: a real function that uses its API on the device.
@@ -461,20 +482,8 @@ class Case:
     def fn(self, api: str, quiet: bool = False) -> Callable[[str, Any], Any]:
         """``fn(device, dtype)`` of this case for ``api`` (``quiet``: warnings the body
         raises are not shown, e.g. deprecation notices per call)."""
-        body, kw = self.body, self.kwargs(api)
-
-        def fn(device, dtype):
-            if quiet:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    return body(device, dtype, **kw)
-            return body(device, dtype, **kw)
-        # the scenario's file is the body's (Scenario.source_file): the footprint recorder
-        # tells scenario code (the body and the helpers of its module) from the API's by file
-        fn.__code__ = fn.__code__.replace(co_filename=body.__code__.co_filename)
-        fn.__module__ = body.__module__
-        fn.__qualname__ = fn.__name__ = body.__name__
-        fn.uses_dtype = reads_dtype(body)  # type: ignore[attr-defined]
+        fn = body_call(self.body, self.kwargs(api), quiet)
+        fn.uses_dtype = reads_dtype(self.body)  # type: ignore[attr-defined]
         return fn
 
     def snippet(self, api: str) -> str:
