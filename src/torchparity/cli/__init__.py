@@ -22,20 +22,7 @@ import typer  # noqa: E402
 
 from ..errors import Terminated, TorchparityError  # noqa: E402
 from ..version import __version__  # noqa: E402
-from .shared import (  # noqa: E402,F401  (re-exported: the commands' shared pieces)
-    CONFIG_HELP,
-    DEVICE_HELP,
-    DOCS_HELP,
-    EXECUTOR_HELP,
-    RAY_ADDRESS_HELP,
-    TESTS_HELP,
-    VENDOR_HELP,
-    app,
-    err_console,
-    out_console,
-    profile_app,
-)
-from .shared import say as _say  # noqa: E402,F401
+from .shared import app, out_console  # noqa: E402
 
 
 def _version(value: bool) -> None:
