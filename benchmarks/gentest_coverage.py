@@ -334,7 +334,12 @@ def main() -> None:
     passing = [a for a in files_of if green(a, "cpu") and a not in bad_apis
                and (green(a, EMU) or a in check_red)]
     red_emu_check_red = [a for a in files_of if not green(a, EMU) and a in check_red]
+    # tests that run the file's own code (a code-block case's body, hand functions) vs
+    # those that hand the judge a case as data only
+    calls = [ln for f in files for ln in f.read_text(encoding="utf-8").splitlines()
+             if "standalone.expect(" in ln]
     summary = {
+        "tests_with_own_code": sum("body=" in ln for ln in calls), "tests_judged": len(calls),
         "sample": what, "apis": len(names), "resolvable": len(resolvable),
         "with_scenarios": len(with_scenarios), "with_file": len(files_of), "files": len(files),
         "green_cpu": len(green_cpu), "green_emu": len(green_emu),
@@ -390,6 +395,8 @@ def _text(s: Dict[str, Any]) -> str:
         f"({len(s['rows_not_compared'])} not compared: check's run of them timed out or failed itself)",
         f"APIs whose files pass (green on cpu, agree with check on {EMU}): {s['passing_files_agreeing']}",
         f"file states: {json.dumps(s['file_states'])}",
+        f"generated-source tests that run the file's own code (a code-block case's body): "
+        f"{s['tests_with_own_code']} of {s['tests_judged']}",
     ]
     if "whole_list" in s:
         w = s["whole_list"]
