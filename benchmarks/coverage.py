@@ -132,8 +132,8 @@ def classify_api(rows: List[Dict[str, Any]], verdict: str) -> Tuple[str, str]:
 def _unrecorded(answers: List[Dict[str, Any]]) -> str:
     """Why answering rows have no footprint to derive evidence from, by what ran them."""
     if all(str(r.get("variant", "")).startswith("world2-rpc") for r in answers):
-        return ("answers without a recorded footprint: an RPC's device work runs in the callee's "
-                "RPC threads, which no recorder reaches")
+        return ("answers without a recorded footprint: an RPC world whose ranks sent none back "
+                "(its served calls record theirs in the callee's RPC threads)")
     if any(r.get("status") == "crash" for r in answers):
         return "answers without a recorded footprint: the case crashed"
     return ("answers without a recorded footprint: the device work ran in processes that sent none "

@@ -152,8 +152,8 @@ def test_a_world_whose_device_work_the_recorder_cannot_see_is_not_host_only():
 
 
 def test_a_footprint_with_an_unrecorded_part_is_not_evidence():
-    """An RPC's device work runs in the callee's RPC threads, which no recorder reaches:
-    the world says so (an UNRECORDED entry) and the row is "not recorded", never host-only."""
+    """Part of a case ran where no recorder reached (a rank that sent no footprint): the
+    world says so (an UNRECORDED entry) and the row is "not recorded", never host-only."""
     from torchparity.api.footprint import UNRECORDED
     from torchparity.judge.evidence import row_evidence
 

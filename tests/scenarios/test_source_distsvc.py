@@ -59,17 +59,40 @@ def test_an_rpc_world_on_the_cpu_leaves_no_process_behind():
     rec = FootprintRecorder("cpu", user_files=[sc.source_file])
     with rec:  # the ranks' footprints of the section come back with their results
         rank0, rank1 = sc.fn("cpu", torch.float32)
-    # the device work of an RPC runs in rank 1's RPC threads, which no recorder reaches:
-    # no footprint comes back, so the row is "not recorded", never host-only
+    # the device work of an RPC runs in rank 1's RPC threads: the served call records its
+    # own footprint there, and it comes back with the section's (the scenario's remote_step:
+    # a copy onto the device, a mul and an add, the result read back)
     from torchparity.api.footprint import UNRECORDED
     from torchparity.judge.evidence import row_evidence
 
-    assert RANKS_RECORDED not in {e.op for e in rec.entries()}
-    assert (UNRECORDED, "scenario", 1) in {(e.op, e.source, e.count) for e in rec.entries()}
-    assert row_evidence("pass", None, rec.entries()) == "none"
+    got = {(e.op, e.source): e.count for e in rec.entries()}
+    assert UNRECORDED not in {op for op, _ in got}
+    assert got[(RANKS_RECORDED, "scenario")] == 1
+    assert got[("aten.mul", "scenario")] == 1 and got[("aten.add", "scenario")] == 1
+    assert row_evidence("pass", None, rec.entries()) == "device-state"  # the callee's, indirect
     torch.testing.assert_close(rank0, _distsvc_store.payload("cpu", torch.float32) * 2 + 1)
     assert rank1 is None  # rank 1 serves
     assert set(proctree.children(os.getpid())) <= before
+
+
+def test_an_elastic_agent_s_worker_records_its_footprint():
+    """LocalElasticAgent's worker (a process the agent starts) runs device_step under a
+    recorder; its ops come back with its return value, attributed here."""
+    from torchparity.api.footprint import FootprintRecorder
+    from torchparity.judge.evidence import row_evidence
+    from torchparity.scenarios.sources.world import RANKS_RECORDED
+
+    api = "torch.distributed.elastic.agent.server.SimpleElasticAgent"
+    sc = sources.source("distsvc").scenarios(api, None)[0]
+    rec = FootprintRecorder("cpu", user_files=[sc.source_file])
+    with rec:
+        got = sc.fn("cpu", torch.float32)
+    ops = {(e.op, e.source): e.count for e in rec.entries()}
+    assert ops[(RANKS_RECORDED, "scenario")] == 1
+    assert ops[("aten.mul", "scenario")] >= 1  # device_step's payload * (k + 1)
+    assert row_evidence("pass", None, rec.entries()) == "device-state"
+    values = got["return_values"] if "return_values" in got else got["monitor"][1]
+    torch.testing.assert_close(values[0]["x"], _distsvc_store.payload("cpu", torch.float32) * 5)
 
 
 @pytest.mark.slow  # > 10 s; the same path has a faster test in the default suite

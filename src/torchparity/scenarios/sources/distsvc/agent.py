@@ -1,5 +1,6 @@
 """The ``distsvc`` cases of ``torch.distributed.elastic.agent``: a ``LocalElasticAgent``
-running :func:`_distsvc_child.device_step` in one worker, once through ``run()`` and once
+running :func:`_distsvc_child.device_step` in one worker (under a footprint recorder there,
+``recorded_step``: the worker's ops are attributed here, ``world.absorb_footprints``), once through ``run()`` and once
 step by step through ``SimpleElasticAgent``'s own stages (rendezvous, rank assignment,
 start, monitor, restart, stop, exit barrier, shutdown).
 
@@ -42,7 +43,7 @@ def _agent(device: str, run_id: str, tmp: str, max_restarts: int = 0):
 
     store = tcp_store()
     spec = WorkerSpec(role="tp", local_world_size=1, rdzv_handler=_handler(store, run_id),
-                      entrypoint=C.device_step, args=(_spec(device), 4), max_restarts=max_restarts,
+                      entrypoint=C.recorded_step, args=(_spec(device), 4), max_restarts=max_restarts,
                       monitor_interval=0.1, local_addr="127.0.0.1")
     agent = LocalElasticAgent(spec, DefaultLogsSpecs(log_dir=tmp), start_method="spawn",
                               exit_barrier_timeout=30, shutdown_timeout=10)
@@ -53,13 +54,27 @@ def _worker_view(w) -> List[Any]:
     return [w.local_rank, w.global_rank, w.role_rank, w.world_size, w.role_world_size, w.id is not None]
 
 
-def _values(result, device: str) -> Dict[int, Any]:
+def _values(result, device: str, entries: List[dict]) -> Dict[int, Any]:
+    """The workers' return values by rank; each worker's recorded entry (its footprint)
+    added to ``entries``; a worker's exception kept as data."""
     from ..world import to_device as _to
 
     out = {}
     for rank, v in sorted(result.return_values.items()):
-        out[rank] = _to(v, device)
+        entries.append(v)
+        out[rank] = _to(v.get("value", v.get("error")), device)
     return out
+
+
+def _recorded(name: str, device: str, make) -> Dict[str, Any]:
+    """``make()`` once per device (``memo``), the footprints its workers recorded attributed
+    to the API of every case that reads it."""
+    from ..world import absorb_footprints
+    from .memo import memo as _memo
+
+    value, entries = _memo(name, device, make)
+    absorb_footprints(entries, device)
+    return value
 
 
 def agent_case(device: str, dtype) -> Dict[str, Any]:
@@ -72,6 +87,7 @@ def agent_case(device: str, dtype) -> Dict[str, Any]:
         )
         from torch.distributed.elastic.agent.server.api import RunResult
 
+        entries: List[dict] = []
         with tempfile.TemporaryDirectory(prefix="torchparity-agent-") as tmp:
             store, spec, agent = _agent(device, "tp-agent", tmp)
             try:
@@ -81,16 +97,14 @@ def agent_case(device: str, dtype) -> Dict[str, Any]:
                 del store
             wg = agent.get_worker_group()
             return {"state": result.state.name, "is_failed": result.is_failed(),
-                    "return_values": _values(result, device), "run_result": isinstance(result, RunResult),
+                    "return_values": _values(result, device, entries), "run_result": isinstance(result, RunResult),
                     "group": [wg.state.name, wg.group_rank, wg.group_world_size, wg.master_addr,
                               isinstance(wg.master_port, int)],
                     "workers": [_worker_view(w) for w in wg.workers],
                     "entrypoint": spec.get_entrypoint_name(),
                     "running": [s.name for s in WorkerState if WorkerState.is_running(s)],
-                    "kinds": [isinstance(agent, ElasticAgent), isinstance(agent, SimpleElasticAgent)]}
-    from .memo import memo as _memo
-
-    return _memo("agent", device, make)
+                    "kinds": [isinstance(agent, ElasticAgent), isinstance(agent, SimpleElasticAgent)]}, entries
+    return _recorded("agent", device, make)
 
 
 def _until_done(agent, wg) -> Any:
@@ -109,6 +123,7 @@ def agent_steps_case(device: str, dtype) -> Dict[str, Any]:
     def make():
         from torch.distributed.elastic.agent.server import Worker, WorkerGroup, WorkerSpec
 
+        entries: List[dict] = []
         with tempfile.TemporaryDirectory(prefix="torchparity-agent-") as tmp:
             store, spec, agent = _agent(device, "tp-steps", tmp, max_restarts=1)
             wg = agent.get_worker_group()
@@ -123,14 +138,14 @@ def agent_steps_case(device: str, dtype) -> Dict[str, Any]:
                 for w in wg.workers:
                     w.id = pids[w.local_rank]
                 first = _until_done(agent, wg)
-                got["monitor"] = [first.state.name, _values(first, device)]
+                got["monitor"] = [first.state.name, _values(first, device, entries)]
                 agent._restart_workers(wg)
                 second = _until_done(agent, wg)
-                got["restart"] = [second.state.name, _values(second, device)]
+                got["restart"] = [second.state.name, _values(second, device, entries)]
                 agent._stop_workers(wg)
                 agent._initialize_workers(wg)
                 third = _until_done(agent, wg)
-                got["initialize"] = [third.state.name, _values(third, device)]
+                got["initialize"] = [third.state.name, _values(third, device, entries)]
                 agent._exit_barrier()
                 got["exit_barrier"] = True
             finally:
@@ -142,7 +157,5 @@ def agent_steps_case(device: str, dtype) -> Dict[str, Any]:
                                             entrypoint=os.path.basename("/bin/true")))
             got["group"] = [[_worker_view(w) for w in manual.workers], manual.state.name,
                             manual.spec.get_entrypoint_name(), _worker_view(Worker(local_rank=3))]
-            return got
-    from .memo import memo as _memo
-
-    return _memo("agent_steps", device, make)
+            return got, entries
+    return _recorded("agent_steps", device, make)

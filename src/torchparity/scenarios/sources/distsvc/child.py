@@ -57,6 +57,19 @@ def device_step(spec: str, k: int):
             "local_rank": os.environ.get("LOCAL_RANK"), "world": os.environ.get("WORLD_SIZE")}
 
 
+def recorded_step(spec: str, k: int):
+    """:func:`device_step` under a footprint recorder, in the process a launcher started:
+    its ``world.recorded_call`` entry (``value`` or ``error``, ``footprint``, ``files``),
+    for the launcher's caller to attribute (``world.absorb_footprints``)."""
+    import functools
+
+    from ....devices import get_adapter
+    from ..world import recorded_call
+
+    setup(spec)
+    return recorded_call(functools.partial(device_step, spec, k), get_adapter(spec), [__file__])
+
+
 def failing_step(spec: str, k: int):
     from torch.distributed.elastic.multiprocessing.errors import record
 
@@ -129,9 +142,45 @@ class DeviceLinear(torch.nn.Module):
 
 # -- world bodies ----------------------------------------------------------------------------
 
+_CALLEE: list = []  # footprint records of the Python calls this rank served (RPC threads)
+
+
+def _record_served_calls(adapter) -> None:
+    """Record the footprint of every Python call this rank serves over RPC: the callee's
+    device work runs in TensorPipe's threads, where a dispatch mode entered elsewhere never
+    applies (modes are per thread), so the recorder is entered in the serving thread, around
+    torch's own entry point for a served call (``rpc.internal._run_function``, looked up
+    when the agent starts). Each op keeps its frames down to :func:`_served` (this file:
+    the scenario's code, which sent the call); records wait in ``_CALLEE`` for
+    :func:`drain_served`."""
+    from torch.distributed.rpc import internal
+
+    from ....api.footprint import StackRecorder
+
+    run = getattr(internal._run_function, "__wrapped__", internal._run_function)
+
+    def _served(python_udf):
+        recorder = StackRecorder(adapter.type, runtime=False)
+        with recorder:
+            result = run(python_udf)
+        _CALLEE.extend(recorder.records())
+        return result
+    _served.__wrapped__ = run
+    internal._run_function = _served
+
+
+def drain_served() -> list:
+    """The records of the calls served since the last drain (sent to the caller)."""
+    got, _CALLEE[:] = list(_CALLEE), []
+    return got
+
+
 def _rpc_init(rank: int, world: int):
     from torch.distributed import rpc
 
+    from ....devices import get_adapter
+
+    _record_served_calls(_STATE.get("adapter") or get_adapter("cpu"))
     opts = rpc.TensorPipeRpcBackendOptions(init_method="env://", rpc_timeout=30, num_worker_threads=8)
     rpc.init_rpc(f"w{rank}", rank=rank, world_size=world, rpc_backend_options=opts)
 
@@ -257,11 +306,23 @@ def pg_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
     return out
 
 
+def _served_records() -> list:
+    """Every rank's records of the calls it served for the section just run (the peers'
+    asked over RPC, outside the section's own recorder)."""
+    from torch.distributed import rpc
+
+    got = drain_served()
+    me = rpc.get_worker_info().name
+    for peer in ("w0", "w1"):
+        if peer != me:
+            got += rpc.rpc_sync(peer, drain_served)
+    return got
+
+
 def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bool = False) -> Dict[str, Any]:
     """Each section run and reported on its own, with its footprint; ``remote``: the
-    sections' device work runs in another rank's RPC threads, which no recorder reaches
-    (a dispatch mode is per thread), so no footprint is sent: "not recorded", never
-    host-only."""
+    sections' device work runs in the ranks' RPC threads, whose served calls record their
+    own footprint (:func:`_record_served_calls`), added to the section's."""
     from ....devices import get_adapter
     from ..world import recorded_call
 
@@ -272,8 +333,8 @@ def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bo
         # the API's own answer on this device (or its exception, kept as data), with the
         # ops the section ran (the parent attributes them: ``world.absorb_footprints``)
         out[name] = recorded_call(fn, adapter, [__file__])
-        if remote:
-            out[name].pop("footprint")
+        if remote:  # with the ops the section's calls ran on their callees, this rank included
+            out[name]["footprint"] += _served_records()
         if "error" in out[name] and name in stop_on:
             break
     return out
