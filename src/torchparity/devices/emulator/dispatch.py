@@ -457,7 +457,7 @@ def _run_general(plan: Plan, args: tuple, kwargs: dict):
         raise
 
     if plan.write_pos:
-        _follow_resized(plan, args, cargs)
+        _follow_resized(plan, args, cargs, call.owners)
     if call.dtype is None:
         if tracing:
             _trace(plan, _result_dtype(out))
@@ -708,11 +708,13 @@ def _call_with_outs(plan: Plan, cargs, ckwargs, outs, kwargs):
     return out
 
 
-def _follow_resized(plan: Plan, args, cargs) -> None:
+def _follow_resized(plan: Plan, args, cargs, owners=None) -> None:
     """A CPU kernel that resized a mutated positional argument (``scale`` and
     ``zero_point`` of ``_fused_moving_avg_obs_fq_helper`` grow to one per channel) resized
     its CPU view: give the device tensor the view's geometry, re-pointed at the view's
-    memory when the kernel had to reallocate it."""
+    memory when the kernel had to reallocate it. The memory it had is no input's any more
+    (freed, the allocator may hand its address to a result): its entry leaves ``owners``, so
+    no result becomes an alias of the old device storage by address alone."""
     n = len(args)
     for i in plan.write_pos.values():
         if i >= n:
@@ -721,6 +723,8 @@ def _follow_resized(plan: Plan, args, cargs) -> None:
         if not isinstance(dev, _Tensor) or not isinstance(view, _Tensor) or view is dev or dev.is_cpu:
             continue
         if view.untyped_storage().data_ptr() != dev.untyped_storage().data_ptr():
+            if owners:
+                owners.pop(dev.untyped_storage().data_ptr(), None)
             st.forget_view(dev)  # the remembered CPU view is the kernel's now
             _rebind(dev, view)
         elif (view.size() != dev.size() or view.stride() != dev.stride()
