@@ -335,25 +335,33 @@ def _check_in_bounds(args: tuple, kwargs: dict) -> None:
     (the Meta kernel would make the view, and reading it would read host memory that is
     not the tensor's). A storage without memory yet (null data, made by C++) is left to
     ``storage.cpu_view``, which gives it zeroed memory for the geometry asked."""
-    self = args[0]
-    size = args[1] if len(args) > 1 else kwargs["size"]
-    stride = args[2] if len(args) > 2 else kwargs["stride"]
-    offset = args[3] if len(args) > 3 else kwargs.get("storage_offset")
+    n = len(args)
+    if n >= 3:
+        self, size, stride = args[0], args[1], args[2]
+    else:
+        self = args[0]
+        size = args[1] if n > 1 else kwargs["size"]
+        stride = kwargs["stride"]
+    offset = args[3] if n > 3 else kwargs.get("storage_offset")
     if offset is None:
         offset = self.storage_offset()
+    last = offset  # the element the view reaches last (select, expand... pay this per view)
+    for s, st in zip(size, stride):
+        if s == 0:
+            return  # no element: nothing reached
+        last += (s - 1) * st
     storage = self.untyped_storage()
     nbytes = storage.nbytes()
+    itemsize = self.element_size()
+    needed = (last + 1) * itemsize
+    if needed <= nbytes:
+        return
     if nbytes == 0 and storage.data_ptr() == 0 and getattr(storage, _HOST_ATTR, None) is None:
         return
-    itemsize = self.element_size()
-    needed = 0
-    if all(s != 0 for s in size):
-        needed = (offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))) * itemsize
-    if needed > nbytes:
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
-            f"and itemsize {itemsize} requiring a storage size of {needed} are out of bounds "
-            f"for storage of size {nbytes}")
+    raise RuntimeError(
+        f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+        f"and itemsize {itemsize} requiring a storage size of {needed} are out of bounds "
+        f"for storage of size {nbytes}")
 
 
 class _Call:
