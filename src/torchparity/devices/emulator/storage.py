@@ -202,8 +202,8 @@ def cpu_view(t: torch.Tensor, record: Optional[HostRecord] = None) -> torch.Tens
         record = getattr(t.untyped_storage(), HOST_ATTR, None)
     else:
         host = record.host
-    # the key of a remembered view (the in-place and fast paths of dispatch and wrap's
-    # remember write the same tuple)
+    # the key of a remembered view (wrap's ``remember`` writes the same tuple; dispatch's
+    # fast and in-place paths call this function rather than build it themselves)
     key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
     if record is not None:
         cached = record.view
