@@ -337,3 +337,27 @@ def test_in_place_path_follows_a_kernel_that_changes_self(dev, change):
     assert _equal(list(got[0]), list(got[1])), got
     assert got[0][0] == {"transpose": (3, 2), "grow": (4, 4), "none": (2, 3)}[change]
     assert bool((got[0][3] == 5).all())
+
+
+def test_a_result_at_the_address_a_reallocated_argument_had_is_no_alias_of_it(dev):
+    """A kernel that reallocates a mutated argument frees its memory, and the allocator may
+    hand that address to a result (it did, now and then, under the fused observer): the
+    result is fresh device memory, not an alias of the argument's old device storage (which
+    is smaller: aliasing it failed with "Trying to resize storage that is not resizable").
+    The stand-in kernel re-points ``running_mean``'s view at new memory and returns a result
+    over the address it had, claiming more bytes (never read)."""
+    def kernel(input, weight, bias, running_mean, running_var, training, momentum, eps):
+        old = running_mean.untyped_storage().data_ptr()
+        running_mean.set_(torch.full((4,), 5.0))
+        over = torch._C._construct_storage_from_data_pointer(old, torch.device("cpu"), 64)
+        return torch.empty(0).set_(over, 0, (16,), (1,)), input.sum(0), input.sum(0)
+
+    plan = dispatch.Plan(aten._native_batch_norm_legit.default, kernel)
+    assert plan.write_pos and not plan.fast and not plan.inplace
+    x = torch.ones(2, 1).to(dev)
+    mean, var = torch.zeros(1).to(dev), torch.ones(1).to(dev)
+    old_storage = mean.untyped_storage()
+    out = dispatch.run(plan, (x, None, None, mean, var, True, 0.1, 1e-5), {})
+    assert mean.shape == (4,) and bool((mean.cpu() == 5).all())
+    assert out[0].device == x.device and out[0].shape == (16,)
+    assert out[0].untyped_storage().nbytes() == 64 and old_storage.nbytes() == 4

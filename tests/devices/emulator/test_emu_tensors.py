@@ -283,3 +283,35 @@ def test_a_cpu_result_in_an_input_s_memory_becomes_an_alias(dev):
         assert first.untyped_storage()._cdata == x.untyped_storage()._cdata  # one storage
         first.add_(100)
     assert same(x, torch.tensor([100.0, 101.0, 302.0, 203.0, 104.0, 105.0]))
+
+
+@pytest.mark.parametrize("fast_view", [True, False], ids=["view kernel", "general path"])
+def test_out_of_bounds_as_strided_is_refused_as_the_cpu_refuses_it(dev, fast_view):
+    """A strided view past the storage is refused with the CPU's message (the Meta kernel
+    alone made it, and reading it read host memory that was not the tensor's); views
+    within the storage, offsets included, still work."""
+    from torchparity.devices.emulator import dispatch
+
+    plans = [dispatch.plan_for(op) for op in (torch.ops.aten.as_strided.default,
+                                                torch.ops.aten._reshape_alias.default)]
+    saved = [p.view for p in plans]
+    for p in plans:
+        p.view = fast_view
+    try:
+        base = torch.arange(16.0)
+        x = base.to(dev)
+        for args in [((10, 10), (10, 1)), ((4, 4), (4, 1), 1), ((2,), (1,), 15)]:
+            with pytest.raises(RuntimeError) as cpu_exc:
+                torch.as_strided(base, *args)
+            with pytest.raises(RuntimeError) as dev_exc:
+                torch.as_strided(x, *args)
+            assert str(dev_exc.value) == str(cpu_exc.value)
+            assert "out of bounds for storage of size 64" in str(dev_exc.value)
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            torch.ops.aten._reshape_alias(x, (5, 4), (4, 1))
+        for args in [((2, 2), (1, 4)), ((2,), (1,), 14), ((0,), (1,), 100), ((4, 4), (4, 1), 0)]:
+            assert same(torch.as_strided(x, *args), torch.as_strided(base, *args))
+        assert same(torch.as_strided(x[1:], (4,), (1,)), torch.as_strided(base[1:], (4,), (1,)))
+    finally:
+        for p, v in zip(plans, saved):
+            p.view = v

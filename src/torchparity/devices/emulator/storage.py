@@ -94,6 +94,14 @@ def device_storage(host: torch.UntypedStorage, device: torch.device) -> torch.Un
     ptr = host.data_ptr()
     nbytes = host.nbytes()
     dev = _from_data_pointer(ptr, device, nbytes)
+    _own(dev, host, ptr, nbytes)
+    return dev
+
+
+def _own(dev: torch.UntypedStorage, host: torch.UntypedStorage, ptr: int, nbytes: int) -> HostRecord:
+    """Give device storage ``dev`` (over ``host``'s ``nbytes`` bytes at ``ptr``) its record:
+    ``host`` kept alive, the bytes counted, the pointer registered. The one place a device
+    storage of fresh memory gets its record (:func:`device_storage`, :func:`wrap`)."""
     if nbytes > 0:
         record = HostRecord(host, nbytes, ptr)
         _count(nbytes)
@@ -102,7 +110,7 @@ def device_storage(host: torch.UntypedStorage, device: torch.device) -> torch.Un
     dev._torchparity_host = record  # HOST_ATTR
     if ptr:
         _BY_PTR[ptr] = _weakref(record)
-    return dev
+    return record
 
 
 def resize_device_storage(dev: torch.UntypedStorage, nbytes: int) -> None:
@@ -189,16 +197,18 @@ def cpu_view(t: torch.Tensor, record: Optional[HostRecord] = None) -> torch.Tens
     record when the caller has it at hand (None: looked up here)."""
     if record is None:
         record = getattr(t.untyped_storage(), HOST_ATTR, None)
+    if record is None:  # made by C++ (null data) or over our memory: adopted or given memory
+        host = _null_host(t, t.untyped_storage())
+        record = getattr(t.untyped_storage(), HOST_ATTR, None)
+    else:
+        host = record.host
+    # the key of a remembered view (wrap's ``remember`` writes the same tuple; dispatch's
+    # fast and in-place paths call this function rather than build it themselves)
     key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
     if record is not None:
         cached = record.view
         if cached is not None and cached[0] == key:
             return cached[1]
-        host = record.host
-    else:
-        host = _null_host(t, t.untyped_storage())
-        record = getattr(t.untyped_storage(), HOST_ATTR, None)
-        key = (id(t), t.storage_offset(), t.size(), t.stride(), t.dtype, t.is_conj(), t.is_neg())
     view = _empty(0, dtype=t.dtype, device=_CPU).set_(host, key[1], key[2], key[3])
     if key[5]:
         _set_conj(view, True)
@@ -260,12 +270,20 @@ def wrap(r: torch.Tensor, device: torch.device,
         if ptr:
             dev = owners.get(ptr)
     dtype = r.dtype
-    t = _create_empty(_NO_SIZE, dtype)
     offset, size, stride = r.storage_offset(), r.size(), r.stride()
     if dev is None:  # fresh memory
-        dev = device_storage(host, device)
-        record = dev._torchparity_host  # HOST_ATTR
-        _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
+        t = _create_empty(size, dtype)  # contiguous, over an empty storage of its own
+        if offset == 0 and t.stride() == stride:
+            # the common case: the empty storage takes the host bytes (swapped in from a
+            # storage over them), no set_ needed; t's storage gets the record
+            dev = t.untyped_storage()
+            ptr, nbytes = host.data_ptr(), host.nbytes()
+            dev._swap_data_ptr_(_from_data_pointer(ptr, device, nbytes))
+            record = _own(dev, host, ptr, nbytes)
+        else:
+            dev = device_storage(host, device)
+            record = dev._torchparity_host  # HOST_ATTR
+            _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
         conj, neg = r.is_conj(), r.is_neg()
         if conj:
             _set_conj(t, True)
@@ -274,6 +292,7 @@ def wrap(r: torch.Tensor, device: torch.device,
         if remember:
             record.view = ((id(t), offset, size, stride, dtype, conj, neg), r)
         return t
+    t = _create_empty(_NO_SIZE, dtype)
     _set_storage.redispatch_boxed(_CPU_KEYS, t, dev, offset, size, stride)
     if r.is_conj():
         _set_conj(t, True)
