@@ -10,10 +10,19 @@ extrapolated per part and says so:
   so it scales with the rows: sample seconds × whole-list rows / sample rows;
 - the replays cost per test file and side (imported once for its tests) plus per test:
   the seconds per replayed entry of the sample × the whole list's replayable entries is an
-  upper bound (the whole list shares each file import among more entries).
+  upper bound (the whole list shares each file import among more entries, and the
+  zygotes' start is paid once); the model beside it uses the timings the store keeps per
+  entry: the sample's mean test seconds × the whole list's replayable entries plus its
+  mean file import × the whole list's files × 2 sides, over ``--jobs``, plus the rest of
+  the sample's replay wall (the zygotes' start, paid once).
+
+``--baseline DIR``: the ``--out`` folder of an earlier run on the same sample (e.g. of the
+code before a change): prints how many entries have the same category in both, and the
+ones that differ.
 
     python benchmarks/explain_skips.py [--disabled FILE] [--tests DIR] [--sample 2000]
         [--stratified] [--device emu:ascend-a2] [--jobs 2] [--side-timeout 60] [--out DIR]
+        [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--side-timeout", type=float, default=60.0)
     ap.add_argument("--out", default=None, help="keep the outputs (and resume) here")
+    ap.add_argument("--baseline", default=None, help="an earlier run's --out folder: compare categories")
     args = ap.parse_args()
     from torchparity.app import explain_skips as X
 
@@ -65,8 +75,9 @@ def main() -> int:
     ops_s = r.phases.get("opinfo", 0.0) * (whole_rows / sample_rows if sample_rows else 0)
     rep_s = (r.phases.get("replay", 0.0) / len(replayed) * whole_replayable
              if replayed and whole_replayable else 0.0)
+    model = replay_model(r, tree, whole, args.jobs) if tree is not None else None
     counts = r.counts()
-    print(json.dumps({
+    report = {
         "dtype_agree_with_kernel_facts": dtype_agreement(r.answers.values(), r.profile),
         "entries": len(r.entries), "wall_s": round(wall, 1), "phases_s": r.phases,
         "kinds": dict(collections.Counter(e.kind for e in r.entries)),
@@ -77,8 +88,54 @@ def main() -> int:
         "extrapolated (from this sample)": {"opinfo_s": round(ops_s), "replay_s_upper_bound": round(rep_s),
                                             "setup_s": r.phases.get("setup"),
                                             "whole_list_s": round(ops_s + rep_s + r.phases.get("setup", 0.0))},
-    }, indent=1))
+    }
+    if model is not None:
+        report["extrapolated (from this sample)"]["replay_s_model"] = model
+        report["extrapolated (from this sample)"]["whole_list_s_model"] = round(
+            ops_s + model["replay_s"] + r.phases.get("setup", 0.0))
+    if args.baseline:
+        report["same_category_as_baseline"] = compare(args.baseline, r)
+    print(json.dumps(report, indent=1))
     return 0
+
+
+def replay_model(r, tree, whole, jobs):
+    """The whole list's replay seconds from the per-entry timings of the sample's store."""
+    from torchparity.app import explain_skips as X
+
+    tests, imports, n = 0.0, {}, 0
+    for e in r.entries:
+        a = r.answers.get(e.key)
+        sec = ((a.evidence or {}).get("seconds") if a is not None and a.how == "replay" else None) or {}
+        if not sec:
+            continue
+        case = X.replay_case(e, tree, 1.0)[0]
+        n += 1
+        tests += sum(sec.get(s, 0.0) for s in ("device", "cpu"))
+        for side in ("device", "cpu"):
+            if f"{side}_file_import" in sec and case is not None:
+                imports[(case["file"], side)] = sec[f"{side}_file_import"]
+    if not n:
+        return None
+    whole_files = {X.replay_case(e, tree, 1.0)[0]["file"] for e in whole
+                   if e.kind == "replay" and X.replay_case(e, tree, 1.0)[0] is not None}
+    jobs = max(1, jobs)
+    fixed = max(0.0, r.phases.get("replay", 0.0) - (tests + sum(imports.values())) / jobs)
+    per_test, per_import = tests / n, (sum(imports.values()) / len(imports) if imports else 0.0)
+    whole_replayable = sum(1 for e in whole if e.kind == "replay" and X.replay_case(e, tree, 1.0)[0] is not None)
+    return {"timed_entries": n, "test_s_per_entry": round(per_test, 3), "import_s_per_file_side": round(per_import, 2),
+            "whole_files": len(whole_files), "fixed_s": round(fixed, 1),
+            "replay_s": round((per_test * whole_replayable + per_import * len(whole_files) * 2) / jobs + fixed)}
+
+
+def compare(baseline, r):
+    """[same, common, {key: [before, after]} of up to 20 that differ] against an earlier
+    run's explained.json."""
+    before = {row["key"]: row["category"]
+              for row in json.loads((Path(baseline) / "explained.json").read_text(encoding="utf-8"))["rows"]}
+    common = [k for k in r.answers if k in before]
+    differ = {k: [before[k], r.answers[k].category] for k in common if before[k] != r.answers[k].category}
+    return [len(common) - len(differ), len(common), dict(list(differ.items())[:20])]
 
 
 def dtype_agreement(answers, profile_name):

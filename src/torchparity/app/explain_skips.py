@@ -318,6 +318,9 @@ class Store:
         self.db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, device TEXT, data TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS op_rows (key TEXT PRIMARY KEY, data TEXT)")
         self.db.commit()
+        self._committed = time.monotonic()
+
+    COMMIT_EVERY_S = 1.0  # a crash loses at most this much of the answers (a rerun redoes them)
 
     def answers(self, device: str) -> Dict[str, Answer]:
         rows = self.db.execute("SELECT key, data FROM answers WHERE device = ?", (device,)).fetchall()
@@ -326,7 +329,7 @@ class Store:
     def put_answer(self, device: str, a: Answer) -> None:
         self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)",
                         (a.key, device, json.dumps(a.as_dict(), default=str)))
-        self.db.commit()
+        self._soon()
 
     def op_row(self, key: str) -> Optional[Dict[str, Any]]:
         row = self.db.execute("SELECT data FROM op_rows WHERE key = ?", (key,)).fetchone()
@@ -334,9 +337,20 @@ class Store:
 
     def put_op_row(self, key: str, data: Dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO op_rows VALUES (?, ?)", (key, json.dumps(data, default=str)))
+        self._soon()
+
+    def _soon(self) -> None:
+        """Commit at most once a second instead of once a row (a commit syncs the file:
+        32,068 of them were minutes of the run)."""
+        if time.monotonic() - self._committed >= self.COMMIT_EVERY_S:
+            self.commit()
+
+    def commit(self) -> None:
         self.db.commit()
+        self._committed = time.monotonic()
 
     def close(self) -> None:
+        self.commit()
         self.db.close()
 
 
@@ -367,18 +381,48 @@ def _api_for(full_name: str, db: str) -> Optional[Tuple[str, str]]:
 def op_facts(profile, e: Entry, max_samples: int) -> Dict[str, Any]:
     """The capability prediction of the entry's op and dtype, with each refusal's kernel
     fact and source (``app.predict`` on the CPU footprint)."""
+    return op_facts_many(profile, [e], max_samples)[0]
+
+
+def op_facts_many(profile, entries: Sequence[Entry], max_samples: int) -> List[Dict[str, Any]]:
+    """:func:`op_facts` of each entry, with one ``predict`` call per (API, grads) for all
+    the dtypes its entries ask (``predict`` traces every OpInfo variant of an API: the
+    rows of div.floor_rounding and div.trunc_rounding share a call); a call that fails
+    falls back to one call per entry, so that one dtype's failure stays its own."""
     from .predict import predict
 
-    found = _api_for(e.op or "", e.op_db or "op_db")
-    if found is None:
-        return {"status": "unknown", "reason": f"no op_db entry for {e.op}"}
-    api, key = found
-    grads = _with_grads(e)
-    try:
-        preds = predict([api], profile, dtypes=[e.dtype], grads=grads, max_samples=max_samples)
-    except Exception as exc:  # the prediction itself failed: no answer about the chip
-        return {"status": "unknown", "reason": f"prediction failed: {type(exc).__name__}: {exc}"}
-    pred = next((p for p in preds if p.variant == key), None)
+    out: List[Optional[Dict[str, Any]]] = [None] * len(entries)
+    groups: Dict[Tuple[str, bool], List[int]] = {}
+    for i, e in enumerate(entries):
+        found = _api_for(e.op or "", e.op_db or "op_db")
+        if found is None:
+            out[i] = {"status": "unknown", "reason": f"no op_db entry for {e.op}"}
+            continue
+        groups.setdefault((found[0], _with_grads(e)), []).append(i)
+    for (api, grads), idx in groups.items():
+        dtypes = sorted({entries[i].dtype for i in idx})
+        preds = None
+        if len(idx) > 1:
+            try:
+                preds = predict([api], profile, dtypes=dtypes, grads=grads, max_samples=max_samples)
+            except Exception:  # noqa: BLE001 - asked again entry by entry below
+                preds = None
+        for i in idx:
+            e = entries[i]
+            key = _api_for(e.op or "", e.op_db or "op_db")[1]
+            mine = preds
+            if mine is None:
+                try:
+                    mine = predict([api], profile, dtypes=[e.dtype], grads=grads, max_samples=max_samples)
+                except Exception as exc:  # the prediction itself failed: no answer about the chip
+                    out[i] = {"status": "unknown", "reason": f"prediction failed: {type(exc).__name__}: {exc}"}
+                    continue
+            pred = next((p for p in mine if p.variant == key and p.dtype == e.dtype), None)
+            out[i] = _facts(profile, pred, api, key, grads)
+    return out  # type: ignore[return-value]
+
+
+def _facts(profile, pred, api: str, key: str, grads: bool) -> Dict[str, Any]:
     if pred is None:
         return {"status": "unknown", "reason": f"no prediction for {key}"}
     refusals = []
@@ -491,6 +535,7 @@ def _value_verdict(error: Optional[Dict[str, Any]]) -> Optional[str]:
 # -- the error against a float64 golden -------------------------------------------------------
 
 MEASURE_SAMPLES = 3
+FACTS_CHUNK = 200  # op rows whose predictions are kept together
 MEASURE_BATCH = 200  # (op, dtype) pairs per measuring child: its start (torch, the device) is shared
 
 
@@ -781,19 +826,23 @@ def explain_skips(*, disabled: str, tests: Optional[str], device: str, out: str,
     else:
         entries = [parse_entry(k, raw[k], names, tree) for k in select(list(raw), sample)]
     kept = Store(out_dir)
+    pool = None
     try:
         answers = {k: a for k, a in kept.answers(adapter.spec).items() if k in raw}
         todo = [e for e in entries if e.key not in answers]
         phases: Dict[str, float] = {"setup": round(time.monotonic() - started, 1)}
         _answer_unparsed(todo, answers, kept, adapter.spec)
+        pool = _replay_pool(todo, tree, adapter, jobs)  # starting now: beside the @ops part
         t = time.monotonic()
         _answer_ops(todo, answers, kept, adapter, profile, emulated, max_samples, measure_timeout,
                     progress, swept)
         phases["opinfo"] = round(time.monotonic() - t, 1)
         t = time.monotonic()
-        _answer_replays(todo, answers, kept, adapter, tree, emulated, side_timeout, jobs, progress)
+        _answer_replays(todo, answers, kept, adapter, tree, emulated, side_timeout, jobs, progress, pool)
         phases["replay"] = round(time.monotonic() - t, 1)
     finally:
+        if pool is not None:
+            pool.close()
         kept.close()
     answers = {e.key: answers[e.key] for e in entries if e.key in answers}
     result = Result(entries, answers, adapter.spec, emulated, soc_label(adapter),
@@ -827,17 +876,35 @@ def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, m
         return
     spec = adapter.spec
     rows: Dict[str, Dict[str, Any]] = {}
-    for i, e in enumerate(ops):
+    missing: Dict[str, Entry] = {}  # one entry per row whose facts the store lacks
+    for e in ops:
         if e.dtype is None:
             continue
         k = _op_row_key(spec, e)
         if k not in rows:
             rows[k] = store.op_row(k) or {}
             if "facts" not in rows[k]:
-                rows[k]["facts"] = op_facts(profile, e, max_samples)
-                store.put_op_row(k, rows[k])
+                missing[k] = e
+    # one predict call per (API, grads) for all its rows, a chunk of APIs at a time (kept as
+    # each chunk is done: a rerun resumes from there)
+    by_api: Dict[Tuple[str, bool], List[str]] = {}
+    for k, e in missing.items():
+        found = _api_for(e.op or "", e.op_db or "op_db")
+        by_api.setdefault((found[0] if found else f"?{e.op}", _with_grads(e)), []).append(k)
+    chunks: List[List[str]] = [[]]
+    for group in by_api.values():
+        if len(chunks[-1]) >= FACTS_CHUNK:
+            chunks.append([])
+        chunks[-1].extend(group)
+    done = len(rows) - len(missing)
+    for chunk in chunks:
+        for k, facts in zip(chunk, op_facts_many(profile, [missing[k] for k in chunk], max_samples)):
+            rows[k]["facts"] = facts
+            store.put_op_row(k, rows[k])
+        store.commit()
+        done += len(chunk)
         if progress:
-            progress("capability facts", i + 1, len(ops))
+            progress("capability facts", done, len(rows))
     # the error against float64, for the rows the profile lets through
     need: Dict[Tuple[str, str], List[str]] = {}
     for e in ops:
@@ -871,7 +938,20 @@ def _answer_ops(todo, answers, store, adapter, profile, emulated, max_samples, m
         store.put_answer(spec, a)
 
 
-def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout, jobs, progress) -> None:
+def _replay_pool(todo: List[Entry], tree: Optional[TreeIndex], adapter, jobs: int):
+    """The batched replays' zygotes, started (not waited for) when some entry will replay
+    in them; None otherwise."""
+    from ..run.upstream_handler import isolation
+
+    if tree is None or isolation(adapter) != "fork" or not any(e.kind == "replay" for e in todo):
+        return None
+    from . import explain_skips_replay as R
+
+    return R.ZygotePool(adapter.spec, R.zygote_env(adapter.spec, adapter.worker_env()), jobs).start()
+
+
+def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout, jobs, progress,
+                    pool=None) -> None:
     rest = [e for e in todo if e.kind == "replay" and e.key not in answers]
     if not rest:
         return
@@ -894,7 +974,8 @@ def _answer_replays(todo, answers, store, adapter, tree, emulated, side_timeout,
     from ..run.upstream_handler import isolation
 
     if isolation(adapter) == "fork":  # the device lives in this process's memory: batched per file
-        _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs, progress)
+        _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs, progress,
+                                pool)
         return
     from ..run.executors import make_executor
     from ..run.pool import CaseEvent
@@ -951,7 +1032,7 @@ def _side(row: Optional[Dict[str, str]]) -> Dict[str, Any]:
 
 
 def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs,
-                            progress) -> None:
+                            progress, pool=None) -> None:
     """Each test file imported once per side for all its listed tests (explain_skips_replay):
     the listed test runs as listed first; one that does not pass there runs on the CPU too,
     so that a failure of the device is told apart from a test failing everywhere."""
@@ -991,12 +1072,14 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
                                                       if env.get("TORCHPARITY_TORCH_NPU") else "")
         if a.category == "DTYPE":
             _add_kernel_fact(a, getattr(adapter, "profile", None))
+        a.evidence["seconds"] = timings.get(i, {})
         answers[e.key] = a
         store.put_answer(spec, a)
         done[0] += 1
         if progress:
             progress("replays", done[0], total)
 
+    timings: Dict[int, Dict[str, Any]] = {}
     listed_cpu = [i for i in range(total) if owners[i].device == "cpu"]
     on_cpu_side = set(listed_cpu)
     reqs = requests("device", [i for i in range(total) if i not in on_cpu_side])
@@ -1005,6 +1088,7 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
 
     def on_first(req, j, row) -> None:
         i = req["owners"][j]
+        timings[i] = _timing(row, req["side"])
         if row.get("outcome") in ("pass", "xfail"):
             finish(i, {"status": "pass", "cause": None, "detail": f"{row.get('method')}: {row['outcome']}",
                        "outcomes": {"device": row["outcome"]}}, row.get("method"))
@@ -1017,18 +1101,26 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
             first[i] = row
             again.append(i)
 
-    R.run_requests(reqs, spec, env, jobs, on_first)
+    R.run_requests(reqs, spec, env, jobs, on_first, pool)
     if not again:
         return
 
     def on_cpu(req, j, row) -> None:
         i = req["owners"][j]
+        timings[i].update(_timing(row, "cpu"))
         dev = first[i]
         cpu = _side(row)
         payload = compare(cpu, _side(dev) if "variants" in cpu else None, adapter.type, adapter.error_patterns())
         finish(i, payload, dev.get("method"))
 
-    R.run_requests(requests("cpu", sorted(again)), spec, env, jobs, on_cpu)
+    R.run_requests(requests("cpu", sorted(again)), spec, env, jobs, on_cpu, pool)
+
+
+def _timing(row: Dict[str, Any], side: str) -> Dict[str, Any]:
+    """The seconds of one side of a batched replay: the test's own, and its file's import
+    (shared by every test of the file on that side)."""
+    return {k: v for k, v in ((side, row.get("seconds")), (f"{side}_file_import", row.get("load_s")))
+            if v is not None}
 
 
 _KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for \'(\w+)\'')

@@ -187,15 +187,19 @@ def _child(request: Dict[str, Any], start: int, write: Callable[[Dict[str, Any]]
     side = request["side"]
     if side == "cpu":
         _only_for_cpu()
+    began = time.monotonic()
     try:
         mod = load_test_module(request["root"], request["rel"])
     except BaseException as exc:  # noqa: BLE001 - the file's own failure to import
-        write({"file_error": _short(f"{type(exc).__name__}: {exc}")})
+        write({"file_error": _short(f"{type(exc).__name__}: {exc}"), "load_s": round(time.monotonic() - began, 2)})
         return
-    write({"loaded": True})
+    write({"loaded": True, "load_s": round(time.monotonic() - began, 2)})
     for i, test in enumerate(request["tests"][start:], start):
         write({"start": i})
-        write({"index": i, "row": _run_one(mod, test, side, request["torch_device"], request["per_test"])})
+        began = time.monotonic()
+        row = _run_one(mod, test, side, request["torch_device"], request["per_test"])
+        row["seconds"] = round(time.monotonic() - began, 3)  # the test's own time (the store keeps it)
+        write({"index": i, "row": row})
 
 
 def _fork_child(request: Dict[str, Any], start: int):
@@ -234,7 +238,7 @@ def _serve(request: Dict[str, Any], emit: Callable[[Dict[str, Any]], None]) -> N
     start = 0
     while start < len(tests):
         pid, fd = _fork_child(request, start)
-        buf, current, loaded, done_to = b"", None, False, start
+        buf, current, loaded, done_to, load_s = b"", None, False, start, None
         deadline = time.monotonic() + load_timeout
         problem = None
         while True:
@@ -254,14 +258,16 @@ def _serve(request: Dict[str, Any], emit: Callable[[Dict[str, Any]], None]) -> N
                 msg = json.loads(line)
                 if "file_error" in msg:
                     for i in range(start, len(tests)):
-                        emit({"index": i, "row": {"outcome": "file_error", "detail": msg["file_error"]}})
+                        emit({"index": i, "row": {"outcome": "file_error", "detail": msg["file_error"],
+                                                  "load_s": msg.get("load_s")}})
                     done_to = len(tests)
                 elif "loaded" in msg:
-                    loaded = True
+                    loaded, load_s = True, msg.get("load_s")
                 elif "start" in msg:
                     current = msg["start"]
                     deadline = time.monotonic() + per_test * 2 + 10  # the alarm is the first bound
                 elif "index" in msg:
+                    msg["row"]["load_s"] = load_s  # the file's import, shared by its tests
                     emit(msg)
                     done_to = msg["index"] + 1
                     current = None
@@ -352,7 +358,11 @@ def zygote_env(spec: str, worker_env: Dict[str, str]) -> Dict[str, str]:
 
 
 class Zygote:
-    def __init__(self, spec: str, env: Dict[str, str], ready_timeout: float = 600.0):
+    """One zygote process. It starts at once (``Popen``) and is waited for at its first
+    request, so that its start (torch, the device, the test framework: seconds) overlaps
+    whatever the caller does meanwhile."""
+
+    def __init__(self, spec: str, env: Dict[str, str], ready_timeout: float = 600.0, wait: bool = True):
         self.proc = subprocess.Popen([sys.executable, "-m", "torchparity.app.explain_skips_replay"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, text=True, start_new_session=True)
@@ -360,10 +370,18 @@ class Zygote:
         self.proc.stdin.write(json.dumps({"device": spec}) + "\n")
         self.proc.stdin.flush()
         self.timeout = ready_timeout
-        msg = self._read(ready_timeout)
+        self.ready = False
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        if self.ready:
+            return
+        msg = self._read(self.timeout)
         if not msg or not msg.get("ready"):
             self.close()
             raise RuntimeError("the replay process did not start")
+        self.ready = True
 
     def _read(self, timeout: float) -> Optional[Dict[str, Any]]:
         """The next line, or None when none came in ``timeout`` or the zygote is gone."""
@@ -409,50 +427,92 @@ class Zygote:
             pass
 
 
+class ZygotePool:
+    """``jobs`` zygotes kept for several :func:`run_requests` calls (the device round and
+    the CPU round of explain-skips share them); :meth:`start` spawns them without waiting."""
+
+    def __init__(self, spec: str, env: Dict[str, str], jobs: int):
+        self.spec, self.env = spec, env
+        self.slots: List[Optional[Zygote]] = [None] * max(1, jobs)
+
+    def start(self) -> "ZygotePool":
+        for i, z in enumerate(self.slots):
+            if z is None:
+                try:
+                    self.slots[i] = Zygote(self.spec, self.env, wait=False)
+                except OSError:
+                    self.slots[i] = None
+        return self
+
+    def get(self, i: int) -> Zygote:
+        """The ready zygote of slot ``i`` (a fresh one when it has none); RuntimeError when
+        it does not start."""
+        z = self.slots[i]
+        if z is None:
+            z = self.slots[i] = Zygote(self.spec, self.env, wait=False)
+        try:
+            z.wait_ready()
+        except RuntimeError:
+            self.slots[i] = None
+            raise
+        return z
+
+    def drop(self, i: int) -> None:
+        z, self.slots[i] = self.slots[i], None
+        if z is not None:
+            z.close()
+
+    def close(self) -> None:
+        for i in range(len(self.slots)):
+            self.drop(i)
+
+
 def run_requests(requests: List[Dict[str, Any]], spec: str, env: Dict[str, str], jobs: int,
-                 on_row: Callable[[Dict[str, Any], int, Dict[str, str]], None]) -> None:
-    """Every request on ``jobs`` zygotes; on_row(request, index, row) as rows come (from
-    threads, one at a time). A test left without a row (a lost zygote) gets a crash row."""
+                 on_row: Callable[[Dict[str, Any], int, Dict[str, str]], None],
+                 pool: Optional[ZygotePool] = None) -> None:
+    """Every request on ``jobs`` zygotes (those of ``pool``, which stays open, or fresh
+    ones closed at the end); on_row(request, index, row) as rows come (from threads, one
+    at a time). A test left without a row (a lost zygote) gets a crash row."""
     lock = threading.Lock()
     queue = list(requests)
+    own = pool is None
+    zygotes = pool if pool is not None else ZygotePool(spec, env, jobs)
 
-    def worker() -> None:
-        zygote: Optional[Zygote] = None
-        try:
-            while True:
+    def worker(slot: int) -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                request = queue.pop(0)
+            got = set()
+
+            def row(i, r, req=request, got=got):
+                got.add(i)
                 with lock:
-                    if not queue:
-                        return
-                    request = queue.pop(0)
-                got = set()
+                    on_row(req, i, r)
+            try:
+                zygote = zygotes.get(slot)
+            except RuntimeError as exc:
+                for i in range(len(request["tests"])):
+                    row(i, {"outcome": "crash", "detail": str(exc)})
+                continue
+            budget = request["load_timeout"] + len(request["tests"]) * (request["per_test"] * 2 + 12)
+            if not zygote.run(request, row, budget):
+                zygotes.drop(slot)
+                for i in range(len(request["tests"])):
+                    if i not in got:
+                        row(i, {"outcome": "crash", "detail": "the replay process was lost"})
 
-                def row(i, r, req=request, got=got):
-                    got.add(i)
-                    with lock:
-                        on_row(req, i, r)
-                if zygote is None:
-                    try:
-                        zygote = Zygote(spec, env)
-                    except RuntimeError as exc:
-                        for i in range(len(request["tests"])):
-                            row(i, {"outcome": "crash", "detail": str(exc)})
-                        continue
-                budget = request["load_timeout"] + len(request["tests"]) * (request["per_test"] * 2 + 12)
-                if not zygote.run(request, row, budget):
-                    zygote.close()
-                    zygote = None
-                    for i in range(len(request["tests"])):
-                        if i not in got:
-                            row(i, {"outcome": "crash", "detail": "the replay process was lost"})
-        finally:
-            if zygote is not None:
-                zygote.close()
-
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    try:
+        threads = [threading.Thread(target=worker, args=(slot,), daemon=True)
+                   for slot in range(len(zygotes.slots))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        if own:
+            zygotes.close()
 
 
 if __name__ == "__main__":
