@@ -3,8 +3,9 @@ world's folder."""
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, List
 
 import torch
 
@@ -30,19 +31,52 @@ def part(out: Dict[str, Any], name: str, fn: Callable[[], Any]) -> None:
         out[name] = {ERROR: (type(exc).__name__, first[:500])}
 
 
+# the dtype the body running in this rank asked for (``in_dtype``): the models and inputs
+# below are made in it (float32 outside a body)
+_DTYPES: List[torch.dtype] = []
+
+
+def in_dtype(body: Callable[..., Any]) -> Callable[..., Any]:
+    """A world body ``body(rank, world, device, dtype)`` whose models and inputs
+    (``model``, ``inputs``, ``cast``) are made in ``dtype``: the case's dtype reaches
+    every part without each helper taking it (float16 / bfloat16 are what an Ascend user
+    trains in)."""
+    @functools.wraps(body)
+    def run(rank, world, device, dtype):
+        _DTYPES.append(dtype)
+        try:
+            return body(rank, world, device, dtype)
+        finally:
+            _DTYPES.pop()
+    return run
+
+
+def current_dtype() -> torch.dtype:
+    return _DTYPES[-1] if _DTYPES else torch.float32
+
+
+def cast(x: Any, device: str) -> Any:
+    """A module or tensor made on the CPU, moved to ``device``, its floating values in the
+    body's dtype (integer tensors keep theirs)."""
+    if isinstance(x, torch.Tensor) and not x.is_floating_point():
+        return x.to(device)
+    return x.to(device=device, dtype=current_dtype())
+
+
 def model(device: str, width: int = 4, out: int = 2) -> torch.nn.Module:
-    """The same small model on every rank (seeded), built on the CPU and moved."""
+    """The same small model on every rank (seeded), built on the CPU (float32, then cast:
+    the same starting values in every dtype) and moved."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         m = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(),
                                 torch.nn.Linear(width, out))
-    return m.to(device)
+    return cast(m, device)
 
 
 def inputs(device: str, rank: int, step: int = 0, rows: int = 3, width: int = 4) -> torch.Tensor:
-    """A batch that differs per rank and step, made on the CPU."""
+    """A batch that differs per rank and step, made on the CPU (in the body's dtype)."""
     g = torch.Generator().manual_seed(1000 * rank + step + 1)
-    return torch.randn(rows, width, generator=g).to(device)
+    return cast(torch.randn(rows, width, generator=g), device)
 
 
 def sgd_step(m: torch.nn.Module, lr: float = 0.1):
