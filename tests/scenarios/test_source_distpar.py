@@ -182,3 +182,30 @@ def test_world_bodies_make_their_models_and_inputs_in_the_case_dtype():
     assert torch.equal(f16[3], f32[3].half().float())  # float32 values, rounded
     assert util.model("cpu")[0].weight.dtype == torch.float32  # outside a body: float32
     assert all(getattr(b, "__wrapped__", None) for b in distpar.BODIES.values())
+
+
+def test_a_refused_scaffolding_step_is_not_the_apis_answer():
+    """The optimizer a world body runs around the API (the SGD after a DDP backward, the
+    Adam a checkpoint helper saves) refused in the case's dtype raises ScaffoldingRefused,
+    kept as such through a part and a rank (the row: "scaffolding refused", not_comparable);
+    any other error of the step is still raised as itself."""
+    from torchparity.scenarios.registry import ScaffoldingRefused
+    from torchparity.scenarios.sources.distpar.util import scaffold_step
+
+    class Refused(torch.optim.SGD):
+        def step(self, closure=None):
+            raise RuntimeError('"_foreach_add__npu" not implemented for \'Half\'')
+
+    class Broken(torch.optim.SGD):
+        def step(self, closure=None):
+            raise RuntimeError("The size of tensor a (4) must match the size of tensor b (3)")
+
+    p = [torch.nn.Parameter(torch.ones(2))]
+    with pytest.raises(ScaffoldingRefused, match="step the scenario runs around the API was refused: .*_foreach_add__npu"):
+        scaffold_step(Refused(p, lr=0.1))
+    with pytest.raises(RuntimeError, match="size of tensor"):
+        scaffold_step(Broken(p, lr=0.1))
+    out = {}
+    part(out, "ddp", lambda: scaffold_step(Refused(p, lr=0.1)))
+    with pytest.raises(ScaffoldingRefused, match=r"\(rank 0\)"):
+        distpar._pick([out, out], "ddp")

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import torch
 
 from ....results.models import Text
-from ...registry import Raises, Scenario
+from ...registry import Raises, ScaffoldingRefused, Scenario
 from ..base import FLOATS, ModuleSource, probed
 from . import dcp as _distpar_dcp
 from . import ddp as _distpar_ddp
@@ -243,7 +243,8 @@ def _pick(per_rank: List[Any], part: str) -> List[Any]:
             kind, message = value[ERROR]
             import builtins
 
-            klass = getattr(builtins, kind, None)
+            # a refused scaffolding step (util.scaffold_step) stays one: "scaffolding refused"
+            klass = ScaffoldingRefused if kind == ScaffoldingRefused.__name__ else getattr(builtins, kind, None)
             message = f"{message} (rank {rank})"
             if isinstance(klass, type) and issubclass(klass, Exception):
                 raise klass(message)

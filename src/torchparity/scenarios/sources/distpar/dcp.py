@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 import torch
 
-from .util import cast, inputs, model, part, world_dir
+from .util import cast, inputs, model, part, scaffold_step, world_dir
 
 
 def _items(plan) -> List[Any]:
@@ -305,9 +305,9 @@ def _helpers(out, rank, device):
 
     def make():
         m = model(device)
-        opt = torch.optim.Adam(m.parameters(), lr=0.1)
+        opt = torch.optim.Adam(m.parameters(), lr=0.1, foreach=False)
         m(inputs(device, rank, 0)).sum().backward()
-        opt.step()
+        scaffold_step(opt)
         return m, opt
 
     opts = S.StateDictOptions(full_state_dict=True, cpu_offload=False)

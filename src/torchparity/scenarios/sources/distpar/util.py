@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import Any, Callable, Dict, List
 
 import torch
+
+from ...registry import ScaffoldingRefused
 
 ERROR = "__part_error__"  # the key a failed part's value carries: (type name, first line)
 
@@ -79,9 +82,30 @@ def inputs(device: str, rank: int, step: int = 0, rows: int = 3, width: int = 4)
     return cast(torch.randn(rows, width, generator=g), device)
 
 
+# what a device's refusal of an op in a dtype says (the emulated device's, torch's own)
+_REFUSAL = re.compile(r"not implemented for|Could not run|not supported|unsupported", re.I)
+
+
+def scaffold_step(opt: torch.optim.Optimizer) -> None:
+    """One step of an optimizer the body runs around the API (scaffolding: the SGD after a
+    DDP backward, the Adam whose state a checkpoint helper saves). A device refusal in the
+    case's dtype is not the API's answer: ``ScaffoldingRefused``, so the row reads
+    "scaffolding refused" (not_comparable), never a verdict. The optimizers here run their
+    per-parameter loop (``foreach=False``): the ops the most devices run, the same
+    arithmetic as the fused lists."""
+    try:
+        opt.step()
+    except (RuntimeError, NotImplementedError, TypeError) as exc:
+        if not _REFUSAL.search(str(exc)):
+            raise
+        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+        raise ScaffoldingRefused(f"the {type(opt).__name__} step the scenario runs around the API "
+                                 f"was refused: {first[:300]}") from exc
+
+
 def sgd_step(m: torch.nn.Module, lr: float = 0.1):
-    opt = torch.optim.SGD(m.parameters(), lr=lr)
-    opt.step()
+    opt = torch.optim.SGD(m.parameters(), lr=lr, foreach=False)
+    scaffold_step(opt)
     return [p.detach().clone() for p in m.parameters()]
 
 
