@@ -17,7 +17,30 @@ def _scenarios(api):
     return sources.source("distpar").scenarios(api, resolve(api).obj)
 
 
-def test_every_api_names_a_body_and_the_others_are_left_alone():
+class _AnyPart(dict):
+    """A rank's answer with a value for every part (a fake world's)."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self.dtype = dtype
+
+    def get(self, key, default=None):
+        return torch.ones(2, dtype=self.dtype)
+
+
+@pytest.fixture
+def cpu_world(monkeypatch):
+    """Planning probes each world case on the CPU (a world of 2 processes, seconds): here
+    a fake world answers every part in every dtype, so the tests below stay fast."""
+    from torchparity.scenarios.sources import world
+
+    monkeypatch.setattr(world, "run_world", lambda body, device, dtype, **kw: [_AnyPart(dtype)] * 2)
+    distpar._scenarios.cache_clear()
+    yield
+    distpar._scenarios.cache_clear()
+
+
+def test_every_api_names_a_body_and_the_others_are_left_alone(cpu_world):
     assert {body for body, _, _ in distpar.APIS.values()} <= set(distpar.BODIES)
     sc = _scenarios("torch.distributed.fsdp.FullyShardedDataParallel.no_sync")
     assert [s.id for s in sc] == ["world2-fsdp-no_sync"] and sc[0].source == "distpar"
@@ -29,7 +52,7 @@ def test_every_api_names_a_body_and_the_others_are_left_alone():
     assert "not a torch.distributed" in distpar.why_not("torch.mm", torch.mm)
 
 
-def test_the_own_refusals_of_torch_are_expected_raises():
+def test_the_own_refusals_of_torch_are_expected_raises(cpu_world):
     sc = _scenarios("torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook")[0]
     assert sc.raises is not None and sc.raises.type == "TypeError"
     assert _scenarios("torch.nn.parallel.DistributedDataParallel")[0].raises is None
@@ -91,3 +114,98 @@ def test_join_world_and_data_parallel_on_the_emulated_device(tmp_path):
     assert "torch.distributed.checkpoint.staging.BlockingAsyncStager.stage pass True" in out
     assert "totals [4, 5] [False, True] [1, 0] [2, 2]" in out
     assert "children 0" in out
+
+
+def test_world_cases_are_asked_in_float16_and_bfloat16_as_the_cpu_world_answers(monkeypatch):
+    """Issue 20: a world case (DDP, FSDP, DTensor, pipelining, checkpointing) is asked in
+    every float dtype — float16 and bfloat16, the dtypes an Ascend user trains in,
+    included — and the CPU world's own answer per dtype (one world, at planning) keeps only
+    the dtypes the API runs in. The world is faked here: the CPU refuses float64."""
+    from torchparity.scenarios.sources import world
+    from torchparity.scenarios.sources.distpar.util import ERROR
+
+    asked = []
+
+    def fake_world(body, device, dtype, batch=(), **kw):
+        asked.append((body, device, str(dtype), tuple(batch)))
+        if dtype == torch.float64:
+            return [{"ddp": {ERROR: ("RuntimeError", "no float64 here")}}] * 2
+        return [{"ddp": {"grads": [torch.ones(2, dtype=dtype)]}}] * 2
+
+    monkeypatch.setattr(world, "run_world", fake_world)
+    distpar._scenarios.cache_clear()
+    try:
+        sc = distpar.scenarios("torch.nn.parallel.DistributedDataParallel", None)
+        assert [s.dtypes for s in sc] == [("float32", "float16", "bfloat16")]
+        assert sc[0].id == "world2-ddp-ddp" and sc[0].timeout_s == 900.0 and sc[0].golden is not None
+        assert {a[0] for a in asked} == {"distpar:ddp"} and {a[1] for a in asked} == {"cpu"}
+        assert all(a[3] == ("float32", "float64", "float16", "bfloat16") for a in asked)  # one world
+        hook = distpar.scenarios("torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook", None)
+        assert hook[0].dtypes == ("float32",) and hook[0].raises is not None  # its refusal: no dtype
+        got = sc[0].fn("cpu", torch.bfloat16)
+        assert got[0]["grads"][0].dtype == torch.bfloat16
+    finally:
+        distpar._scenarios.cache_clear()
+
+
+def test_a_cpu_world_that_answers_in_no_dtype_keeps_the_float32_case(monkeypatch):
+    """A CPU world that cannot start at planning leaves no silent gap: the float32 case
+    stays, and its run reports the world's failure."""
+    from torchparity.scenarios.sources import world
+
+    def broken(*a, **kw):
+        raise world.WorldError("rank 0 exited with 1 without a result")
+
+    monkeypatch.setattr(world, "run_world", broken)
+    distpar._scenarios.cache_clear()
+    try:
+        sc = distpar.scenarios("torch.distributed.fsdp.FullyShardedDataParallel.no_sync", None)
+        assert [(s.id, s.dtypes) for s in sc] == [("world2-fsdp-no_sync", ("float32",))]
+    finally:
+        distpar._scenarios.cache_clear()
+
+
+def test_world_bodies_make_their_models_and_inputs_in_the_case_dtype():
+    """The helpers every world body builds with (``model``, ``inputs``, ``cast``) make
+    them in the dtype the body runs in (``in_dtype``), the same seeded values in each."""
+    from torchparity.scenarios.sources.distpar import util
+
+    def body(rank, world, device, dtype):
+        m = util.model(device)
+        return ([p.dtype for p in m.parameters()], util.inputs(device, rank), util.cast(torch.arange(3), device),
+                m[0].weight.detach().float())
+
+    f16 = util.in_dtype(body)(0, 2, "cpu", torch.float16)
+    f32 = util.in_dtype(body)(0, 2, "cpu", torch.float32)
+    assert set(f16[0]) == {torch.float16} and f16[1].dtype == torch.float16
+    assert f16[2].dtype == torch.int64  # integer tensors keep their dtype
+    assert torch.equal(f16[3], f32[3].half().float())  # float32 values, rounded
+    assert util.model("cpu")[0].weight.dtype == torch.float32  # outside a body: float32
+    assert all(getattr(b, "__wrapped__", None) for b in distpar.BODIES.values())
+
+
+def test_a_refused_scaffolding_step_is_not_the_apis_answer():
+    """The optimizer a world body runs around the API (the SGD after a DDP backward, the
+    Adam a checkpoint helper saves) refused in the case's dtype raises ScaffoldingRefused,
+    kept as such through a part and a rank (the row: "scaffolding refused", not_comparable);
+    any other error of the step is still raised as itself."""
+    from torchparity.scenarios.registry import ScaffoldingRefused
+    from torchparity.scenarios.sources.distpar.util import scaffold_step
+
+    class Refused(torch.optim.SGD):
+        def step(self, closure=None):
+            raise RuntimeError('"_foreach_add__npu" not implemented for \'Half\'')
+
+    class Broken(torch.optim.SGD):
+        def step(self, closure=None):
+            raise RuntimeError("The size of tensor a (4) must match the size of tensor b (3)")
+
+    p = [torch.nn.Parameter(torch.ones(2))]
+    with pytest.raises(ScaffoldingRefused, match="step the scenario runs around the API was refused: .*_foreach_add__npu"):
+        scaffold_step(Refused(p, lr=0.1))
+    with pytest.raises(RuntimeError, match="size of tensor"):
+        scaffold_step(Broken(p, lr=0.1))
+    out = {}
+    part(out, "ddp", lambda: scaffold_step(Refused(p, lr=0.1)))
+    with pytest.raises(ScaffoldingRefused, match=r"\(rank 0\)"):
+        distpar._pick([out, out], "ddp")

@@ -91,3 +91,17 @@ def test_every_case_is_a_listed_api_of_the_shipped_docs():
     listed = {e.name for e in load_vendor_docs(str(docs), "2.13.0").entries if e.name.startswith("torch.ao.")}
     assert set(quant.members()) <= listed
     assert len(quant.members()) >= 118
+
+
+def test_flows_are_asked_in_float16_and_bfloat16_where_torch_ao_takes_them():
+    """Issue 20: a prepare flow moves its model in the case's dtype (before, the model
+    stayed float32 and the CPU refused every low-precision flow with a dtype mismatch of
+    the scenario's own making); torch.ao's own float32-only kernels (the fused fake-quant
+    op of QAT) stay float32-only, as the CPU says."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        flow = quant.scenarios(P + "qconfig_mapping.get_default_qconfig_mapping", None)
+        qat = quant.scenarios(P + "prepare_qat", None)
+    assert {"float16", "bfloat16", "float32"} <= {d for sc in flow for d in sc.dtypes}
+    assert all(sc.raises is None and sc.golden is not None for sc in flow)
+    assert [sc.dtypes for sc in qat] == [("float32",)]

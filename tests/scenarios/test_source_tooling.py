@@ -105,3 +105,18 @@ def test_the_snippet_runs_on_its_own(capsys):
     assert "PackageExporter" in code and "{device}" not in code
     exec(compile(code, "<snippet>", "exec"), {"__name__": "__main__"})
     assert capsys.readouterr().out.strip() == "rows=4"
+
+
+def test_cases_about_the_tensors_dtype_ask_float16_and_bfloat16_and_host_tools_do_not():
+    """Issue 20: what serialises, compares, shares or fills a tensor is asked in every
+    float dtype; a host-side tool (a name lookup, a config dump) stays one float32 row."""
+    low = ("torch.package.PackageExporter.save_pickle", "torch.package.PackageExporter.save_binary",
+           "torch.hub.load_state_dict_from_url", "torch.testing.assert_allclose",
+           "torch.utils.dlpack.to_dlpack", "torch.utils.deterministic.fill_uninitialized_memory")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for api in low:
+            assert [sc.dtypes for sc in tooling.scenarios(api, None)] == [
+                ("float32", "float64", "float16", "bfloat16")], api
+        for api in ("torch.__config__.show", "torch.overrides.resolve_name"):
+            assert [sc.dtypes for sc in tooling.scenarios(api, None)] == [("float32",)], api

@@ -44,7 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from ...api.footprint import UNRECORDED, StackRecorder, active_recorder
-from ..registry import HarnessFailure
+from ..registry import HarnessFailure, ScaffoldingRefused
 
 WORLD_SIZE = 2
 COLLECTIVE_TIMEOUT_S = 60.0
@@ -197,7 +197,8 @@ def _finish(per_rank: List[dict], device: str) -> List[Any]:
         return [to_device(entry["value"], device) for entry in per_rank]
     rank, (kind, message) = errors[0]
     message = f"{message} (rank {rank})"
-    klass = getattr(builtins, kind, None)
+    # a rank's refused scaffolding stays one ("scaffolding refused", never the API's answer)
+    klass = ScaffoldingRefused if kind == ScaffoldingRefused.__name__ else getattr(builtins, kind, None)
     if isinstance(klass, type) and issubclass(klass, Exception):
         raise klass(message)
     raise RuntimeError(f"{kind}: {message}")

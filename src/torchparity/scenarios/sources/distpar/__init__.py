@@ -22,21 +22,22 @@ attention path the CPU does not have (``context_parallel``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 
 from ....results.models import Text
-from ...registry import Raises, Scenario
-from ..base import ModuleSource, probed
+from ...registry import Raises, ScaffoldingRefused, Scenario
+from ..base import FLOATS, ModuleSource, probed
 from . import dcp as _distpar_dcp
 from . import ddp as _distpar_ddp
 from . import fsdp as _distpar_fsdp
 from . import mesh as _distpar_mesh
 from . import pipe as _distpar_pipe
 from .local import LOCAL
-from .util import ERROR
+from .util import ERROR, in_dtype
 
 NAME = "distpar"
 ORDER = 64
@@ -44,7 +45,8 @@ DTYPES = ("float32",)
 WORLD_S = 420.0  # one world (a body runs many parts; the machine may be slow)
 PREFIXES = ("torch.distributed.", "torch.nn.parallel.")
 
-BODIES: Dict[str, Callable[[int, int, str, torch.dtype], Any]] = {
+# each body makes its models and inputs in the case's dtype (``util.in_dtype``)
+BODIES: Dict[str, Callable[[int, int, str, torch.dtype], Any]] = {name: in_dtype(body) for name, body in {
     "ddp": _distpar_ddp.ddp,
     "join": _distpar_ddp.join,
     "zero": _distpar_ddp.zero,
@@ -53,7 +55,7 @@ BODIES: Dict[str, Callable[[int, int, str, torch.dtype], Any]] = {
     "mesh": _distpar_mesh.mesh,
     "pipe": _distpar_pipe.pipe,
     "dcp": _distpar_dcp.dcp_body,
-}
+}.items()}
 
 _D = "torch.distributed."
 _HOOKS = _D + "algorithms.ddp_comm_hooks."
@@ -241,7 +243,8 @@ def _pick(per_rank: List[Any], part: str) -> List[Any]:
             kind, message = value[ERROR]
             import builtins
 
-            klass = getattr(builtins, kind, None)
+            # a refused scaffolding step (util.scaffold_step) stays one: "scaffolding refused"
+            klass = ScaffoldingRefused if kind == ScaffoldingRefused.__name__ else getattr(builtins, kind, None)
             message = f"{message} (rank {rank})"
             if isinstance(klass, type) and issubclass(klass, Exception):
                 raise klass(message)
@@ -254,7 +257,9 @@ def _world_fn(body: str, part: str):
     def run(device: str, dtype: torch.dtype):
         from ..world import run_world
 
-        return _pick(run_world(f"{NAME}:{body}", device, dtype, batch=DTYPES, timeout_s=WORLD_S), part)
+        # one world runs the body in every float dtype (the CPU's probe at planning, then
+        # the CPU reference, reuse it in this process)
+        return _pick(run_world(f"{NAME}:{body}", device, dtype, batch=FLOATS, timeout_s=WORLD_S), part)
     run.__name__ = f"world_{body}"
     return run
 
@@ -269,9 +274,7 @@ def _code(body: str, part: str) -> str:
 def _scenarios(api: str) -> Tuple[Scenario, ...]:
     if api in LOCAL:
         # one process: asked in every float dtype the CPU runs it in (float16 and bfloat16,
-        # the dtypes an Ascend user trains in, included); the world bodies below build
-        # their own float32 models (their low-precision parts are the compress hooks and
-        # FSDP's MixedPrecision), so their rows stay float32
+        # the dtypes an Ascend user trains in, included)
         fn, what, tags = LOCAL[api]
         return tuple(probed(
             "local", api, NAME, fn, DTYPES,
@@ -280,18 +283,29 @@ def _scenarios(api: str) -> Tuple[Scenario, ...]:
             expect_en="the same result as on the CPU", expect_zh="与 CPU 结果一致",
             tags=("distributed",) + tags))
     body, part, what = APIS[api]
+    sid = f"world2-{body}-{part.replace('|', '-')}"
+    description = Text(en=f"{api} in a world of 2 ranks on the device's collective backend: {what}",
+                       zh=f"{api} 在设备通信后端上的 2 进程组中运行: {what}")
     raises = Raises(*RAISES[api]) if api in RAISES else None
     expected = (Text(en=f"raises {raises.type} on every rank, as on the CPU (gloo)",
                      zh=f"每个 rank 都抛出 {raises.type}，与 CPU (gloo) 相同") if raises else
                 Text(en="every rank's result equals the same world's on the CPU (gloo)",
                      zh="每个 rank 的结果与 CPU (gloo) 上同样进程组的结果一致"))
-    return (Scenario(
-        id=f"world2-{body}-{part.replace('|', '-')}", api=api, fn=_world_fn(body, part),
-        description=Text(en=f"{api} in a world of 2 ranks on the device's collective backend: {what}",
-                         zh=f"{api} 在设备通信后端上的 2 进程组中运行: {what}"),
-        expected=expected, raises=raises,
-        dtypes=DTYPES, source=NAME, timeout_s=900.0, code=_code(body, part),
-        tags=("distributed",)),)
+    as_given = Scenario(
+        id=sid, api=api, fn=_world_fn(body, part), description=description,
+        expected=expected, raises=raises, dtypes=DTYPES, source=NAME, timeout_s=900.0,
+        code=_code(body, part), tags=("distributed",))
+    if raises is not None:  # the API's own refusal, whatever the dtype: nothing to probe
+        return (as_given,)
+    # every world body builds its model and inputs in the case's dtype (util.in_dtype): asked
+    # in every float dtype, float16 and bfloat16 included; the CPU world's answer per dtype
+    # (one world for all, at planning) keeps those the API runs in, as for any probed case.
+    # A CPU world that answers in no dtype (it cannot start here, it hung) keeps the float32
+    # scenario, whose run then says so (a harness error, never a silent gap)
+    got = probed(sid, api, NAME, as_given.fn, DTYPES, en=description.en, zh=description.zh,
+                 expect_en=expected.en, expect_zh=expected.zh, code=as_given.code,
+                 tags=as_given.tags)
+    return tuple(dataclasses.replace(sc, timeout_s=900.0) for sc in got) or (as_given,)
 
 
 def scenarios(api: str, obj: Any) -> List[Scenario]:

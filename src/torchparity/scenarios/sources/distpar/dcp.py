@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 import torch
 
-from .util import inputs, model, part, world_dir
+from .util import cast, inputs, model, part, scaffold_step, world_dir
 
 
 def _items(plan) -> List[Any]:
@@ -215,7 +215,7 @@ def dcp_body(rank, world, device, dtype):
     out = {}
     log, rec, SavePlanner, LoadPlanner = _recorders()
     Writer, Reader = _storage(rec)
-    path = world_dir("dcp")
+    path = world_dir(f"dcp-{dtype}")  # one checkpoint per dtype (the dtypes share a world)
 
     def round_trip():
         m = model(device)
@@ -226,7 +226,7 @@ def dcp_body(rank, world, device, dtype):
                  planner=SavePlanner())
         rec("Writer.validate_checkpoint_id", Writer.validate_checkpoint_id(path))
         fresh = {"model": {k: torch.zeros_like(v) for k, v in m.state_dict().items()},
-                 "counter": _Counter(device, 0), "shard": torch.zeros(4).to(device), "step": 0}
+                 "counter": _Counter(device, 0), "shard": cast(torch.zeros(4), device), "step": 0}
         dcp.load(fresh, checkpoint_id=path, storage_reader=Reader(path), planner=LoadPlanner())
         rec("Reader.validate_checkpoint_id", Reader.validate_checkpoint_id(path))
         return {"model": fresh["model"], "counter": fresh["counter"].value, "shard": fresh["shard"],
@@ -236,10 +236,10 @@ def dcp_body(rank, world, device, dtype):
         out[name] = values
 
     def legacy():
-        sub = world_dir("dcp-legacy")
+        sub = world_dir(f"dcp-legacy-{dtype}")
         sd = {"w": inputs(device, rank, 1)[0]}
         dcp.save_state_dict(sd, storage_writer=dcp.FileSystemWriter(sub, per_thread_copy_ahead=0))
-        back = {"w": torch.zeros(4).to(device)}
+        back = {"w": cast(torch.zeros(4), device)}
         dcp.load_state_dict(back, storage_reader=dcp.FileSystemReader(sub))
         return back
     part(out, "legacy", legacy)
@@ -305,9 +305,9 @@ def _helpers(out, rank, device):
 
     def make():
         m = model(device)
-        opt = torch.optim.Adam(m.parameters(), lr=0.1)
+        opt = torch.optim.Adam(m.parameters(), lr=0.1, foreach=False)
         m(inputs(device, rank, 0)).sum().backward()
-        opt.step()
+        scaffold_step(opt)
         return m, opt
 
     opts = S.StateDictOptions(full_state_dict=True, cpu_offload=False)
@@ -327,7 +327,7 @@ def _helpers(out, rank, device):
 
     def set_model():
         src, _ = make()
-        dst = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)).to(device)
+        dst = cast(torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)), device)
         got = S.set_model_state_dict(dst, S.get_model_state_dict(src))
         return {"missing": got.missing_keys, "params": [p.detach().clone() for p in dst.parameters()]}
     part(out, "set_model_state_dict", set_model)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from .util import inputs, model, part, sgd_step
+from .util import cast, inputs, model, part, sgd_step
 
 
 def _ddp(device, **kw):
@@ -203,9 +203,9 @@ def zero(rank, world, device, dtype):
 
     def add_group():
         m, z = _zero(device, parameters_as_bucket_view=False)
-        extra = torch.nn.Linear(2, 2).to(device)
+        extra = cast(torch.nn.Linear(2, 2), device)
         z.add_param_group({"params": list(extra.parameters()), "lr": 0.05})
-        (m(inputs(device, rank, 0)).sum() + extra(torch.ones(1, 2).to(device)).sum()).backward()
+        (m(inputs(device, rank, 0)).sum() + extra(cast(torch.ones(1, 2), device)).sum()).backward()
         z.step()
         return {"groups": len(z.param_groups), "extra": [p.detach().clone() for p in extra.parameters()]}
     part(out, "add_param_group", add_group)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .util import inputs, model, part
+from .util import inputs, model, part, scaffold_step
 
 
 def _fsdp(device, **kw):
@@ -121,9 +121,9 @@ def fsdp(rank, world, device, dtype):
 
     def optim_states():
         f = _fsdp(device)
-        opt = torch.optim.Adam(f.parameters(), lr=0.1)
+        opt = torch.optim.Adam(f.parameters(), lr=0.1, foreach=False)
         _fwd_bwd(f, device, rank)
-        opt.step()
+        scaffold_step(opt)
         full = FSDP.full_optim_state_dict(f, opt, rank0_only=False)
         got = {"full_optim_state_dict": _state_summary(full)}
         sharded = FSDP.sharded_optim_state_dict(f, opt)
@@ -163,10 +163,10 @@ def fully_shard_body(rank, world, device, dtype):
             if isinstance(layer, torch.nn.Linear):
                 fully_shard(layer, mesh=mesh)
         fully_shard(m, mesh=mesh)
-        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1, foreach=False)
         m(inputs(device, rank, 0)).sum().backward()
         grads = [p.grad.full_tensor() for p in m.parameters()]
-        opt.step()
+        scaffold_step(opt)
         return {"grads": grads, "params": [p.detach().full_tensor() for p in m.parameters()],
                 "local_shapes": [tuple(p.to_local().shape) for p in m.parameters()]}
     part(out, "fully_shard", run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .util import inputs, part
+from .util import cast, inputs, part
 
 
 def _dtype_of(device: str) -> str:
@@ -16,7 +16,7 @@ def _tp_model(device):
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         m = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
-    return m.to(device)
+    return cast(m, device)
 
 
 def _run_tp(m, device):
@@ -45,7 +45,7 @@ def mesh(rank, world, device, dtype):
 
     out = {}
     dt = _dtype_of(device)
-    full = torch.arange(16.0).reshape(4, 4)
+    full = torch.arange(16.0).reshape(4, 4).to(dtype)
 
     def make_mesh():
         m = DeviceMesh(dt, list(range(world)))
@@ -147,7 +147,7 @@ def _parallel(out, m, device, rank):
 
     def lossp():
         g = torch.Generator().manual_seed(5)
-        logits = torch.randn(4, 6, generator=g).to(device)
+        logits = cast(torch.randn(4, 6, generator=g), device)
         target = torch.tensor([0, 5, 2, 3]).to(device)
         d = distribute_tensor(logits, m, [Shard(1)]).requires_grad_()
         with loss_parallel():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from .util import inputs, part
+from .util import cast, inputs, part
 
 N_MICRO = 4
 
@@ -16,7 +16,7 @@ N_MICRO = 4
 def _layers(n):
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
-        return [torch.nn.Linear(4, 4) for _ in range(n)]
+        return [cast(torch.nn.Linear(4, 4), "cpu") for _ in range(n)]
 
 
 def _loss(y, target):

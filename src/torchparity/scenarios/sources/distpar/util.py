@@ -3,10 +3,14 @@ world's folder."""
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any, Callable, Dict
+import re
+from typing import Any, Callable, Dict, List
 
 import torch
+
+from ...registry import ScaffoldingRefused
 
 ERROR = "__part_error__"  # the key a failed part's value carries: (type name, first line)
 
@@ -30,24 +34,78 @@ def part(out: Dict[str, Any], name: str, fn: Callable[[], Any]) -> None:
         out[name] = {ERROR: (type(exc).__name__, first[:500])}
 
 
+# the dtype the body running in this rank asked for (``in_dtype``): the models and inputs
+# below are made in it (float32 outside a body)
+_DTYPES: List[torch.dtype] = []
+
+
+def in_dtype(body: Callable[..., Any]) -> Callable[..., Any]:
+    """A world body ``body(rank, world, device, dtype)`` whose models and inputs
+    (``model``, ``inputs``, ``cast``) are made in ``dtype``: the case's dtype reaches
+    every part without each helper taking it (float16 / bfloat16 are what an Ascend user
+    trains in)."""
+    @functools.wraps(body)
+    def run(rank, world, device, dtype):
+        _DTYPES.append(dtype)
+        try:
+            return body(rank, world, device, dtype)
+        finally:
+            _DTYPES.pop()
+    return run
+
+
+def current_dtype() -> torch.dtype:
+    return _DTYPES[-1] if _DTYPES else torch.float32
+
+
+def cast(x: Any, device: str) -> Any:
+    """A module or tensor made on the CPU, moved to ``device``, its floating values in the
+    body's dtype (integer tensors keep theirs)."""
+    if isinstance(x, torch.Tensor) and not x.is_floating_point():
+        return x.to(device)
+    return x.to(device=device, dtype=current_dtype())
+
+
 def model(device: str, width: int = 4, out: int = 2) -> torch.nn.Module:
-    """The same small model on every rank (seeded), built on the CPU and moved."""
+    """The same small model on every rank (seeded), built on the CPU (float32, then cast:
+    the same starting values in every dtype) and moved."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         m = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(),
                                 torch.nn.Linear(width, out))
-    return m.to(device)
+    return cast(m, device)
 
 
 def inputs(device: str, rank: int, step: int = 0, rows: int = 3, width: int = 4) -> torch.Tensor:
-    """A batch that differs per rank and step, made on the CPU."""
+    """A batch that differs per rank and step, made on the CPU (in the body's dtype)."""
     g = torch.Generator().manual_seed(1000 * rank + step + 1)
-    return torch.randn(rows, width, generator=g).to(device)
+    return cast(torch.randn(rows, width, generator=g), device)
+
+
+# what a device's refusal of an op in a dtype says (the emulated device's, torch's own)
+_REFUSAL = re.compile(r"not implemented for|Could not run|not supported|unsupported", re.I)
+
+
+def scaffold_step(opt: torch.optim.Optimizer) -> None:
+    """One step of an optimizer the body runs around the API (scaffolding: the SGD after a
+    DDP backward, the Adam whose state a checkpoint helper saves). A device refusal in the
+    case's dtype is not the API's answer: ``ScaffoldingRefused``, so the row reads
+    "scaffolding refused" (not_comparable), never a verdict. The optimizers here run their
+    per-parameter loop (``foreach=False``): the ops the most devices run, the same
+    arithmetic as the fused lists."""
+    try:
+        opt.step()
+    except (RuntimeError, NotImplementedError, TypeError) as exc:
+        if not _REFUSAL.search(str(exc)):
+            raise
+        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+        raise ScaffoldingRefused(f"the {type(opt).__name__} step the scenario runs around the API "
+                                 f"was refused: {first[:300]}") from exc
 
 
 def sgd_step(m: torch.nn.Module, lr: float = 0.1):
-    opt = torch.optim.SGD(m.parameters(), lr=lr)
-    opt.step()
+    opt = torch.optim.SGD(m.parameters(), lr=lr, foreach=False)
+    scaffold_step(opt)
     return [p.detach().clone() for p in m.parameters()]
 
 

@@ -188,10 +188,13 @@ def tagged(model):
 
 class On:
     """The device under test and the inputs made there: ``x`` and ``w`` (4 x 8, drawn on
-    the CPU in ``dtype``, moved to ``device``), and the helpers that use them."""
+    the CPU in ``dtype``, moved to ``device``), and the helpers that use them. Models are
+    moved in ``dtype`` too (``place``: a float16 / bfloat16 model, as a user trains one);
+    observers and fake-quant modules keep their own buffers and are fed ``dtype`` inputs."""
 
     def __init__(self, device, dtype):
         self.device = device
+        self.dtype = dtype
         self.x = torch.randn(4, 8, dtype=dtype).to(device)
         self.w = torch.randn(4, 8, dtype=dtype).to(device)
 
@@ -199,6 +202,10 @@ class On:
     def qmap(self):
         """the x86 default qconfig mapping (a fresh one per case)"""
         return Q.get_default_qconfig_mapping("x86")
+
+    def place(self, m):
+        """a model on the device, its floating parameters and buffers in the case's dtype"""
+        return m.to(device=self.device, dtype=self.dtype)
 
     def observe(self, obs, *inputs):
         """the observer on the device, fed device tensors"""
@@ -209,7 +216,7 @@ class On:
 
     def fwd_bwd(self, m, *inputs):
         """forward and backward of a module on the device: output, input and parameter grads"""
-        m = m.to(self.device)
+        m = self.place(m)
         ins = [t.detach().clone().requires_grad_() for t in (inputs or (self.x,))]
         y = m(*ins)
         sum(t.sum() for t in flat(y)).backward()
@@ -218,7 +225,7 @@ class On:
 
     def eager_prepare(self, qconfig, model=None):
         """eager prepare of a model on the device with ``qconfig``, calibrated on ``x``"""
-        m = (model or Tiny()).to(self.device).eval()
+        m = self.place(model or Tiny()).eval()
         m.qconfig = qconfig
         p = Q.prepare(m)
         y = p(self.x)
@@ -226,7 +233,7 @@ class On:
 
     def fx_prepare(self, mapping=None, model=None, **kw):
         """FX prepare of a model on the device, calibrated on ``x``"""
-        m = (model or Plain()).to(self.device).eval()
+        m = self.place(model or Plain()).eval()
         p = quantize_fx.prepare_fx(m, mapping or Q.get_default_qconfig_mapping("x86"), (self.x,), **kw)
         y = p(self.x)
         return p, {"output": y, "observers": observers(p),
@@ -259,7 +266,7 @@ def converted(on, ccc):
 
 def fused(on, fcc):
     """an FX fuse on the device with the fuse custom config ``fcc``"""
-    m = tagged(Plain()).to(on.device).eval()
+    m = on.place(tagged(Plain())).eval()
     f = quantize_fx.fuse_fx(m, fuse_custom_config=fcc)
     return {"output": f(on.x), "tag": getattr(f, "tag", None),
             "modules": sorted(type(mod).__name__ for mod in f.modules())}
@@ -315,7 +322,7 @@ def nn_intrinsic_qat_bn_stats(device, dtype, api):
     fn = getattr(nniqat, api.rsplit(".", 1)[1])
     qc = Q.get_default_qat_qconfig("x86")
     inp = torch.randn(2, 2, 6, dtype=dtype).to(device)
-    m = nniqat.ConvBn1d(2, 3, 3, qconfig=qc).to(device).train()
+    m = nniqat.ConvBn1d(2, 3, 3, qconfig=qc).to(device=device, dtype=dtype).train()
     if fn is nniqat.update_bn_stats:
         m.apply(nniqat.freeze_bn_stats)
     m.apply(fn)
@@ -382,7 +389,7 @@ def quantization_convert(device, dtype):
 
 def quantization_prepare_qat(device, dtype):
     on = On(device, dtype)
-    m = Tiny().to(device).train()
+    m = Tiny().to(device=device, dtype=dtype).train()
     m.qconfig = Q.get_default_qat_qconfig('x86')
     p = Q.prepare_qat(m)
     return {'run': on.fwd_bwd(p), 'fake_quants': observers(p)}
@@ -507,7 +514,7 @@ def quantization_backend_config_BackendPatternConfig_set_pattern(device, dtype):
 def quantization_backend_config_BackendPatternConfig_set_qat_module(device, dtype):
     on = On(device, dtype)
     c = linear_pattern().set_root_module(torch.nn.Linear).set_qat_module(nnqat.Linear)
-    m = Plain().to(device).train()
+    m = Plain().to(device=device, dtype=dtype).train()
     p = quantize_fx.prepare_qat_fx(m, Q.get_default_qat_qconfig_mapping('x86'), (on.x,), backend_config=BackendConfig().set_backend_pattern_config(c))
     return {'run': on.fwd_bwd(p), 'modules': sorted(type(mod).__name__ for mod in p.modules())}
 
@@ -772,7 +779,7 @@ def quantization_observer_load_observer_state_dict(device, dtype):
     on = On(device, dtype)
     p, res = on.eager_prepare(Q.default_qconfig)
     sd = Q.observer.get_observer_state_dict(p)
-    fresh = Tiny().to(device).eval()
+    fresh = Tiny().to(device=device, dtype=dtype).eval()
     fresh.qconfig = Q.default_qconfig
     fresh = Q.prepare(fresh)
     Q.observer.load_observer_state_dict(fresh, sd)
@@ -1022,7 +1029,7 @@ def quantization_qconfig_mapping_QConfigMapping_to_dict(device, dtype):
 
 def quantization_qconfig_mapping_get_default_qat_qconfig_mapping(device, dtype):
     on = On(device, dtype)
-    m = Plain().to(device).train()
+    m = Plain().to(device=device, dtype=dtype).train()
     p = quantize_fx.prepare_qat_fx(m, Q.get_default_qat_qconfig_mapping('x86'), (on.x,))
     return {'run': on.fwd_bwd(p), 'fake_quants': observers(p)}
 
