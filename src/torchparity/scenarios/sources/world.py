@@ -196,12 +196,17 @@ def _finish(per_rank: List[dict], device: str) -> List[Any]:
     if not errors:
         return [to_device(entry["value"], device) for entry in per_rank]
     rank, (kind, message) = errors[0]
-    message = f"{message} (rank {rank})"
-    # a rank's refused scaffolding stays one ("scaffolding refused", never the API's answer)
+    raise rank_error(kind, f"{message} (rank {rank})")
+
+
+def rank_error(kind: str, message: str) -> Exception:
+    """The exception a rank reported by type name and message, as the parent raises it: a
+    builtin type as itself, a refused scaffolding as :class:`ScaffoldingRefused` ("scaffolding
+    refused", never the API's answer), any other type as a RuntimeError naming it."""
     klass = ScaffoldingRefused if kind == ScaffoldingRefused.__name__ else getattr(builtins, kind, None)
     if isinstance(klass, type) and issubclass(klass, Exception):
-        raise klass(message)
-    raise RuntimeError(f"{kind}: {message}")
+        return klass(message)
+    return RuntimeError(f"{kind}: {message}")
 
 
 def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,

@@ -29,8 +29,9 @@ from typing import Any, Callable, Dict, List, Tuple
 import torch
 
 from ....results.models import Text
-from ...registry import Raises, ScaffoldingRefused, Scenario
+from ...registry import Raises, Scenario
 from ..base import FLOATS, ModuleSource, probed
+from ..world import rank_error
 from . import dcp as _distpar_dcp
 from . import ddp as _distpar_ddp
 from . import fsdp as _distpar_fsdp
@@ -241,14 +242,8 @@ def _pick(per_rank: List[Any], part: str) -> List[Any]:
             value = (entry.get(key + "_reader", {}) if key == "torch_save" else entry).get(record)
         if isinstance(value, dict) and ERROR in value:
             kind, message = value[ERROR]
-            import builtins
-
             # a refused scaffolding step (util.scaffold_step) stays one: "scaffolding refused"
-            klass = ScaffoldingRefused if kind == ScaffoldingRefused.__name__ else getattr(builtins, kind, None)
-            message = f"{message} (rank {rank})"
-            if isinstance(klass, type) and issubclass(klass, Exception):
-                raise klass(message)
-            raise RuntimeError(f"{kind}: {message}")
+            raise rank_error(kind, f"{message} (rank {rank})")
         values.append(value)
     return values
 
