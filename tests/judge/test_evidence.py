@@ -5,7 +5,7 @@ import torch
 
 from torchparity.api.footprint import FootprintRecorder
 from torchparity.judge.aggregate import Part, SampleOutcome, aggregate
-from torchparity.judge.causes import classify_exception
+from torchparity.results.error_rules import classify_exception
 from torchparity.judge.compare import compare_outputs
 from torchparity.judge.evidence import api_evidence, from_footprint, row_evidence
 from torchparity.judge.judgement import Judgement

@@ -141,7 +141,7 @@ print(result.status, result.cause)
 print(sorted(e.op for e in entries))
 
 # the docstring source's dispatch mode (random draws on the CPU) around the same backward
-from torchparity.judge.causes import classify_exception
+from torchparity.results.error_rules import classify_exception
 from torchparity.scenarios.sources.docstring.execute import CpuRandom
 try:
     with CpuRandom(adapter.torch_device):

@@ -85,7 +85,7 @@ def test_all_reduce_on_the_emulated_device(tmp_path):
     out = run_python("""
         import torch, torch.distributed as dist
         from torchparity.devices import get_adapter
-        from torchparity.judge.causes import classify_exception
+        from torchparity.results.error_rules import classify_exception
         from torchparity.run.execute import execute
         from torchparity.scenarios import sources
         adapter = get_adapter("emu:ascend-a2")

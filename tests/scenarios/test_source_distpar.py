@@ -200,11 +200,20 @@ def test_a_refused_scaffolding_step_is_not_the_apis_answer():
         def step(self, closure=None):
             raise RuntimeError("The size of tensor a (4) must match the size of tensor b (3)")
 
+    class EmulatorGap(torch.optim.SGD):
+        def step(self, closure=None):
+            raise RuntimeError("torch.Generator(device='npu') is not supported by the emulated device")
+
     p = [torch.nn.Parameter(torch.ones(2))]
     with pytest.raises(ScaffoldingRefused, match="step the scenario runs around the API was refused: .*_foreach_add__npu"):
         scaffold_step(Refused(p, lr=0.1))
     with pytest.raises(RuntimeError, match="size of tensor"):
         scaffold_step(Broken(p, lr=0.1))
+    # the runner's table decides what a refusal is: an emulator gap is not one (it stays
+    # itself, and the runner reads it as emulator_limit, not as refused scaffolding)
+    with pytest.raises(RuntimeError, match="emulated device") as gap:
+        scaffold_step(EmulatorGap(p, lr=0.1))
+    assert not isinstance(gap.value, ScaffoldingRefused)
     out = {}
     part(out, "ddp", lambda: scaffold_step(Refused(p, lr=0.1)))
     with pytest.raises(ScaffoldingRefused, match=r"\(rank 0\)"):

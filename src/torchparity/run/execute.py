@@ -12,7 +12,7 @@ from torch.utils._pytree import tree_map
 
 from ..api.footprint import METADATA_OPS, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
-from ..judge.causes import classify_exception
+from ..results.error_rules import classify_exception
 from ..judge.compare import Judgement, compare_outputs
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from ..judge.aggregate import SampleOutcome, aggregate
-from ..judge.causes import classify_exception
+from ..results.error_rules import classify_exception
 from ..judge.compare import compare_outputs
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference

@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..judge.causes import classify_exception
+from ..results.error_rules import classify_exception
 from ..results.models import Cause, Status
 from . import proctree
 from .answer import Answer

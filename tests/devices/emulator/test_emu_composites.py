@@ -12,7 +12,7 @@ def test_registered_composite_is_judged_by_its_own_rule(tmp_path):
         import torch
         from torchparity.devices.emulator import activate
         from torchparity.devices.profiles import load_profile
-        from torchparity.judge.causes import classify_exception
+        from torchparity.results.error_rules import classify_exception
         activate(load_profile("ascend-a2"))
 
         def outcome(fn):

@@ -65,7 +65,7 @@ def test_nested_tensors_refused_cleanly_not_a_dead_process(tmp_path):
     propagate. Its metadata now answers, and its ops are refused as a feature limit; the
     jagged layout runs. In a subprocess: the old behaviour is SIGABRT."""
     out = run_python("""
-        from torchparity.judge.causes import classify_exception
+        from torchparity.results.error_rules import classify_exception
         dev = PROFILE.device_type
         a, b = torch.arange(3.0), torch.arange(5.0)
         def made_on_device():

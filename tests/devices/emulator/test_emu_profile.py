@@ -32,7 +32,7 @@ def test_restricted_profile(tmp_path):
     out = run_python("""
         import torch
         from torch.autograd.profiler import emit_itt
-        from torchparity.judge.causes import classify_exception
+        from torchparity.results.error_rules import classify_exception
 
         def outcome(fn):
             try:

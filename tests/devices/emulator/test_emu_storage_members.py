@@ -66,7 +66,7 @@ def test_resize_of_device_storages_as_on_the_cpu(dev):
 def test_torchs_own_hook_message_for_resize_is_an_emulator_limit():
     # what torch raises where a C++ path reaches resizePrivateUse1Bytes of a Python backend
     from torchparity.devices.emulated import EmulatedAdapter
-    from torchparity.judge.causes import classify_exception
+    from torchparity.results.error_rules import classify_exception
 
     msg = ("You should register `PrivateUse1HooksInterface`by `RegisterPrivateUse1HooksInterface` "
            "and implement `resizePrivateUse1Bytes` at the same time for PrivateUse1.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from torchparity.judge.causes import classify_exception
+from torchparity.results.error_rules import classify_exception
 
 
 def same(device_tensor: torch.Tensor, cpu_tensor: torch.Tensor) -> bool:

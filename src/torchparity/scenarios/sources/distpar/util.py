@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from typing import Any, Callable, Dict, List
 
 import torch
 
+from ....results.error_rules import is_refusal
 from ...registry import ScaffoldingRefused
 
 ERROR = "__part_error__"  # the key a failed part's value carries: (type name, first line)
@@ -82,10 +82,6 @@ def inputs(device: str, rank: int, step: int = 0, rows: int = 3, width: int = 4)
     return cast(torch.randn(rows, width, generator=g), device)
 
 
-# what a device's refusal of an op in a dtype says (the emulated device's, torch's own)
-_REFUSAL = re.compile(r"not implemented for|Could not run|not supported|unsupported", re.I)
-
-
 def scaffold_step(opt: torch.optim.Optimizer) -> None:
     """One step of an optimizer the body runs around the API (scaffolding: the SGD after a
     DDP backward, the Adam whose state a checkpoint helper saves). A device refusal in the
@@ -96,7 +92,7 @@ def scaffold_step(opt: torch.optim.Optimizer) -> None:
     try:
         opt.step()
     except (RuntimeError, NotImplementedError, TypeError) as exc:
-        if not _REFUSAL.search(str(exc)):
+        if not is_refusal(exc):  # the runner's own table: a refusal, not any error
             raise
         first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
         raise ScaffoldingRefused(f"the {type(opt).__name__} step the scenario runs around the API "

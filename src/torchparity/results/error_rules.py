@@ -1,0 +1,109 @@
+"""Which exception messages mean "the device refuses", and what kind of refusal.
+
+The table below is the whole rule set: ordered (regex, status, cause) rows, first match
+wins. Backends add rows through ``DeviceAdapter.error_patterns()``. Every row must be
+reachable (a test feeds each one an example message).
+
+It lives beside the result vocabulary (``Status``, ``Cause``) so that every layer reads
+one table: the runner and judge classify a device run's exception with it, and a
+scenario that runs scaffolding around its API (an optimizer step after a DDP backward)
+asks it whether the device refused that scaffolding (:func:`is_refusal`), instead of a
+second pattern list of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from .models import Cause, Status
+
+
+@dataclass(frozen=True)
+class ErrorRule:
+    pattern: str
+    status: Status
+    cause: Cause
+    example: str  # a real message of that shape; tests check the rule matches it
+
+
+ERROR_RULES: Tuple[ErrorRule, ...] = (
+    # a world whose rank was killed from outside (SIGKILL / SIGTERM: the machine's load, an
+    # operator, the harness's own limit): not the device's answer
+    ErrorRule(r"^(\w+: )+rank \d+ exited with -(9|15) without a result",
+              Status.ERROR, Cause.HARNESS_ERROR,
+              "RuntimeError: rank 1 exited with -9 without a result: "),
+    # a rank process of a distributed world died (signal) before giving its result: the
+    # device run crashed, whatever its last stderr lines say (checked first for that reason)
+    ErrorRule(r"^(\w+: )+rank \d+ exited with -\d+ without a result",
+              Status.CRASH, Cause.CRASH,
+              "rank 0 exited with -6 without a result: terminate called without an active exception"),
+    # a build without a feature (ITT, distributed, LAPACK, ...)
+    ErrorRule(r"compiled without|was not compiled with|not compiled with|built without|"
+              r"compiled with \w+ disabled|without \w+ support",
+              Status.UNSUPPORTED, Cause.BUILD_CONFIG,
+              "Can't use ITT profiler - PyTorch was compiled without ITT"),
+    # the dtype-dispatch macros of every backend, torch_npu's "dot_npu" included
+    ErrorRule(r"not implemented for '(\w+)'", Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
+              "\"dot_npu\" not implemented for 'Double'"),
+    ErrorRule(r"(?i)(dtype|data type)\b.{0,80}\b(is )?not supported|not support(ed)? (the )?dtype|"
+              r"unsupported (data ?type|dtype)|doesn't support float64|does not support float64|"
+              r"DT_DOUBLE",
+              Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
+              "EZ1001: The dtype of self is not supported: DT_DOUBLE"),
+    ErrorRule(r"Cannot convert a MPS Tensor to float64", Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
+              "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64"),
+    # no kernel for the op on that backend at all
+    ErrorRule(r"Could not run '[\w:.]+' with arguments from the '\w+' backend",
+              Status.UNSUPPORTED, Cause.NO_KERNEL,
+              "Could not run 'aten::_foo' with arguments from the 'PrivateUse1' backend."),
+    ErrorRule(r"is not currently implemented for the \w+ device|no kernel image is available",
+              Status.UNSUPPORTED, Cause.NO_KERNEL,
+              "The operator 'aten::foo' is not currently implemented for the MPS device."),
+    # a capability rule of the chip's profile (autocast switched off for the chip): the
+    # emulator names the profile that refuses — the chip's answer, a prediction
+    ErrorRule(r"not supported by the emulated device \(profile '[^']+'\)",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "autocast on 'npu' is not supported by the emulated device (profile 'ascend-a2')"),
+    # something the emulator itself cannot do (generators, pinned memory, sparse and nested
+    # layouts, storage resizing, IPC): a gap of the emulator, not a rule of the chip's
+    # profile — not an answer; needs hardware to decide. The emulated adapter's own
+    # patterns (tried first) keep the profile's capability rules apart (feature_limit).
+    ErrorRule(r"(?i)not supported (by|on) the emulated device|cannot be emulated",
+              Status.SKIP, Cause.EMULATOR_LIMIT,
+              "torch.Generator(device='npu') is not supported by the emulated device"),
+    # the device module (torch.npu, ...) has no counterpart of a torch.cuda member
+    ErrorRule(r"the device module [\w.]+ has no member",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "the device module torch.npu has no member memory_usage (counterpart of "
+              "torch.cuda.memory_usage): not supported by this device's module"),
+    # torch's own refusal for a backend whose hooks lack a runtime feature
+    ErrorRule(r"Backend doesn't support [\w ]+\.",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "Backend doesn't support getting device capabilities."),
+    # a torch.distributed feature only one collective backend has (monitored_barrier: gloo)
+    ErrorRule(r"is only implemented for (the )?\w+ backend",
+              Status.UNSUPPORTED, Cause.FEATURE_LIMIT,
+              "monitored_barrier is only implemented for GLOO backend."),
+)
+
+
+def classify_exception(exc_type: str, message: str,
+                       extra_rules: Sequence[Tuple[str, str, str]] = ()) -> Optional[Tuple[Status, Cause]]:
+    """(status, cause) for a device exception that means "unsupported", else None."""
+    rules: List[ErrorRule] = [ErrorRule(p, Status(s), Cause(c), "") for p, s, c in extra_rules]
+    rules.extend(ERROR_RULES)
+    text = f"{exc_type}: {message}"
+    for rule in rules:
+        if re.search(rule.pattern, text):
+            return rule.status, rule.cause
+    return None
+
+
+def is_refusal(exc: BaseException, extra_rules: Sequence[Tuple[str, str, str]] = ()) -> bool:
+    """Whether ``exc`` is a device's refusal (``unsupported``: a dtype, kernel, build or
+    feature limit), as the runner would classify it; an emulator gap or any other error
+    is not."""
+    found = classify_exception(type(exc).__name__, str(exc), extra_rules)
+    return found is not None and found[0] is Status.UNSUPPORTED
