@@ -403,3 +403,39 @@ def test_listed_names_on_each_side_and_the_side_rows():
     assert X._side({"outcome": "timeout", "detail": "t"}) == {"timeout": "t"}
     assert "does not import" in X._side({"outcome": "file_error", "detail": "ImportError"})["error"]
     assert X._side({"outcome": "fail", "detail": "d", "method": "m"}) == {"variants": {"-": {"outcome": "fail", "detail": "d"}}}
+
+
+def test_a_rerun_after_an_interruption_runs_only_the_cpu_round_left(tmp_path, monkeypatch):
+    """A replay whose device round ran but whose CPU round was interrupted keeps its device
+    row in the store: the rerun asks only the CPU side of it, and the answer compares both."""
+    from torchparity.app import explain_skips_replay as R
+    from torchparity.devices import get_adapter
+
+    e = X.parse_entry("test_mm_square_npu_float32 (__main__.TestMmDevicePRIVATEUSE1)", None, NAMES)
+    case = {"root": str(tmp_path), "file": "test_mm.py", "generic": True, "test": e.test}
+    adapter = get_adapter("emu:ascend-a2")
+    asked = []
+
+    def fake(reqs, spec, env, jobs, on_row, pool=None):
+        for req in reqs:
+            asked.append(req["side"])
+            if req["side"] == "cpu" and len(asked) == 2 and not interrupted:
+                interrupted.append(True)
+                raise KeyboardInterrupt
+            outcome = "fail" if req["side"] == "device" else "pass"
+            on_row(req, 0, {"outcome": outcome, "detail": "AssertionError: x", "method": e.test, "seconds": 0.1})
+
+    interrupted = []
+    monkeypatch.setattr(R, "run_requests", fake)
+    store = X.Store(tmp_path / "o")
+    with pytest.raises(KeyboardInterrupt):
+        X._answer_replays_batched([case], [e], {}, store, adapter, True, 30.0, 1, None)
+    store.close()
+    assert asked == ["device", "cpu"]
+    store = X.Store(tmp_path / "o")
+    answers = {}
+    X._answer_replays_batched([case], [e], answers, store, adapter, True, 30.0, 1, None)
+    assert asked == ["device", "cpu", "cpu"]  # the device round is not run again
+    # both rounds in the answer: the kept device row and the CPU round of the rerun
+    assert "passes on the CPU, not on the device" in answers[e.key].reason
+    assert answers[e.key].evidence["seconds"]["device"] == 0.1 and "cpu" in answers[e.key].evidence["seconds"]

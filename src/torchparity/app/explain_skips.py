@@ -317,6 +317,10 @@ class Store:
         self.db = sqlite3.connect(str(self.path), check_same_thread=False)  # replay rows come from threads (one at a time)
         self.db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, device TEXT, data TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS op_rows (key TEXT PRIMARY KEY, data TEXT)")
+        # a replay's device row that waits for its CPU round (kept so that a rerun after an
+        # interruption runs only the CPU round of it, not the device round again)
+        self.db.execute("CREATE TABLE IF NOT EXISTS device_rows (key TEXT, device TEXT, data TEXT, "
+                        "PRIMARY KEY (key, device))")
         self.db.commit()
         self._committed = time.monotonic()
 
@@ -329,6 +333,16 @@ class Store:
     def put_answer(self, device: str, a: Answer) -> None:
         self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)",
                         (a.key, device, json.dumps(a.as_dict(), default=str)))
+        self._soon()
+
+    def device_rows(self, device: str) -> Dict[str, Dict[str, Any]]:
+        """The device rows of replays whose CPU round had not run (entry key -> row)."""
+        rows = self.db.execute("SELECT key, data FROM device_rows WHERE device = ?", (device,)).fetchall()
+        return {k: json.loads(d) for k, d in rows}
+
+    def put_device_row(self, device: str, key: str, row: Dict[str, Any]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO device_rows VALUES (?, ?, ?)",
+                        (key, device, json.dumps(row, default=str)))
         self._soon()
 
     def op_row(self, key: str) -> Optional[Dict[str, Any]]:
@@ -1082,9 +1096,17 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
     timings: Dict[int, Dict[str, Any]] = {}
     listed_cpu = [i for i in range(total) if owners[i].device == "cpu"]
     on_cpu_side = set(listed_cpu)
-    reqs = requests("device", [i for i in range(total) if i not in on_cpu_side])
-    reqs += [dict(r, id="listed-" + r["id"]) for r in requests("cpu", listed_cpu)]
     again: List[int] = []
+    # device rows an interrupted run kept: only their CPU round is left
+    kept = store.device_rows(spec)
+    for i in range(total):
+        row = kept.get(owners[i].key)
+        if row is not None and i not in on_cpu_side:
+            first[i] = row
+            timings[i] = _timing(row, "device")
+            again.append(i)
+    reqs = requests("device", [i for i in range(total) if i not in on_cpu_side and i not in first])
+    reqs += [dict(r, id="listed-" + r["id"]) for r in requests("cpu", listed_cpu)]
 
     def on_first(req, j, row) -> None:
         i = req["owners"][j]
@@ -1099,9 +1121,11 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
             finish(i, compare(_side(row), None, "cpu"), row.get("method"))
         else:
             first[i] = row
+            store.put_device_row(spec, owners[i].key, row)
             again.append(i)
 
-    R.run_requests(reqs, spec, env, jobs, on_first, pool)
+    if reqs:
+        R.run_requests(reqs, spec, env, jobs, on_first, pool)
     if not again:
         return
 
