@@ -439,3 +439,20 @@ def test_a_rerun_after_an_interruption_runs_only_the_cpu_round_left(tmp_path, mo
     # both rounds in the answer: the kept device row and the CPU round of the rerun
     assert "passes on the CPU, not on the device" in answers[e.key].reason
     assert answers[e.key].evidence["seconds"]["device"] == 0.1 and "cpu" in answers[e.key].evidence["seconds"]
+
+
+def test_a_replayed_refusal_names_its_dtype_in_the_kernel_fact():
+    """The emulator names the refused dtype as torch does ('uint16'); c10 names it by its
+    scalar type ('UInt16', 'Double'): both reach the fact, so a DTYPE answer can be checked
+    against the op's dtype list."""
+    from torchparity.devices.profiles import load_profile
+
+    prof = load_profile("ascend-a2")
+    for msg, want in [("\"random__npu\" not implemented for 'uint16'", "uint16"),
+                      ("\"random__npu\" not implemented for 'UInt32'", "uint32"),
+                      ("\"random__npu\" not implemented for 'Double'", "float64")]:
+        a = X.Answer(key="k", category="DTYPE", reason=f"error on npu: RuntimeError: {msg}")
+        X._add_kernel_fact(a, prof)
+        fact = a.evidence["kernel_facts"][0]
+        assert fact["op"] == "aten.random_" and fact["dtype"] == want
+    assert "uint16" not in prof.op_support("aten.random_").dtypes

@@ -1152,7 +1152,13 @@ _KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for \'(\w+)\'')
 _SCALAR_TYPES = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
                  "ComplexDouble": "complex128", "ComplexFloat": "complex64", "ComplexHalf": "complex32",
                  "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
-                 "Bool": "bool"}
+                 "Bool": "bool", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64"}
+
+
+def _refused_dtype(name: str):
+    """The dtype a refusal names: c10's scalar type name, or a dtype name as the emulator
+    writes it ('uint16')."""
+    return _SCALAR_TYPES.get(name) or (name if name in _SCALAR_TYPES.values() else None)
 
 
 def _add_kernel_fact(a: Answer, profile) -> None:
@@ -1164,7 +1170,7 @@ def _add_kernel_fact(a: Answer, profile) -> None:
     entry = profile.op_support(f"aten.{m.group(1)}")
     if entry is None:
         return
-    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtype": _SCALAR_TYPES.get(m.group(2)),
+    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtype": _refused_dtype(m.group(2)),
                                    "dtypes": entry.dtypes, "source": entry.source}]
     a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
 
