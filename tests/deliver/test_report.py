@@ -154,6 +154,13 @@ def test_dtype_free_rows_say_any_dtype_and_the_api_is_dtype_independent(tmp_path
     assert "any (the case takes no dtype" in html and "与数据类型无关（用例不使用 dtype" in html
     assert re.search(r"<td><span lang=\"en\">float64</span>", html)
     assert dtype_cell("float32", ["dtype-free"]).startswith("any") and dtype_cell("float32", []) == "float32"
+    # the matrix of bundles: the case's dtype column says any
+    from torchparity.deliver.matrix import build
+    from torchparity.deliver.matrix import render_markdown as matrix_markdown
+
+    table = matrix_markdown(build([("a", report)]))
+    assert "| `torch.cuda.synchronize` | `devmod_synchronize` | any (takes no dtype; ran float32) |" in table
+    assert "| `torch.add` | `add` | float64 |" in table
     # the per-API issues: the same words
     from torchparity.deliver.issues import write_issues
 
