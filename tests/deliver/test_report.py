@@ -96,3 +96,74 @@ def test_reports_show_each_rows_evidence_and_the_device_independent_verdict():
     assert "| Evidence |" in en and "device-independent" in en and "host only" in en
     html = render_html(report)
     assert "host only" in html and "仅主机侧" in html and "Evidence" in html
+
+
+def _dtype_free_report():
+    """torch.cuda.synchronize (its case takes no dtype: tagged dtype-free, run in float32)
+    and torch.add (rows per dtype)."""
+    t = Text(en="covers", zh="覆盖")
+    verdict = Verdict(status="supported", category="1.2①", summary=Text(en="s", zh="s"),
+                      category_reason=Text(en="reason", zh="原因"))
+    sync = ApiReport(name="torch.cuda.synchronize", qualified_name="torch.cuda.synchronize",
+                     analysis=Analysis(qualified_name="torch.cuda.synchronize", kind="function", implementation="python_function",
+                                      device_involvement="direct"),
+                     scenarios=[ScenarioResult(id="devmod_synchronize", dtype="float32", status="pass",
+                                               tags=["dtype-free"], description=t, expected=t)],
+                     verdict=verdict)
+    add = ApiReport(name="torch.add", qualified_name="torch.add",
+                    analysis=Analysis(qualified_name="torch.add", kind="function", implementation="python_function",
+                                      device_involvement="direct"),
+                    scenarios=[ScenarioResult(id="add", dtype=d, status="pass", description=t, expected=t)
+                               for d in ("float32", "float64")],
+                    verdict=verdict)
+    report = _report()
+    report.apis = [sync, add]
+    return report
+
+
+def _block(md, api):
+    """The part of a report about one API in section 4 (its table and support lines)."""
+    part = md.split(f"#### `{api}`", 1)[1]
+    return re.split(r"\n#{2,4} ", part, maxsplit=1)[0]
+
+
+def test_dtype_free_rows_say_any_dtype_and_the_api_is_dtype_independent(tmp_path):
+    from torchparity.deliver.console import dtype_cell
+    from torchparity.deliver.html import render_html
+
+    report = _dtype_free_report()
+    zh, en = render_markdown(report, "zh"), render_markdown(report, "en")
+    sync_zh, sync_en = _block(zh, "torch.cuda.synchronize"), _block(en, "torch.cuda.synchronize")
+    # the dtype cell: any dtype, not float32 as a finding
+    assert "| 与数据类型无关（用例不使用 dtype；以 float32 张量运行并记录） |" in sync_zh
+    assert "| any (the case takes no dtype; run and recorded with float32 tensors) |" in sync_en
+    assert "| float32 |" not in sync_zh and "| float32 |" not in sync_en
+    # the pass list and the summary: dtype-independent, no "(float32)" dtype list
+    assert "`devmod_synchronize`（与数据类型无关）" in sync_zh and "（float32）" not in sync_zh
+    assert "`devmod_synchronize` (any dtype)" in sync_en and " (float32)" not in sync_en
+    assert "与数据类型无关：该 API 的用例均不使用 dtype" in sync_zh
+    assert "dtype-independent: none of this API's cases takes a dtype" in sync_en
+    assert "`torch.cuda.synchronize`：无需适配" in zh and "其用例均不使用 dtype，结论与数据类型无关。" in zh
+    # a case that reads dtype is unaffected: its rows and list name their dtypes
+    add_zh, add_en = _block(zh, "torch.add"), _block(en, "torch.add")
+    assert "| float32 |" in add_zh and "| float64 |" in add_zh and "| float64 |" in add_en
+    assert "`add`（float32/float64）" in add_zh and "`add` (float32/float64)" in add_en
+    assert "与数据类型无关" not in add_zh and "any dtype" not in add_en
+    assert zh.count("其用例均不使用 dtype") == 1
+    html = render_html(report)
+    assert "any (the case takes no dtype" in html and "与数据类型无关（用例不使用 dtype" in html
+    assert re.search(r"<td><span lang=\"en\">float64</span>", html)
+    assert dtype_cell("float32", ["dtype-free"]).startswith("any") and dtype_cell("float32", []) == "float32"
+    # the matrix of bundles: the case's dtype column says any
+    from torchparity.deliver.matrix import build
+    from torchparity.deliver.matrix import render_markdown as matrix_markdown
+
+    table = matrix_markdown(build([("a", report)]))
+    assert "| `torch.cuda.synchronize` | `devmod_synchronize` | any (takes no dtype; ran float32) |" in table
+    assert "| `torch.add` | `add` | float64 |" in table
+    # the per-API issues: the same words
+    from torchparity.deliver.issues import write_issues
+
+    write_issues(report, tmp_path)
+    issue = (tmp_path / "issues" / "torch.cuda.synchronize.zh.md").read_text(encoding="utf-8")
+    assert "与数据类型无关：该 API 的用例均不使用 dtype" in issue and "（float32）" not in issue

@@ -88,3 +88,30 @@ def test_ascend_profile_in_a_check(tmp_path):
     assert rows["torch.cuda.CUDAGraph"]["evidence"] == "none"
     # a pair of ints the device module reports, not computed on the device: a state difference
     assert rows["torch.cuda.get_device_capability"]["cause"] == "state"
+
+
+def test_a_case_whose_code_never_reads_dtype_is_tagged_dtype_free(emu):
+    """torch.cuda.synchronize's case takes no dtype: asked once (float32, not widened), its
+    scenario and the row it gives carry ``dtype-free``; its status is untouched."""
+    from torchparity.dtypes import DTYPE_FREE
+
+    (sc,) = devmod.scenarios("torch.cuda.synchronize", None)
+    assert sc.dtypes == ("float32",) and DTYPE_FREE in sc.tags
+    result = _run("torch.cuda.synchronize", emu)
+    assert result.status == "pass", result.detail
+    assert result.dtype == "float32" and DTYPE_FREE in result.tags
+
+
+def test_cases_that_read_dtype_are_not_tagged():
+    """A runtime case that reads dtype (hann_window) is widened and untagged; one that does
+    not (dequantize) is tagged; an OpInfo row (torch.add) never is."""
+    from torchparity.dtypes import DTYPE_FREE
+    from torchparity.scenarios.sources import runtime
+
+    window = runtime.scenarios("torch.hann_window", None)
+    assert {"float32", "float64"} <= {d for sc in window for d in sc.dtypes}
+    assert not any(DTYPE_FREE in sc.tags for sc in window)
+    (deq,) = runtime.scenarios("torch.dequantize", None)
+    assert deq.dtypes == ("float32",) and DTYPE_FREE in deq.tags
+    found = offer("torch.add", torch.add)
+    assert found.scenarios and not any(DTYPE_FREE in sc.tags for sc in found.scenarios)

@@ -6,11 +6,20 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text as RichText
 
+from ..dtypes import DTYPE_FREE
 from ..results.models import Report
 
 STYLE = {"pass": "green", "fail": "red", "unsupported": "yellow", "error": "red",
          "crash": "bold red", "timeout": "magenta", "skip": "dim", "partial": "yellow",
          "supported": "green", "device-independent": "green", "broken": "red", "unknown": "dim"}
+
+
+def dtype_cell(dtype: str | None, tags: list) -> str:
+    """A row's dtype column: its dtype, or "any" for a case whose code takes no dtype
+    (with the dtype of the tensors it ran with)."""
+    if DTYPE_FREE in tags:
+        return f"any (takes no dtype; ran {dtype or 'float32'})"
+    return dtype or ""
 
 
 def summary_renderable(report: Report, details: bool = True) -> Group:
@@ -40,7 +49,7 @@ def summary_renderable(report: Report, details: bool = True) -> Group:
             table.add_column("detail", overflow="fold", ratio=1)
         for s in api.scenarios:
             row = [RichText(s.id)] + ([s.source or ""] if show_source else []) + [
-                s.dtype or "", RichText(s.status + emulated, style=STYLE.get(s.status, "")),
+                dtype_cell(s.dtype, s.tags), RichText(s.status + emulated, style=STYLE.get(s.status, "")),
                 s.cause or ""]
             if details:
                 row.append(s.detail if s.status != "pass" else "")

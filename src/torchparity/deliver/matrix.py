@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 # vendor docs: the evidence branch's parser and writer are the one implementation
+from ..dtypes import DTYPE_FREE
 from ..evidence.official_docs import url_pattern
 from ..evidence.vendor_docs import DTYPE_NAMES, version_folder
 from ..evidence.writer import write_vendor_entry
@@ -140,6 +141,15 @@ class Matrix:
     case_cells: Dict[Tuple[str, str, str, int], Cell] = field(default_factory=dict)
     api_reports: Dict[Tuple[str, int], ApiReport] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    # cases whose code never reads dtype (tag DTYPE_FREE): their dtype is "any"
+    dtype_free: set = field(default_factory=set)
+
+    def dtype_text(self, api: str, sid: str, dtype: str) -> str:
+        """A case's dtype column: its dtype, or "any" (with the dtype it ran with) for a
+        case that takes no dtype."""
+        if (api, sid, dtype) in self.dtype_free:
+            return f"any (takes no dtype; ran {dtype or 'float32'})"
+        return dtype
 
     @property
     def emulated(self) -> bool:
@@ -183,6 +193,8 @@ def build(bundles: Sequence[Tuple[str, Report]]) -> Matrix:
                 key = (api.name, s.id, s.dtype or "")
                 if key not in m.cases:
                     m.cases.append(key)
+                if DTYPE_FREE in s.tags:
+                    m.dtype_free.add(key)
                 m.case_cells[key + (col.index,)] = Cell(status=s.status, cause=s.cause, detail=s.detail,
                                                         evidence=s.evidence)
     api_pos = {a: i for i, a in enumerate(apis)}
@@ -241,7 +253,7 @@ def render_markdown(m: Matrix) -> str:
               "| API | scenario | dtype | " + " | ".join(cell(c.label) for c in m.columns) + " |",
               "| --- | --- | --- | " + " | ".join("---" for _ in m.columns) + " |"]
     for api, sid, dtype in m.cases:
-        lines.append(f"| `{cell(api)}` | `{cell(sid)}` | {cell(dtype)} | " + " | ".join(
+        lines.append(f"| `{cell(api)}` | `{cell(sid)}` | {cell(m.dtype_text(api, sid, dtype))} | " + " | ".join(
             cell(case_cell_text(m.case_cells.get((api, sid, dtype, c.index)))) for c in m.columns) + " |")
     lines += ["", "## Per chip and torch version (the seed-001 layout)", ""]
     groups: Dict[str, List[Column]] = {}
@@ -305,15 +317,17 @@ def _limits(api: ApiReport) -> Optional[str]:
     if not bad:
         return None
     by_dtype: Dict[str, set] = {}
-    for s in api.scenarios:
-        if s.status != "skip" and s.dtype:
+    for s in api.scenarios:  # a case that takes no dtype says nothing about one
+        if s.status != "skip" and s.dtype and DTYPE_FREE not in s.tags:
             by_dtype.setdefault(s.dtype, set()).add(s.status == "pass")
     ok = [d for d, v in by_dtype.items() if v == {True}]
     refused = [d for d, v in by_dtype.items() if v == {False}]
     if ok and refused and len(ok) + len(refused) == len(by_dtype) and all(s.cause in SOFT_LIMITS for s in bad):
         return "仅支持" + "，".join(DTYPE_SHORT.get(d, d) for d in ok)
     causes = "、".join(dict.fromkeys(CAUSE_TEXT[Cause(s.cause)].zh if s.cause else s.status for s in bad))
-    cases = "、".join(dict.fromkeys(f"{s.id}（{DTYPE_SHORT.get(s.dtype or '', s.dtype or '')}）" for s in bad))
+    cases = "、".join(dict.fromkeys(
+        f"{s.id}（{'与数据类型无关' if DTYPE_FREE in s.tags else DTYPE_SHORT.get(s.dtype or '', s.dtype or '')}）"
+        for s in bad))
     return f"以下场景不支持：{cases}；原因：{causes}"
 
 

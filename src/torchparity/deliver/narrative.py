@@ -13,6 +13,7 @@ import ast
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..dtypes import DTYPE_FREE
 from ..judge.causes import CAUSE_TEXT, LIMIT_CAUSES
 from ..results.models import Cause, DeviceInfo, Environment, Report
 from .format import relpath
@@ -92,6 +93,15 @@ T = {
     "chip_partial": {"zh": "：{ok} 通过，{bad} {cause}", "en": ": {ok} pass, {bad}: {cause}"},
     "dtype_more": {"zh": "资料限制写明「{limits}」，实测 {dtypes} 亦通过（{ids}），资料需更新",
                    "en": "the docs limit says '{limits}', yet {dtypes} pass too ({ids}): the docs need updating"},
+    # a row whose case code never reads dtype (tag DTYPE_FREE): it answers for any dtype
+    "dtype_any": {"zh": "与数据类型无关（用例不使用 dtype；以 {dtype} 张量运行并记录）",
+                  "en": "any (the case takes no dtype; run and recorded with {dtype} tensors)"},
+    "dtype_any_short": {"zh": "与数据类型无关", "en": "any dtype"},
+    "dtype_indep": {"zh": "与数据类型无关：该 API 的用例均不使用 dtype，结论适用于任何数据类型（用例以 {dtype} 张量运行）",
+                    "en": "dtype-independent: none of this API's cases takes a dtype, so the answer holds for "
+                          "any dtype (the cases ran with {dtype} tensors)"},
+    "dtype_indep_adapt": {"zh": "其用例均不使用 dtype，结论与数据类型无关。",
+                          "en": "None of its cases takes a dtype: the answer is dtype-independent."},
     "dtype_less": {"zh": "资料列出 {dtypes}，实测不支持（{ids}）", "en": "the docs list {dtypes}, measured unsupported ({ids})"},
     "adapt_ok": {"zh": "无需适配，API 已支持：各场景在设备上与 CPU 一致。",
                  "en": "no adaptation needed, the API is supported: every scenario matches the CPU on the device."},
@@ -533,8 +543,35 @@ def _ids(scenarios: Sequence[Dict[str, Any]], lang: str, limit: int = 0) -> str:
     return text
 
 
-def _dtypes(scenarios: Sequence[Dict[str, Any]]) -> str:
-    return "/".join(dict.fromkeys(s["dtype"] for s in scenarios if s.get("dtype")))
+def dtype_free(s: Dict[str, Any]) -> bool:
+    """Whether a row's case code never reads ``dtype``: it stands for no dtype in particular."""
+    return DTYPE_FREE in (s.get("tags") or [])
+
+
+def all_dtype_free(scenarios: Sequence[Dict[str, Any]]) -> bool:
+    """Whether every counted row (skips aside) is dtype-free: the API's answer is
+    dtype-independent, no dtype list of it is a finding."""
+    counted = [s for s in scenarios if s["status"] != "skip"]
+    return bool(counted) and all(dtype_free(s) for s in counted)
+
+
+def dtype_cell(s: Dict[str, Any], lang: str) -> str:
+    """A row's dtype as the tables show it: its dtype, or for a dtype-free row that it
+    answers for any dtype (and the dtype it was run and recorded with)."""
+    if dtype_free(s):
+        return t("dtype_any", lang, dtype=s.get("dtype") or "float32")
+    return s.get("dtype") or "—"
+
+
+def dtype_word(s: Dict[str, Any], lang: str) -> str:
+    """A row's dtype in a list of dtypes: its dtype, "any dtype" for a dtype-free row."""
+    if dtype_free(s):
+        return t("dtype_any_short", lang)
+    return s.get("dtype") or ""
+
+
+def _dtypes(scenarios: Sequence[Dict[str, Any]], lang: str) -> str:
+    return "/".join(dict.fromkeys(w for s in scenarios if (w := dtype_word(s, lang))))
 
 
 def support_lines(api: Dict[str, Any], lang: str) -> List[str]:
@@ -551,9 +588,12 @@ def support_lines(api: Dict[str, Any], lang: str) -> List[str]:
             ops = refused_phrase(cases, lang)
             if ops:
                 why += t("semi", lang) + ops
-        dts = _dtypes(cases)
+        dts = _dtypes(cases, lang)
         ids = _ids(cases, lang) + (f"（{dts}）" if lang == "zh" and dts else f" ({dts})" if dts else "")
         lines.append(t("group", lang, status=term("scenario_status", status, lang), n=len(cases), why=why, ids=ids))
+    if all_dtype_free(api["scenarios"]):
+        ran = next((s.get("dtype") for s in counted if s.get("dtype")), "float32")
+        lines.append(t("dtype_indep", lang, dtype=ran))
     return lines
 
 
@@ -674,7 +714,7 @@ def covers_text(s: Dict[str, Any], api: Dict[str, Any], lang: str) -> str:
         return text
     what, _ = _compared(s, lang)
     name = short_name(api["name"])
-    dtype = s.get("dtype")
+    dtype = None if dtype_free(s) else s.get("dtype")
     case = "" if api["name"].endswith(s["id"]) else (f"（{s['id']}）" if lang == "zh" else f" ({s['id']})")
     if lang == "zh":
         on = f" {dtype} 设备张量上" if dtype else "设备上"
@@ -736,12 +776,12 @@ def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str
             out.append(text)
     listed = vendor.get("dtypes") or []
     if listed:
-        extra = [s for s in ok if s.get("dtype") and s["dtype"] not in listed]
+        extra = [s for s in ok if s.get("dtype") and s["dtype"] not in listed and not dtype_free(s)]
         if extra:
             out.append(t("dtype_more", lang, limits=re.sub(r"\s+", " ", vendor.get("limits") or ""),
                          dtypes=t("sep", lang).join(dict.fromkeys(s["dtype"] for s in extra)),
                          ids=_ids(extra, lang, 3)))
-        missing = [s for s in bad if s.get("dtype") in listed and s.get("cause") in LIMITS]
+        missing = [s for s in bad if s.get("dtype") in listed and s.get("cause") in LIMITS and not dtype_free(s)]
         if missing:
             out.append(t("dtype_less", lang, dtypes=t("sep", lang).join(dict.fromkeys(s["dtype"] for s in missing)),
                          ids=_ids(missing, lang, 3)))
@@ -789,8 +829,9 @@ def ids_dtypes(scenarios: Sequence[Dict[str, Any]], lang: str, limit: int = 4) -
     by_id: Dict[str, List[str]] = {}
     for s in scenarios:
         dts = by_id.setdefault(s["id"], [])
-        if s.get("dtype") and s["dtype"] not in dts:
-            dts.append(s["dtype"])
+        word = dtype_word(s, lang)
+        if word and word not in dts:
+            dts.append(word)
     lp, rp = ("（", "）") if lang == "zh" else (" (", ")")
     items = list(by_id.items())
     shown = items[:limit] if limit else items
@@ -812,6 +853,8 @@ def adaptation(api: Dict[str, Any], lang: str) -> str:
     v = api["verdict"]
     head = f"{code(api['name'])}{'：' if lang == 'zh' else ': '}"
     tail = (" " if lang == "en" else "") + t("nature_is", lang, n=nature(api["analysis"], lang, api))
+    if all_dtype_free(api["scenarios"]):
+        tail += (" " if lang == "en" else "") + t("dtype_indep_adapt", lang)
     counted = [s for s in api["scenarios"] if s["status"] != "skip"]
     ok = [s for s in counted if s["status"] == "pass"]
     limited = [s for s in counted if s["status"] == "unsupported" and s.get("cause") in LIMITS]

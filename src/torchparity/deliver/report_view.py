@@ -185,6 +185,13 @@ class ReportView:
     def result(self, s: Dict[str, Any]) -> str:
         return nv.result_cell(s, self.lang)
 
+    def dtype(self, s: Dict[str, Any]) -> str:
+        """The dtype cell: the row's dtype, or "any" for a case that takes no dtype."""
+        return nv.dtype_cell(s, self.lang)
+
+    def dtype_word(self, s: Dict[str, Any]) -> str:
+        return nv.dtype_word(s, self.lang) or "—"
+
     def category_reason(self, api: Dict[str, Any]) -> str:
         return nv.category_reason(api, self.lang)
 

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ..dtypes import DTYPE_NAMES
+from ..dtypes import DTYPE_FREE, DTYPE_NAMES
 from ..errors import InputError
 from ..results.models import Text
 from .golden import float64_golden
@@ -165,6 +165,11 @@ class Scenario:
     golden: Optional[Callable[[Any], Any]] = field(default=None, compare=False)
 
     def __post_init__(self):
+        # a code-block case's function says whether its code reads ``dtype`` at all
+        # (``uses_dtype``, set by sources.base for Case.fn and block_fn): one that never
+        # does is tagged, so its rows say "any dtype" rather than the dtype they ran under
+        if getattr(self.fn, "uses_dtype", True) is False and DTYPE_FREE not in self.tags:
+            self.tags = tuple(self.tags) + (DTYPE_FREE,)
         if self.golden is None and self.compare == "values" and self.raises is None:
             self.golden = float64_golden(self.fn)
 
