@@ -27,6 +27,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence
 import yaml
 
 from ..errors import InputError
+from ..yamlmodel import safe_load
 
 SOURCES = Path(__file__).resolve().parent / "profiles" / "sources"
 # device type -> data file (the device type a vendor's torch plug-in registers)
@@ -66,7 +67,7 @@ def _load(path: str) -> RegisteredOps:
 
 def load_registered_ops(path: Path) -> RegisteredOps:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"cannot read registered-ops file {path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("ops"), dict):
@@ -103,7 +104,7 @@ def _versions(spec, all_versions: Sequence[str]) -> List[str]:
 def extract_op_plugin(text: str, torch_version: str) -> Dict[str, List[str]]:
     """{aten.name: [overloads]} registered (``acl_op`` or ``op_api``) for ``torch_version``
     ("2.13") by an ``op_plugin_functions.yaml``."""
-    data = yaml.safe_load(text)
+    data = safe_load(text)
     m = _VERSION.search("v" + torch_version.lstrip("v"))
     if not m or not isinstance(data, dict):
         raise InputError(f"bad torch version {torch_version!r} or op-plugin file")

@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import InputError
-from ..yamlmodel import load_yaml_model
+from ..yamlmodel import load_yaml_model, safe_load
 from . import kernel_paths as kp
 from .kernel_source import (
     CHIPS,
@@ -141,7 +141,7 @@ def _covers(spec, version: str) -> bool:
 def plugin_calls(tree: SourceTree, torch_version: str) -> Dict[str, List[Tuple[str, str]]]:
     """aten op -> [(aclnn API, 'path:line')] for the ops op-plugin registers via op_api."""
     text = tree.read(PLUGIN_YAML)
-    data = yaml.safe_load(text) or {}
+    data = safe_load(text) or {}
     lines = text.splitlines()
     func_line = {}
     for i, line in enumerate(lines, 1):

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
-import yaml
-
+from ...yamlmodel import safe_load
 from .numerics import round_mantissa
 
 RULES_FILE = Path(__file__).resolve().parent.parent / "profiles" / "noise" / "device.yaml"
@@ -36,7 +35,7 @@ def rules(path: Optional[Path] = None) -> Dict[str, Any]:
     key = str(path)
     if key in _CACHE:
         return _CACHE[key]
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = safe_load(path.read_text(encoding="utf-8")) or {}
     for rule in data.get("rules", []):
         for field in ("name", "kind", "ops", "source"):
             if not rule.get(field):

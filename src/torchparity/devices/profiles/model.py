@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...errors import ProfileError
-from ...yamlmodel import load_yaml_model
+from ...yamlmodel import load_yaml_model, safe_load
 
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64", "complex32", "complex64", "complex128")
@@ -206,7 +206,7 @@ _IDENTITIES: Dict[str, ChipIdentity] = {}
 
 def _identities() -> Dict[str, ChipIdentity]:
     if not _IDENTITIES:
-        raw = yaml.safe_load(IDENTITY_FILE.read_text(encoding="utf-8")) or {}
+        raw = safe_load(IDENTITY_FILE.read_text(encoding="utf-8")) or {}
         try:
             _IDENTITIES.update({k: ChipIdentity.model_validate(v) for k, v in raw.items()})
         except ValueError as exc:
