@@ -41,3 +41,15 @@ def test_a_lazy_attribute_that_imports_a_missing_package_is_not_a_crash():
 
     for name in ("torch.onnx.ONNXProgram", "torch.onnx.ONNXProgram.save"):
         assert analyse(resolve(name)).kind
+
+
+def test_a_factory_partials_own_code_is_what_it_builds():
+    """torch.ao's ``with_args`` wrappers are partials: an observer they make (and the
+    observers a QConfig holds) is the API's own code, not code around it."""
+    from torch.ao.quantization import HistogramObserver, default_qconfig
+    from torch.ao.quantization.observer import default_histogram_observer
+
+    from torchparity.api.classify import code_objects
+
+    assert HistogramObserver.forward.__code__ in code_objects(default_histogram_observer)
+    assert default_qconfig.activation.p.func.forward.__code__ in code_objects(default_qconfig)

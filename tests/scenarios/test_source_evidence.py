@@ -64,3 +64,32 @@ def test_a_context_manager_api_is_device_state_through_the_tensor_it_places(emu)
     # inside on the bare device type lands on the index it set
     result, entries = _answer("torch.accelerator.device_index", emu)
     assert result.status == "pass" and result.evidence == "device-state", [(e.op, e.source) for e in entries]
+
+
+
+def test_an_observer_factorys_refusal_is_its_own_not_the_scenarios(tmp_path):
+    """default_histogram_observer is a partial of HistogramObserver: the histc that observer
+    issues is the API's op, so A2's float64 refusal is the API's dtype limit (it read
+    "scaffolding refused" while the partial had no code of its own)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        from torchparity.api.classify import code_objects
+        from torchparity.api.resolve import resolve
+        from torchparity.devices import get_adapter
+        from torchparity.run.execute import execute
+        from torchparity.scenarios import sources
+        adapter = get_adapter("emu:ascend-a2")
+        adapter.setup()
+        api = "torch.ao.quantization.observer.default_histogram_observer"
+        obj = resolve(api).obj
+        sc = sources.offer(api, obj).scenarios[0]
+        result, _ = execute(sc, "float64", adapter, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+        print(result.status, result.cause, result.detail)
+        """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240,
+                         cwd=tmp_path).stdout
+    assert out.startswith("unsupported dtype_limit"), out
+    assert "histc" in out and "scaffolding" not in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import re
 import textwrap
@@ -93,11 +94,35 @@ def _summary(obj: Any) -> Optional[str]:
     return text.replace("``", "`")
 
 
+def _built_by(obj: Any, depth: int = 2) -> List[Any]:
+    """What a factory object builds: the function or class of a ``functools.partial``, and
+    of the partials an object holds in its attributes or fields (torch.ao's ``with_args``
+    wrappers hold one; a ``QConfig`` holds such wrappers): an observer a qconfig makes is
+    the qconfig's own answer, not code around it."""
+    if isinstance(obj, functools.partial):
+        return [obj.func]
+    if depth <= 0 or inspect.isclass(obj) or inspect.isroutine(obj) or isinstance(obj, types.ModuleType):
+        return []
+    held = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
+    if isinstance(obj, tuple):
+        held += list(obj)
+    out: List[Any] = []
+    for value in held:
+        if isinstance(value, functools.partial) or (callable(value) and not inspect.isclass(value)
+                                                    and not inspect.isroutine(value)):
+            out.extend(_built_by(value, depth - 1))
+    return out
+
+
 def _functions_of(obj: Any) -> List[types.FunctionType]:
-    """The Python functions whose bodies are this API's own code."""
+    """The Python functions whose bodies are this API's own code (for a factory object,
+    a partial or what holds one: those of what it builds, ``_built_by``)."""
     target = unwrap(obj)
     if inspect.isfunction(target):
         return [target]
+    built = _built_by(target)
+    if built:
+        return [f for b in built for f in _functions_of(b)]
     if inspect.isclass(target):
         out = []
         for klass in target.__mro__:
