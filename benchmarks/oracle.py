@@ -220,7 +220,7 @@ def child(spec_file: str) -> None:
             "rows": [{"id": s.id, "dtype": s.dtype, "source": s.source, "status": _value(s.status),
                       "cause": _value(s.cause) if s.cause else None, "detail": s.detail[:300],
                       "metric": s.metric.model_dump(mode="json") if s.metric else None,
-                      "injected": list(s.injected), "tags": list(s.tags),
+                      "injected": list(s.injected), "tags": list(s.tags), "outputs": s.outputs,
                       "footprint": sorted({e.op for e in s.footprint}),
                       # the ops of the API itself and of the callables it ran (not the
                       # scenario's scaffolding: a loss, an input transform)
@@ -261,9 +261,26 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
         rows = [r for r in rows if "nan-input" in (r.get("tags") or ())]
     if fault in NUMERIC_EPS:
         rows = [r for r in rows if NUMERIC_EPS[fault] > forgiven(r, profile)]
+    if fault == "dtype-widen":
+        # the fault's only mark is a float16/bfloat16 result come back as float32; where
+        # the CPU's compared answer holds no float16/bfloat16 tensor (an observer's
+        # float32 buffers, a pass/raise), a widened intermediate ends where a correct chip
+        # computing through float32 ends: an equivalent mutant, not a weak scenario
+        rows = [r for r in rows if _shows(r, ("float16", "bfloat16"))]
+    if fault == "strides" and not NEW_LAYOUT_API.search(api):
+        # the fault makes new outputs contiguous: where every compared CPU output is
+        # contiguous (a scalar norm, an in-place API's result), it changes nothing
+        rows = [r for r in rows if _shows(r, ("strided",))]
     # a fault in the scenario's scaffolding (a model's loss, an input transform) is not a
     # fault of the API: only the ops the API (or a callable it ran) dispatched count
     return any(touches(fault, op) for r in _relevant(fault, rows) for op in r.get("own", r["footprint"]))
+
+
+def _shows(row: Dict[str, Any], kinds: Sequence[str]) -> bool:
+    """Whether the row's compared CPU answer may hold one of ``kinds`` (``outputs``, from
+    ``judge.compare.output_kinds``): unrecorded or opaque answers may hold anything."""
+    outputs = row.get("outputs")
+    return outputs is None or "opaque" in outputs or any(k in outputs for k in kinds)
 
 
 def forgiven(row: Dict[str, Any], profile: Optional[str]) -> float:

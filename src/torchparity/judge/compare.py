@@ -26,7 +26,7 @@ from ..scenarios.registry import Draws
 from . import standards
 from .judgement import Judgement, rank, worst
 
-__all__ = ["Judgement", "compare_outputs", "worst", "rank", "KINDS"]
+__all__ = ["Judgement", "compare_outputs", "output_kinds", "worst", "rank", "KINDS"]
 
 KINDS = ("values", "random", "uninitialised")
 _MISSING = object()
@@ -80,6 +80,34 @@ def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", 
         return Judgement(Status.PASS, None, "", Metric(name="outputs", value=0.0, threshold=None,
                                                        standard="metadata"))
     return worst(results)
+
+
+def output_kinds(cpu: Any) -> List[str]:
+    """What :func:`compare_outputs` compares in the CPU's answer ``cpu``, as evidence on a
+    row: the dtype names of its tensor leaves, ``strided`` when one of them is not
+    contiguous, ``opaque`` when a leaf is an object compared by its own ``==`` (whatever it
+    holds is not walked). The same walk as the comparison: draws, mappings, sequences."""
+    kinds = set()
+
+    def visit(x: Any) -> None:
+        if isinstance(x, Draws):
+            visit(x.tensor)
+        elif isinstance(x, torch.Tensor):
+            kinds.add(str(x.dtype).replace("torch.", ""))
+            if x.layout == torch.strided and x.numel() > 1 and not x.is_contiguous():
+                kinds.add("strided")
+        elif isinstance(x, Mapping):
+            for v in x.values():
+                visit(v)
+        elif _is_seq(x):
+            for v in x:
+                visit(v)
+        elif not (x is None or isinstance(x, (bool, int, float, complex, str, bytes, torch.dtype,
+                                              torch.device, torch.layout, torch.memory_format))):
+            kinds.add("opaque")
+
+    visit(cpu)
+    return sorted(kinds)
 
 
 def _evaluate(golden: Golden) -> Any:

@@ -130,6 +130,10 @@ class ScenarioResult(Strict):
     # emulated only: "op[dtype]" calls that ran without a capability fact in the profile
     # (silence is not support): a pass with these is unverified, counted apart
     unverified: Optional[List[str]] = None
+    # what was compared in the CPU's answer (judge.compare.output_kinds): its tensors'
+    # dtypes, "strided" for a non-contiguous one, "opaque" for an object compared by ==;
+    # None where the row's runner does not record it
+    outputs: Optional[List[str]] = None
 
 
 class Verdict(Strict):

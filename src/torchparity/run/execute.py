@@ -13,7 +13,7 @@ from torch.utils._pytree import tree_map
 from ..api.footprint import METADATA_OPS, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
 from ..results.error_rules import classify_exception
-from ..judge.compare import Judgement, compare_outputs
+from ..judge.compare import Judgement, compare_outputs, output_kinds
 from ..judge.paths import path_difference
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
 from ..scenarios.registry import (
@@ -331,5 +331,6 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         detail=detail[:DETAIL_LIMIT], duration_s=round(dev.seconds, 6),
         description=sc.description, expected=sc.expected, tags=tags,
         metric=judgement.metric, emulated=adapter.emulated, unverified=unverified or None,
+        outputs=None if cpu.raised else output_kinds(cpu.value),
     )
     return result, entries

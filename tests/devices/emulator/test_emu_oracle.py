@@ -210,3 +210,27 @@ def test_the_fixed_set_targets_the_faults_a_sample_rarely_reaches():
             "torch.cuda.memory_allocated", "torch.sum"} <= fixed
     assert any(oracle.MEMORY_API.search(a) for a in fixed)
     assert any(oracle.NEW_LAYOUT_API.search(a) for a in fixed)
+
+
+def test_a_fault_the_compared_answer_cannot_show_is_no_pair():
+    """Equivalent mutants are left out, by what the row compared (``outputs``): dtype-widen
+    needs a float16/bfloat16 tensor in the CPU's answer (an observer's float32 buffers or
+    assert_allclose's pass/raise end as a correct chip computing through float32 ends),
+    strides a non-contiguous one (FSDP.clip_grad_norm_'s scalar norm) unless the API's
+    contract fixes a new output's layout; an unrecorded or opaque answer may hold anything."""
+    oracle = _oracle()
+
+    def clean(outputs, ops, dtype="float16"):
+        return {"rows": [dict(_row("case", dtype, "pass", ops), outputs=outputs)]}
+
+    observer = ["aten.aminmax", "aten.minimum"]
+    assert not oracle.applicable("dtype-widen", "torch.ao.quantization.observer.MinMaxObserver",
+                                 clean(["float32", "int64"], observer))
+    assert not oracle.applicable("dtype-widen", "torch.testing.assert_allclose", clean([], ["aten.sub"]))
+    for outputs in (["float16"], ["bfloat16", "float32"], ["opaque"], None):
+        assert oracle.applicable("dtype-widen", "torch.neg", clean(outputs, ["aten.neg"])), outputs
+    norm = ["aten.linalg_vector_norm", "aten.mul_.Tensor"]
+    api = "torch.distributed.fsdp.FullyShardedDataParallel.clip_grad_norm_"
+    assert not oracle.applicable("strides", api, clean(["float32"], norm, "float32"))
+    assert oracle.applicable("strides", api, clean(["float32", "strided"], norm, "float32"))
+    assert oracle.applicable("strides", "torch.empty_like", clean(["float32"], [], "float32"))

@@ -190,13 +190,22 @@ class On:
     """The device under test and the inputs made there: ``x`` and ``w`` (4 x 8, drawn on
     the CPU in ``dtype``, moved to ``device``), and the helpers that use them. Models are
     moved in ``dtype`` too (``place``: a float16 / bfloat16 model, as a user trains one);
-    observers and fake-quant modules keep their own buffers and are fed ``dtype`` inputs."""
+    observers and fake-quant modules keep their own buffers and are fed ``dtype`` inputs.
+
+    ``hi`` and ``lo`` are ``x`` with its last element (the last of every row, column and
+    of the whole tensor) made the largest and the smallest value: a boundary input, so that
+    a min / max that misses an edge element of its reduction shows in the range observed."""
 
     def __init__(self, device, dtype):
         self.device = device
         self.dtype = dtype
-        self.x = torch.randn(4, 8, dtype=dtype).to(device)
+        x = torch.randn(4, 8, dtype=dtype)
+        self.x = x.to(device)
         self.w = torch.randn(4, 8, dtype=dtype).to(device)
+        edge = 4 * x.abs().max()
+        self.hi, self.lo = x.clone(), x.clone()
+        self.hi[-1, -1], self.lo[-1, -1] = edge, -edge
+        self.hi, self.lo = self.hi.to(device), self.lo.to(device)
 
     @functools.cached_property
     def qmap(self):
@@ -243,8 +252,9 @@ class On:
 # --- shared answers: one function, the variant as its parameters ---------------------------
 
 def observed(on, obs, *feed):
-    """an observer fed device tensors (``x, x * 2`` by default): its qparams and state"""
-    obs = on.observe(obs, *(feed or (on.x, on.x * 2)))
+    """an observer fed device tensors (``x, x * 2`` and the boundary inputs ``hi``, ``lo``
+    by default): its qparams and state"""
+    obs = on.observe(obs, *(feed or (on.x, on.x * 2, on.hi, on.lo)))
     return {"qparams": qparams(obs), "state": obs.state_dict()}
 
 
@@ -599,7 +609,8 @@ def quantization_backend_config_ObservationType_OUTPUT_USE_DIFFERENT_OBSERVER_AS
 def quantization_fake_quantize_FakeQuantize(device, dtype):
     on = On(device, dtype)
     fq = Q.FakeQuantize()
-    return {'run': on.fwd_bwd(fq), 'qparams': qparams(fq)}
+    return {'run': on.fwd_bwd(fq), 'edges': [on.fwd_bwd(fq, on.hi), on.fwd_bwd(fq, on.lo)],
+            'qparams': qparams(fq)}
 
 
 def quantization_fake_quantize_FixedQParamsFakeQuantize(device, dtype):
