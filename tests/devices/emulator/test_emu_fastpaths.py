@@ -63,11 +63,6 @@ CASES = [
     ("mul_ int by float", aten.mul_.Tensor, lambda d: (torch.arange(4).to(d), torch.ones(4).to(d))),
     ("fill_", aten.fill_.Scalar, lambda d: (torch.zeros(2, 2).to(d).t(), 7.0)),
     ("fill_ conj", aten.fill_.Scalar, lambda d: (torch.zeros(2, dtype=torch.complex64).to(d).conj(), 1j)),
-    # a number or flag back (``.item()``, ``bool(t)``, ``torch.equal``): the scalar shape
-    ("item", aten._local_scalar_dense.default, lambda d: (torch.arange(6.).to(d)[4],)),
-    ("item half", aten._local_scalar_dense.default, lambda d: (torch.tensor(1.5, dtype=torch.float16).to(d),)),
-    ("is_nonzero", aten.is_nonzero.default, lambda d: (torch.tensor([0.]).to(d),)),
-    ("equal", aten.equal.default, lambda d: (torch.arange(4.).to(d), torch.arange(4.).to(d).flip(0))),
 ]
 
 

@@ -122,8 +122,7 @@ class Plan:
     __slots__ = ("op", "call", "name", "pos", "kw", "out_kw", "write_pos", "write_kw",
                  "device_arg", "pin_arg", "layout_arg", "gen_kw", "returns", "single", "single_tensor",
                  "rule", "mixed_ok", "meta_view", "reduce", "precision", "rebox", "fast",
-                 "inplace", "tensor_pos", "factory", "view", "has_gen", "factory_kw", "strided_view",
-                 "scalar")
+                 "inplace", "tensor_pos", "factory", "view", "has_gen", "factory_kw", "strided_view")
 
     def __init__(self, op, call: Optional[Callable] = None):
         schema = op._schema
@@ -209,16 +208,6 @@ class Plan:
                         and self.gen_kw is None and all(k != LIST for _, k in self.pos)
                         and list(self.write_pos.values()) == [0] and self.pos[:1] == [(0, T)]
                         and self.returns == [("w", 0)])
-        # the scalar shape (_local_scalar_dense, i.e. ``.item()``; equal, is_nonzero): as
-        # ``fast``, but the result is a number or flag, handed back as the CPU kernel gave it
-        self.scalar = (not self.meta_view and not self.kw and not self.write_pos
-                       and self.reduce is None and self.precision is None
-                       and self.device_arg is None and self.pin_arg is None
-                       and self.layout_arg is None and self.gen_kw is None
-                       and bool(self.pos) and all(k != LIST for _, k in self.pos)
-                       and len(self.returns) == 1 and not self.returns[0][0]
-                       and self.returns[0][1] is None)
-        self.fast = self.fast or self.scalar
         self.tensor_pos = tuple(i for i, _ in self.pos)  # where fast/inplace look for tensors
         # the factory shape (empty.memory_format, empty_strided, ...): no tensor argument, a
         # device argument, nothing mutated or random, one new tensor returned
@@ -598,8 +587,8 @@ def _run_simple(plan: Plan, args: tuple, kwargs: dict):
                     or view.untyped_storage().data_ptr() != self_ptr):
                 _follow_resized(plan, args, cargs)
         return args[0]
-    if out is None or plan.scalar:
-        return out
+    if out is None:
+        return None
     return _wrap(out, STATE.device, owners, not cpu_in)
 
 
