@@ -44,3 +44,16 @@ def test_scalars_and_bools():
     assert compare_outputs(1, 2, "cpu").status == Status.FAIL
     assert compare_outputs([1, 2], [1, 2, 3], "cpu").cause == Cause.METADATA
 
+
+
+def test_output_kinds_names_what_the_comparison_walks():
+    from torchparity.judge.compare import output_kinds
+    from torchparity.scenarios.registry import Draws
+
+    t = torch.zeros(3, 4)
+    answer = {"a": (t.half(), t.t()), "b": [1, 2.5, None, "x", torch.float32], "c": object()}
+    assert output_kinds(answer) == ["float16", "float32", "opaque", "strided"]
+    assert output_kinds(Draws(torch.zeros(5, dtype=torch.bfloat16))) == ["bfloat16"]
+    assert output_kinds(True) == [] and output_kinds(None) == []
+    # a single-element tensor has no layout worth naming
+    assert output_kinds(torch.zeros(1, 1).t()) == ["float32"]

@@ -82,32 +82,21 @@ def compare_outputs(cpu: Any, dev: Any, device_type: str, path: str = "output", 
     return worst(results)
 
 
-def output_kinds(cpu: Any) -> List[str]:
+def output_kinds(cpu: Any) -> Optional[List[str]]:
     """What :func:`compare_outputs` compares in the CPU's answer ``cpu``, as evidence on a
     row: the dtype names of its tensor leaves, ``strided`` when one of them is not
     contiguous, ``opaque`` when a leaf is an object compared by its own ``==`` (whatever it
-    holds is not walked). The same walk as the comparison: draws, mappings, sequences."""
-    kinds = set()
-
-    def visit(x: Any) -> None:
-        if isinstance(x, Draws):
-            visit(x.tensor)
-        elif isinstance(x, torch.Tensor):
-            kinds.add(str(x.dtype).replace("torch.", ""))
-            if x.layout == torch.strided and x.numel() > 1 and not x.is_contiguous():
-                kinds.add("strided")
-        elif isinstance(x, Mapping):
-            for v in x.values():
-                visit(v)
-        elif _is_seq(x):
-            for v in x:
-                visit(v)
-        elif not (x is None or isinstance(x, (bool, int, float, complex, str, bytes, torch.dtype,
-                                              torch.device, torch.layout, torch.memory_format))):
-            kinds.add("opaque")
-
-    visit(cpu)
+    holds is not walked). Found by the comparison's own walk, of the answer against itself,
+    so the two cannot drift apart. None (unrecorded) when the answer cannot be walked."""
+    kinds: set = set()
+    try:
+        _walk(cpu, cpu, "cpu", "output", (), [], [], pairs=None, kinds=kinds)
+    except Exception:
+        return None
     return sorted(kinds)
+
+
+_PLAIN = (str, bytes, torch.dtype, torch.device, torch.layout, torch.memory_format)
 
 
 def _evaluate(golden: Golden) -> Any:
@@ -170,13 +159,13 @@ def _storage(t: torch.Tensor) -> int:
 
 def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...],
           out: List[Judgement], leaves: list, leaf_kind: Optional[str] = None,
-          pairs: Optional[list] = None) -> None:
+          pairs: Optional[list] = None, kinds: Optional[set] = None) -> None:
     if isinstance(cpu, Draws) or isinstance(dev, Draws):  # random draws: a two-sample test
         if not (isinstance(cpu, Draws) and isinstance(dev, Draws)):
             out.append(_fail(Cause.METADATA, f"{path}: CPU gave {_short(cpu)}, device gave {_short(dev)}",
                              _meta("output_kind")))
             return
-        _walk(cpu.tensor, dev.tensor, device_type, path, keys + ("tensor",), out, leaves, "random", pairs)
+        _walk(cpu.tensor, dev.tensor, device_type, path, keys + ("tensor",), out, leaves, "random", pairs, kinds)
         return
     if isinstance(cpu, torch.Tensor) or isinstance(dev, torch.Tensor):
         j = _tensor_meta(cpu, dev, device_type, path)
@@ -185,6 +174,10 @@ def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...]
         else:
             if pairs is not None:
                 pairs.append((path, cpu, dev))
+            if kinds is not None:
+                kinds.add(str(cpu.dtype).replace("torch.", ""))
+                if cpu.layout == torch.strided and cpu.numel() > 1 and not cpu.is_contiguous():
+                    kinds.add("strided")
             c, d = _dense(cpu.detach()), _dense(dev.detach().cpu())
             leaves.append((path, keys, c, d, leaf_kind))
         return
@@ -199,7 +192,7 @@ def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...]
                              _meta("output_keys")))
             return
         for k in cpu:
-            _walk(cpu[k], dev[k], device_type, f"{path}[{k!r}]", keys + (k,), out, leaves, leaf_kind, pairs)
+            _walk(cpu[k], dev[k], device_type, f"{path}[{k!r}]", keys + (k,), out, leaves, leaf_kind, pairs, kinds)
         return
     if _is_seq(cpu):
         if not _is_seq(dev) or len(cpu) != len(dev):
@@ -207,7 +200,7 @@ def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...]
                              _meta("output_length")))
             return
         for i, (a, b) in enumerate(zip(cpu, dev)):
-            _walk(a, b, device_type, f"{path}[{i}]", keys + (i,), out, leaves, leaf_kind, pairs)
+            _walk(a, b, device_type, f"{path}[{i}]", keys + (i,), out, leaves, leaf_kind, pairs, kinds)
         return
     if isinstance(cpu, bool) or isinstance(dev, bool):
         ok = cpu == dev and type(cpu) is type(dev)
@@ -226,6 +219,8 @@ def _walk(cpu: Any, dev: Any, device_type: str, path: str, keys: Tuple[Any, ...]
                    _fail(Cause.MISMATCH, f"{path}: CPU gave {cpu!r}, device gave {dev!r}", metric))
         return
     if isinstance(cpu, torch.dtype) or isinstance(cpu, (str, bytes)) or type(cpu) is type(dev):
+        if kinds is not None and not isinstance(cpu, _PLAIN):
+            kinds.add("opaque")
         try:
             equal = bool(cpu == dev)
         except Exception:
