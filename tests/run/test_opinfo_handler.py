@@ -151,3 +151,16 @@ def test_device_arguments_point_at_the_device_and_deviceless_samples_are_noted()
 def test_factory_samples_without_device_are_not_compared(ctx):
     r = run(ctx, "arange", "float32")
     assert r["status"] == "pass" and "never reaches the device" in r["detail"]
+
+
+def test_the_footprint_looks_past_a_first_sample_that_does_nothing(ctx):
+    # atleast_3d of its first (4-d) sample returns the input itself; of a 2-d one it is a
+    # view on the device: one sample alone called the API device-independent
+    r = run(ctx, "atleast_3d", "float32", footprint=True)
+    assert r["status"] == "pass", r["detail"]
+    ops = {e["op"] for e in r["footprint"] if e["source"] == "api"}
+    assert ops, r["footprint"]
+    # an op that computes from its first sample stops there: one more device run, not eight
+    r = run(ctx, "add", "float32", footprint=True)
+    assert {e["op"] for e in r["footprint"]} == {"aten.add"}
+    assert sum(e["count"] for e in r["footprint"]) == 1

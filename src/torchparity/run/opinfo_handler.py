@@ -23,6 +23,7 @@ import torch
 from ..judge.aggregate import SampleOutcome, aggregate
 from ..results.error_rules import classify_exception
 from ..judge.compare import compare_outputs
+from ..judge.evidence import DEVICE_COMPUTE, from_footprint
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
 from ..results.models import Cause, Status
@@ -503,7 +504,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
                metric=result.metric, counts=result.counts, kind=kind,
                seconds=time.perf_counter() - start)
     if case.get("footprint"):  # check asks for it; sweep rows stay as they were
-        out["footprint"] = sample_footprint(ctx, runner.fn, samples[0])
+        out["footprint"] = sample_footprint(ctx, runner.fn, samples)
     return out
 
 
@@ -511,25 +512,35 @@ def _join(a: Optional[str], b: str) -> str:
     return f"{a}; {b}" if a else b
 
 
-def sample_footprint(ctx: WorkerContext, fn, sample) -> List[Dict[str, Any]]:
-    """The ops one more device run of ``sample`` dispatches (``api.footprint`` entries)."""
+# samples run again for the footprint, at most: the first one that computes ends it
+FOOTPRINT_SAMPLES = 8
+
+
+def sample_footprint(ctx: WorkerContext, fn, samples) -> List[Dict[str, Any]]:
+    """The ops more device runs of ``samples`` dispatch (``api.footprint`` entries), one
+    recorder over them: the first sample that computes on the device ends it, else up to
+    ``FOOTPRINT_SAMPLES``. The first sample alone is not enough: ``atleast_3d`` of a 4-d
+    input returns the input itself, while of a 2-d one it is a view on the device."""
     from ..api.footprint import FootprintRecorder
 
     recorder = FootprintRecorder(ctx.adapter.type, api_objects=[fn])
-    try:
-        # inside: a sample the device refuses to hold (a sparse CSR input on the emulated
-        # device) was judged as such already; it leaves the footprint empty, not the case
-        tree = device_tree(oi.sample_parts(sample), ctx.adapter.torch_device)
-    except Exception:
-        return []
-    seed_device(oi.SEED, ctx.adapter.type)
-    try:
-        with recorder:
-            inp, args, kwargs = tree
-            fn(inp, *args, **kwargs)
-            ctx.adapter.synchronize()
-    except Exception:
-        pass  # the judged run already reported it; ops up to the failure are recorded
+    for sample in samples[:FOOTPRINT_SAMPLES]:
+        try:
+            # a sample the device refuses to hold (a sparse CSR input on the emulated
+            # device) was judged as such already; it adds nothing to the footprint
+            tree = device_tree(oi.sample_parts(sample), ctx.adapter.torch_device)
+        except Exception:
+            continue
+        seed_device(oi.SEED, ctx.adapter.type)
+        try:
+            with recorder:
+                inp, args, kwargs = tree
+                fn(inp, *args, **kwargs)
+                ctx.adapter.synchronize()
+        except Exception:
+            pass  # the judged run already reported it; ops up to the failure are recorded
+        if from_footprint(recorder.entries()) == DEVICE_COMPUTE:
+            break
     return [e.model_dump(mode="json") for e in recorder.entries()]
 
 
