@@ -105,3 +105,25 @@ def test_flows_are_asked_in_float16_and_bfloat16_where_torch_ao_takes_them():
     assert {"float16", "bfloat16", "float32"} <= {d for sc in flow for d in sc.dtypes}
     assert all(sc.raises is None and sc.golden is not None for sc in flow)
     assert [sc.dtypes for sc in qat] == [("float32",)]
+
+
+def test_the_fx_flows_scaffolding_mapping_runs_no_histogram_search():
+    # a histogram's parameter search is tens of thousands of small ops per calibration:
+    # the FX flows around configs under test calibrate with min/max observers instead,
+    # on the x86 mapping's own object types and weight observers
+    import torch.ao.quantization as Q
+
+    from torchparity.scenarios.sources.quant.cases import scaffold_qmap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        real, cheap = Q.get_default_qconfig_mapping("x86"), scaffold_qmap()
+        assert list(cheap.object_type_qconfigs) == list(real.object_type_qconfigs)
+        pairs = [(real.global_qconfig, cheap.global_qconfig)] + [
+            (real.object_type_qconfigs[k], cheap.object_type_qconfigs[k]) for k in real.object_type_qconfigs]
+        for r, c in pairs:
+            assert not isinstance(c.activation(), Q.HistogramObserver)
+            assert type(c.weight()) is type(r.weight())
+            if not isinstance(r.activation(), Q.HistogramObserver):
+                assert repr(c) == repr(r)
+        assert isinstance(real.global_qconfig.activation(), Q.HistogramObserver)  # still the API's answer

@@ -58,6 +58,26 @@ def qparams(obs):
     return list(obs.calculate_qparams())
 
 
+def _cheap(qc):
+    """``qc`` with a HistogramObserver activation made a MinMaxObserver (same range)"""
+    if qc is None or not isinstance(qc.activation(), Q.HistogramObserver):
+        return qc
+    return Q.QConfig(activation=Q.MinMaxObserver.with_args(reduce_range=True), weight=qc.weight)
+
+
+def scaffold_qmap() -> QConfigMapping:
+    """The x86 default qconfig mapping, its HistogramObserver activations made MinMaxObserver
+    ones: the mapping is scaffolding of the FX flows around the configs under test. A
+    histogram's parameter search is ~56,000 small ops and as many ``.item()`` calls per
+    calibration, work none of those APIs asks for (``HistogramObserver`` has its own case,
+    and ``get_default_qconfig_mapping`` answers with the real mapping)."""
+    real = Q.get_default_qconfig_mapping("x86")
+    m = QConfigMapping().set_global(_cheap(real.global_qconfig))
+    for kind, qc in real.object_type_qconfigs.items():
+        m.set_object_type(kind, _cheap(qc))
+    return m
+
+
 def flat(tree):
     if isinstance(tree, torch.Tensor):
         return [tree]
@@ -209,8 +229,8 @@ class On:
 
     @functools.cached_property
     def qmap(self):
-        """the x86 default qconfig mapping (a fresh one per case)"""
-        return Q.get_default_qconfig_mapping("x86")
+        """the scaffolding qconfig mapping (a fresh one per case)"""
+        return scaffold_qmap()
 
     def place(self, m):
         """a model on the device, its floating parameters and buffers in the case's dtype"""
@@ -243,7 +263,7 @@ class On:
     def fx_prepare(self, mapping=None, model=None, **kw):
         """FX prepare of a model on the device, calibrated on ``x``"""
         m = self.place(model or Plain()).eval()
-        p = quantize_fx.prepare_fx(m, mapping or Q.get_default_qconfig_mapping("x86"), (self.x,), **kw)
+        p = quantize_fx.prepare_fx(m, mapping or scaffold_qmap(), (self.x,), **kw)
         y = p(self.x)
         return p, {"output": y, "observers": observers(p),
                    "modules": sorted(type(mod).__name__ for mod in p.modules())}
