@@ -5,11 +5,11 @@ import torch
 
 from torchparity.api.footprint import FootprintRecorder
 from torchparity.judge.aggregate import Part, SampleOutcome, aggregate
-from torchparity.results.error_rules import classify_exception
 from torchparity.judge.compare import compare_outputs
 from torchparity.judge.evidence import api_evidence, from_footprint, row_evidence
 from torchparity.judge.judgement import Judgement
 from torchparity.judge.verdict import decide
+from torchparity.results.error_rules import classify_exception
 from torchparity.results.models import Analysis, Cause, FootprintEntry, ScenarioResult, Status
 
 ANALYSIS = Analysis(qualified_name="x.f", kind="function", implementation="python_function")

@@ -10,7 +10,6 @@ from typing import Optional
 
 from ..results.models import Cause, Text
 
-
 # What each cause means, for verdicts and reports (the seeds' vocabulary in zh).
 CAUSE_TEXT = {
     Cause.DTYPE_LIMIT: Text(en="hardware capability limit (dtype not supported by the device kernel)",

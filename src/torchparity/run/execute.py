@@ -12,9 +12,9 @@ from torch.utils._pytree import tree_map
 
 from ..api.footprint import METADATA_OPS, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
-from ..results.error_rules import classify_exception
 from ..judge.compare import Judgement, compare_outputs, output_kinds
 from ..judge.paths import path_difference
+from ..results.error_rules import classify_exception
 from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
 from ..scenarios.registry import (
     HarnessFailure,

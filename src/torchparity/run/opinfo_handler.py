@@ -21,11 +21,11 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from ..judge.aggregate import SampleOutcome, aggregate
-from ..results.error_rules import classify_exception
 from ..judge.compare import compare_outputs
 from ..judge.evidence import DEVICE_COMPUTE, from_footprint
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
+from ..results.error_rules import classify_exception
 from ..results.models import Cause, Status
 from ..scenarios import opinfo as oi
 from . import opinfo_restricted as RS

@@ -346,10 +346,10 @@ def _check_in_bounds(args: tuple, kwargs: dict) -> None:
     if offset is None:
         offset = self.storage_offset()
     last = offset  # the element the view reaches last (select, expand... pay this per view)
-    for s, st in zip(size, stride):
+    for s, step in zip(size, stride):
         if s == 0:
             return  # no element: nothing reached
-        last += (s - 1) * st
+        last += (s - 1) * step
     storage = self.untyped_storage()
     nbytes = storage.nbytes()
     itemsize = self.element_size()

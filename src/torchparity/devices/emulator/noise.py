@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
+
 from ...yamlmodel import safe_load
 from .numerics import round_mantissa
 
