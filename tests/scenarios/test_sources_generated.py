@@ -252,3 +252,22 @@ def test_a_code_block_case_is_filed_under_its_source_module():
     home = os.path.dirname(runtime.__file__)
     scs = runtime.scenarios("torch.autograd.grad", None)
     assert scs and all(os.path.dirname(s.source_file) == home for s in scs)
+
+
+def test_the_cpu_probe_prints_nothing_into_the_users_terminal(capfd):
+    # planning probes every dtype on the CPU in the user's process: what a case prints
+    # while it raises (an FX module's traceback on stderr) is no news for the user
+    import sys
+
+    from torchparity.scenarios.sources.base import probe
+
+    def noisy(device, dtype):
+        print("a traceback an FX module prints", file=sys.stderr)
+        print("and something on stdout")
+        if dtype != torch.float32:
+            raise RuntimeError("Quantize only works on Float Tensor")
+
+    got = probe(noisy, ["float32", "float64"])
+    assert got["float32"] is None and isinstance(got["float64"], RuntimeError)
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")

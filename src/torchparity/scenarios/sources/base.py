@@ -20,6 +20,7 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import io
 import re
 import sys
 import textwrap
@@ -77,9 +78,13 @@ def widened(dtypes: Sequence[str], fn: Optional[Callable] = None) -> Tuple[str, 
 
 
 def probe(fn: Callable[[str, Any], Any], dtypes: Sequence[str]) -> Dict[str, Optional[BaseException]]:
-    """Run ``fn("cpu", dtype)`` once per dtype; the exception each raised (None: none)."""
+    """Run ``fn("cpu", dtype)`` once per dtype; the exception each raised (None: none).
+    What the runs print is dropped: planning runs in the user's process, and a raise there
+    is data (an FX module prints its own traceback to stderr before re-raising)."""
     out: Dict[str, Optional[BaseException]] = {}
-    with torch.random.fork_rng(devices=[]):
+    sink = io.StringIO()
+    with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(sink), \
+            contextlib.redirect_stderr(sink):
         for d in dtypes:
             torch.manual_seed(SEED)
             try:
