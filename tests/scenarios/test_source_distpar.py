@@ -218,3 +218,23 @@ def test_a_refused_scaffolding_step_is_not_the_apis_answer():
     part(out, "ddp", lambda: scaffold_step(Refused(p, lr=0.1)))
     with pytest.raises(ScaffoldingRefused, match=r"\(rank 0\)"):
         distpar._pick([out, out], "ddp")
+
+
+def test_fsdp_optimizer_states_in_the_cpu_world_are_not_aliased():
+    """FSDP gathers every optimizer state name into one reused buffer and copies the views
+    out with ``.cpu()``, a no-op on the CPU: there Adam's ``exp_avg`` read back as its
+    ``exp_avg_sq``, and every correct device "mismatched" the CPU reference (emulated
+    whole-list run: 24 fail rows of 8 APIs). The case's optimizer keeps one per-element
+    state, and the CPU world's answer holds no two equal states of one parameter."""
+    from torchparity.scenarios.sources.world import run_world
+
+    ranks = run_world("distpar:fsdp", "cpu", torch.float32)
+    for rank in ranks:
+        states = rank["optim_states"]["full_optim_state_dict"]
+        assert states
+        for name, state in states.items():
+            per_element = {k: v for k, v in state.items() if isinstance(v, torch.Tensor) and v.dim() > 0}
+            assert per_element, name
+            values = list(per_element.values())
+            assert all(not torch.equal(a, b) for i, a in enumerate(values) for b in values[i + 1:]), name
+            assert all(v.abs().sum() > 0 for v in values), name

@@ -129,7 +129,7 @@ _add("fsdp", "state_dict_types", "state_dict under the full, sharded and local s
                                   "StateDictConfig", "StateDictSettings", "FullOptimStateDictConfig",
                                   "ShardedOptimStateDictConfig", "LocalOptimStateDictConfig",
                                   "OptimStateDictConfig")))
-_add("fsdp", "optim_states", "Adam's state through every FSDP optimizer-state helper", *(_FSDP + m for m in (
+_add("fsdp", "optim_states", "SGD momentum state through every FSDP optimizer-state helper", *(_FSDP + m for m in (
     "full_optim_state_dict", "sharded_optim_state_dict", "flatten_sharded_optim_state_dict",
     "shard_full_optim_state_dict", "scatter_full_optim_state_dict", "optim_state_dict",
     "optim_state_dict_to_load", "rekey_optim_state_dict")))

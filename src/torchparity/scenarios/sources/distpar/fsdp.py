@@ -120,8 +120,13 @@ def fsdp(rank, world, device, dtype):
     part(out, "state_dict_types", state_types)
 
     def optim_states():
+        # SGD with momentum: one per-element state. FSDP gathers each state name into one
+        # reused buffer and keeps views of it, copied out by ``.cpu()`` — a no-op on the
+        # CPU, so there every earlier state (Adam's exp_avg) reads the last one gathered
+        # (exp_avg_sq): a CPU reference a correct device cannot match (torch 2.13,
+        # fsdp/_optim_utils.py, _gather_all_orig_param_state)
         f = _fsdp(device)
-        opt = torch.optim.Adam(f.parameters(), lr=0.1, foreach=False)
+        opt = torch.optim.SGD(f.parameters(), lr=0.1, momentum=0.9, foreach=False)
         _fwd_bwd(f, device, rank)
         scaffold_step(opt)
         full = FSDP.full_optim_state_dict(f, opt, rank0_only=False)
