@@ -128,8 +128,8 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
     With ``batch`` (the dtype names of the scenario, ``dtype`` among them), the first call
     runs every dtype of the batch in one world, one case after the other, and keeps each
     case's per-rank outcome for the calls that follow in this process: one world start
-    instead of one per dtype. A case whose ranks disagree (one raised, another returned)
-    may have left the world out of step, so it and the cases after it are not kept; a
+    instead of one per dtype. A case in which a rank raised may have left the world out of
+    step, so the cases after it are not kept (it is: its ranks started in step); a
     batch world that does not finish keeps nothing. Those dtypes get a world of their own.
     """
     from ...devices import spec_for_device
@@ -147,17 +147,27 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
 _BATCHES: Dict[tuple, Dict[str, List[dict]]] = {}  # kept outcomes, per batch and dtype
 
 
+# dtypes devices refuse most (Ascend chips: float64): run last in a batch world, so that a
+# refusal, which ends what the world keeps, ends it after the others ran
+_LAST = ("float64", "complex128")
+
+
 def _run_batch(body: str, device: str, batch: Sequence[str], world_size: int,
                timeout_s: float) -> Dict[str, List[dict]]:
+    """Every dtype of ``batch`` in one world; the outcomes kept, per dtype. A case in which
+    a rank raised is its own answer (its ranks started in step), but it may leave the world
+    out of step for the next (a peer still waiting on a send that never comes, then a
+    closed pair for every case after it): nothing after it is kept."""
+    order = sorted(batch, key=lambda d: d in _LAST)
     try:
-        outcomes = _run_cases([(body, d) for d in batch], device, world_size, timeout_s)
+        outcomes = _run_cases([(body, d) for d in order], device, world_size, timeout_s)
     except (WorldError, HarnessFailure):  # each dtype gets a world of its own
         return {}
     kept = {}
-    for d, per_rank in zip(batch, outcomes):
-        if len({"error" in entry for entry in per_rank}) > 1:
-            break
+    for d, per_rank in zip(order, outcomes):
         kept[d] = per_rank
+        if any("error" in entry for entry in per_rank):
+            break  # the cases after it get worlds of their own
     return kept
 
 
