@@ -122,3 +122,25 @@ def test_in_process_cases_agree_with_themselves_on_the_cpu(api):
     for sc in sources.source("distsvc").scenarios(api, getattr(dist, api.split(".")[2], None)):
         a, b = sc.fn("cpu", torch.float32), sc.fn("cpu", torch.float32)
         assert repr(a) == repr(b)
+
+
+def test_the_failing_binary_waits_until_its_peer_is_gone_not_only_marked():
+    # start_processes ends the other children (SIGTERM) once one fails: rank 0 still
+    # tearing down its interpreter when rank 3 exited read {0: -15, 1: 1} on the emulated
+    # device (slower exits); rank 3 now waits for rank 0's process to be gone
+    import subprocess
+    import sys
+    import time
+
+    from torchparity.scenarios.sources.distsvc.child import _running
+    from torchparity.scenarios.sources.distsvc.procs import subprocess_case
+
+    assert _running(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 30
+    while _running(child.pid) and time.monotonic() < deadline:  # exited, not yet reaped
+        time.sleep(0.05)
+    assert not _running(child.pid) and child.poll() == 0
+    got = subprocess_case("cpu", torch.float32)
+    assert got["failures"] == {1: 1}, got
+    assert got["printed"] is not None

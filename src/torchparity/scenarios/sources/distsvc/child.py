@@ -83,8 +83,11 @@ def failing_step(spec: str, k: int):
 
 def binary_step(argv) -> int:
     """The binary of the ``subprocess_case`` (``python -m ...distsvc.binary SPEC K MARKS``):
-    ``device_step`` printed as a list; rank ``K`` 0 leaves its mark in the folder
-    ``MARKS`` once it has printed, rank 3 waits for that mark (60 s at most) and exits 1."""
+    ``device_step`` printed as a list; rank ``K`` 0 leaves its mark (its pid) in the folder
+    ``MARKS`` once it has printed and ends at once; rank 3 waits for that mark and for that
+    process to be gone (60 s at most), then exits 1. A failure ends the context's other
+    children (SIGTERM): rank 0 still tearing down its interpreter when rank 3 failed read
+    ``{0: -15}`` on the emulated device, whose children exit slower."""
     import time
 
     spec, k, marks = argv[0], argv[1], argv[2]
@@ -93,10 +96,26 @@ def binary_step(argv) -> int:
     mark = os.path.join(marks, "r0.done")
     t = time.monotonic() + 60
     if k == "0":
-        open(mark, "w").close()
-    while k == "3" and not os.path.exists(mark) and time.monotonic() < t:
+        with open(mark + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(mark + ".tmp", mark)
+        sys.stderr.flush()
+        os._exit(0)  # no teardown between the mark and the exit
+    while not os.path.exists(mark) and time.monotonic() < t:
         time.sleep(0.05)
-    return int(int(k) == 3)
+    pid = int(open(mark).read()) if os.path.exists(mark) else None
+    while pid is not None and _running(pid) and time.monotonic() < t:
+        time.sleep(0.05)
+    return 1
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 # -- functions the RPC world calls on its peer -------------------------------------------------
