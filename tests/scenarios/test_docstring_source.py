@@ -189,3 +189,15 @@ def test_an_example_that_cannot_run_on_meta_keeps_the_old_comparison(emu):
     assert X.placements(ex, setup, {"torch": torch}) is None
     dev = X.run_examples(ex, setup, {"torch": torch}, emu.torch_device)
     assert dev["bound w"].device.type == emu.type
+
+
+def test_an_expected_raise_the_emulator_cannot_make_is_an_emulator_limit(emu):
+    # check_sparse_tensor_invariants' example expects a RuntimeError from an invalid CSR
+    # tensor; the emulated device cannot hold a CSR tensor at all and raised its own
+    # EmulatorFeatureError, which read as a difference (`state`): an emulator gap as a verdict
+    api = "torch.sparse.check_sparse_tensor_invariants"
+    scs = [s for s in offer(api, None).scenarios if s.source == "docstring"]
+    assert scs
+    rows = [execute(sc, "float32", emu)[0] for sc in scs]
+    assert [(r.status, r.cause) for r in rows if r.status != "pass"] == [("skip", "emulator_limit")], \
+        [(r.status, r.cause, r.detail) for r in rows]

@@ -41,6 +41,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map
 
 from ....api.footprint import call_from_mode
+from ....results.error_rules import classify_exception
+from ....results.models import Cause
 
 DEVICE_VAR, MODULE_VAR = "_tp_device", "_tp_devmod"
 SEED = 0  # the runner's seed (run.execute seeds each run with it)
@@ -325,6 +327,8 @@ def _run(examples: List[Tuple[str, Optional[str]]], setup: List[str], namespace:
                     continue
                 if exc_msg is None:
                     raise ExampleError(n, src, exc) from exc
+                if _emulator_gap(exc):  # not the example's raise: what the emulator cannot do
+                    raise
                 out[key] = f"raises {type(exc).__name__}: {normalise(_first_line(exc))}"
     if printed.getvalue().strip():  # what print showed is often the whole example
         out["stdout"] = Printed(printed.getvalue())
@@ -424,3 +428,10 @@ def bound_and_used(tree: ast.AST) -> Tuple[set, set]:
 
 
 BUILTINS = frozenset(dir(builtins))
+
+
+def _emulator_gap(exc: BaseException) -> bool:
+    """An exception the emulated device raised for what it cannot do (a sparse CSR tensor,
+    a generator): the row is an emulator limit, never a "raises" the CPU can be compared to."""
+    got = classify_exception(type(exc).__name__, str(exc))
+    return got is not None and got[1] == Cause.EMULATOR_LIMIT
