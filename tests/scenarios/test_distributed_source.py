@@ -165,3 +165,21 @@ def test_a_raise_on_one_rank_leaves_the_rest_of_the_batch_to_worlds_of_their_own
     assert run_world("b", "cpu", torch.float16, batch=batch) == [7, 7]
     assert run_world("b", "cpu", torch.bfloat16, batch=batch) == [7, 7]
     assert calls[2:] == [["float16"], ["bfloat16"]]
+
+
+def test_a_ranks_refusal_is_the_case_error_before_what_its_peer_raised_because_of_it(monkeypatch):
+    # a pipeline stage on rank 1 refused float64; rank 0, waiting on it, read "pair
+    # closure": the row said device_error where the device had refused a dtype
+    from torchparity.scenarios.sources import world as _dist_world
+
+    closed = ("RuntimeError", "Application timeout caused pair closure")
+    refused = ("RuntimeError", "\"addmm_npu\" not implemented for 'Double'")
+    monkeypatch.setattr(_dist_world, "_run_cases",
+                        lambda cases, device, world_size, timeout_s: [[{"error": closed}, {"error": refused}]])
+    monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    with pytest.raises(RuntimeError, match=r"not implemented for 'Double' \(rank 1\)"):
+        run_world("b", "cpu", torch.float64)
+    monkeypatch.setattr(_dist_world, "_run_cases",
+                        lambda cases, device, world_size, timeout_s: [[{"error": closed}, {"error": closed}]])
+    with pytest.raises(RuntimeError, match=r"pair closure \(rank 0\)"):
+        run_world("b", "cpu", torch.float64)

@@ -44,6 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from ...api.footprint import UNRECORDED, StackRecorder, active_recorder
+from ...results.error_rules import classify_exception
 from ..registry import HarnessFailure, ScaffoldingRefused
 
 WORLD_SIZE = 2
@@ -199,13 +200,15 @@ def absorb_footprints(per_rank: List[dict], device: str) -> None:
 
 
 def _finish(per_rank: List[dict], device: str) -> List[Any]:
-    """The per-rank values, or the exception of the case (a rank's own exception first);
-    the ranks' footprints go to the recorder running here (:func:`absorb_footprints`)."""
+    """The per-rank values, or the exception of the case: a rank's device refusal before
+    what its peers raised because of it (a recv timed out, a closed pair), else the first
+    rank's; the ranks' footprints go to the recorder running here (:func:`absorb_footprints`)."""
     absorb_footprints(per_rank, device)
     errors = [(rank, entry["error"]) for rank, entry in enumerate(per_rank) if "error" in entry]
     if not errors:
         return [to_device(entry["value"], device) for entry in per_rank]
-    rank, (kind, message) = errors[0]
+    refusals = [e for e in errors if classify_exception(*e[1]) is not None]
+    rank, (kind, message) = (refusals or errors)[0]
     raise rank_error(kind, f"{message} (rank {rank})")
 
 
