@@ -238,3 +238,15 @@ def test_fsdp_optimizer_states_in_the_cpu_world_are_not_aliased():
             values = list(per_element.values())
             assert all(not torch.equal(a, b) for i, a in enumerate(values) for b in values[i + 1:]), name
             assert all(v.abs().sum() > 0 for v in values), name
+
+
+def test_a_parts_error_is_a_ranks_refusal_before_its_peers_closed_pair():
+    # emulated pipelining, float64: stage 1 refused addmm in float64, stage 0 waiting on it
+    # read "pair closure", and the row said device_error (rank 0's) for a dtype refusal
+    closed = {ERROR: ("RuntimeError", "Application timeout caused pair closure")}
+    refused = {ERROR: ("RuntimeError", "\"addmm_npu\" not implemented for 'Double'")}
+    with pytest.raises(RuntimeError, match=r"not implemented for 'Double' \(rank 1\)"):
+        distpar._pick([{"traced": closed}, {"traced": refused}], "traced")
+    with pytest.raises(RuntimeError, match=r"pair closure \(rank 0\)"):
+        distpar._pick([{"traced": closed}, {"traced": closed}], "traced")
+    assert distpar._pick([{"traced": 1}, {"traced": 2}], "traced") == [1, 2]

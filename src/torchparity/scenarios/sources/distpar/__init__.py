@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 
+from ....results.error_rules import classify_exception
 from ....results.models import Text
 from ...registry import Raises, Scenario
 from ..base import FLOATS, ModuleSource, probed
@@ -233,18 +234,23 @@ WHY_NOT = {
 
 
 def _pick(per_rank: List[Any], part: str) -> List[Any]:
-    """The part's value of every rank; its error (the first rank's) raised as such."""
+    """The part's value of every rank; its error raised as such: a rank's device refusal
+    before what its peers raised because of it (a closed pair, a recv timed out), else the
+    first rank's."""
     key, _, record = part.partition("|")
-    values = []
+    values, errors = [], []
     for rank, entry in enumerate(per_rank):
         value = entry.get(key)
         if record and not (isinstance(value, dict) and ERROR in value):
             value = (entry.get(key + "_reader", {}) if key == "torch_save" else entry).get(record)
         if isinstance(value, dict) and ERROR in value:
-            kind, message = value[ERROR]
-            # a refused scaffolding step (util.scaffold_step) stays one: "scaffolding refused"
-            raise rank_error(kind, f"{message} (rank {rank})")
+            errors.append((rank, value[ERROR]))
         values.append(value)
+    if errors:
+        refusals = [e for e in errors if classify_exception(*e[1]) is not None]
+        rank, (kind, message) = (refusals or errors)[0]
+        # a refused scaffolding step (util.scaffold_step) stays one: "scaffolding refused"
+        raise rank_error(kind, f"{message} (rank {rank})")
     return values
 
 
