@@ -26,7 +26,25 @@ def seed_bundle(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("seed") / "bundle"
     proc = subprocess.run([sys.executable, "-m", "torchparity", "check", *SEED_APIS, "--device", "cpu",
-                           "--out", str(out), "--gentest", "all", "-q"],
+                           "--out", str(out), "--gentest", "all", "-q", "--jobs", "2"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def seed_bundle_a2(tmp_path_factory):
+    """One `torchparity check` of the five seed APIs on emu:ascend-a2 with the shipped vendor
+    docs and both styles of test files (README command 1 plus --gentest all): the seed facts
+    and the zh report are read from the same run."""
+    import subprocess
+
+    from support import VENDOR_DOCS
+
+    out = tmp_path_factory.mktemp("seed_a2") / "bundle"
+    proc = subprocess.run([sys.executable, "-m", "torchparity", "check", *SEED_APIS,
+                           "--device", "emu:ascend-a2", "--vendor-docs", str(VENDOR_DOCS), "--out", str(out),
+                           "--quiet", "--gentest", "all", "--no-html", "--jobs", "2"],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+VENDOR_DOCS = Path(__file__).resolve().parent / "data" / "ascend-native-api-docs"
 SEED_APIS = [
     "torch.autograd.gradcheck",
     "torch.autograd.gradgradcheck",

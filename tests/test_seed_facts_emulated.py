@@ -13,17 +13,11 @@ import subprocess
 import sys
 
 import pytest
-from support import SEED_APIS
 
 
 @pytest.fixture(scope="module")
-def a2(tmp_path_factory):
-    out = tmp_path_factory.mktemp("a2") / "bundle"
-    proc = subprocess.run([sys.executable, "-m", "torchparity", "check", *SEED_APIS,
-                           "--device", "emu:ascend-a2", "--out", str(out), "--quiet",
-                           "--gentest", "device-generic", "--no-html", "--no-screenshot"],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def a2(seed_bundle_a2):
+    out = seed_bundle_a2
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     return out, report, {a["name"]: {(s["id"], s["dtype"]): s for s in a["scenarios"]}
                          for a in report["apis"]}
@@ -71,7 +65,7 @@ def test_generated_device_generic_tests_run_on_the_emulated_device(a2):
     refused = sum(1 for a in report["apis"] for s in a["scenarios"] if s["status"] == "unsupported")
     env = dict(os.environ, TORCHPARITY_DEVICE="emu:ascend-a2")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                           "--import-mode=importlib", "-o", "addopts=", str(out / "tests")],
+                           "--import-mode=importlib", "-o", "addopts=", str(out / "tests" / "device-generic")],
                           capture_output=True, text=True, env=env, cwd=str(out), timeout=900)
     assert proc.returncode == 0, proc.stdout[-4000:]
     assert f"{refused} skipped" in proc.stdout  # exactly the cases check found refused

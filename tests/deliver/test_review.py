@@ -194,6 +194,7 @@ def _cli(*args):
                           text=True, env=dict(os.environ), timeout=600)
 
 
+@pytest.mark.slow  # 7-13 s: run by .ci/run in the slow suite, keeping the default run under 10 min
 def test_cli_runs_our_analysis_and_exits_0_on_seed_001(tmp_path):
     out = tmp_path / "v.json"
     proc = _cli(str(SEEDS / "001_9a7be4a2f2d1bc72.txt"), "--json", str(out))  # runs check on the CPU

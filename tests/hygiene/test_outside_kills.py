@@ -56,6 +56,7 @@ def _by_id(events, ids):
     return {ids[e.index]: e for e in events}
 
 
+@pytest.mark.slow  # 7-13 s: run by .ci/run in the slow suite, keeping the default run under 10 min
 def test_the_pool_retries_an_outside_kill_once_then_says_harness_error(procs):
     path = procs.scenario_file(KILLED)
     ids = ["hyg_killed_once", "hyg_killed_always"]  # a SIGSEGV stays crash: tests/run/test_pool.py

@@ -220,6 +220,7 @@ def test_a_refused_scaffolding_step_is_not_the_apis_answer():
         distpar._pick([out, out], "ddp")
 
 
+@pytest.mark.slow  # 7-13 s: run by .ci/run in the slow suite, keeping the default run under 10 min
 def test_fsdp_optimizer_states_in_the_cpu_world_are_not_aliased():
     """FSDP gathers every optimizer state name into one reused buffer and copies the views
     out with ``.cpu()``, a no-op on the CPU: there Adam's ``exp_avg`` read back as its

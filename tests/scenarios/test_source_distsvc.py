@@ -124,6 +124,7 @@ def test_in_process_cases_agree_with_themselves_on_the_cpu(api):
         assert repr(a) == repr(b)
 
 
+@pytest.mark.slow  # 7-13 s: run by .ci/run in the slow suite, keeping the default run under 10 min
 def test_the_failing_binary_waits_until_its_peer_is_gone_not_only_marked():
     # start_processes ends the other children (SIGTERM) once one fails: rank 0 still
     # tearing down its interpreter when rank 3 exited read {0: -15, 1: 1} on the emulated

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 
+import pytest
 import torch
 
 
@@ -22,6 +23,7 @@ def _churn(dev: str, n: int) -> None:
         del a, b
 
 
+@pytest.mark.slow  # 7-13 s: run by .ci/run in the slow suite, keeping the default run under 10 min
 def test_no_memory_growth_over_100k_small_allocations(dev):
     _churn(dev, 5000)  # warm up: plan caches, allocator pools
     gc.collect()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .helpers import run_python
 
 PROFILE = """\
@@ -31,6 +33,7 @@ def test_brief_gradcheck_case(tmp_path):
     assert first == "True" and "not implemented for 'Double'" in second
 
 
+@pytest.mark.slow  # 7-13 s: run by .ci/run in the slow suite, keeping the default run under 10 min
 def test_seed_suites_run_end_to_end(tmp_path):
     (tmp_path / "limited.yaml").write_text(PROFILE, encoding="utf-8")
     out = run_python(f"""
