@@ -200,16 +200,22 @@ def absorb_footprints(per_rank: List[dict], device: str) -> None:
 
 
 def _finish(per_rank: List[dict], device: str) -> List[Any]:
-    """The per-rank values, or the exception of the case: a rank's device refusal before
-    what its peers raised because of it (a recv timed out, a closed pair), else the first
-    rank's; the ranks' footprints go to the recorder running here (:func:`absorb_footprints`)."""
+    """The per-rank values, or the exception of the case (:func:`case_error`); the ranks'
+    footprints go to the recorder running here (:func:`absorb_footprints`)."""
     absorb_footprints(per_rank, device)
     errors = [(rank, entry["error"]) for rank, entry in enumerate(per_rank) if "error" in entry]
     if not errors:
         return [to_device(entry["value"], device) for entry in per_rank]
+    raise case_error(errors)
+
+
+def case_error(errors: Sequence[Tuple[int, Tuple[str, str]]]) -> Exception:
+    """The exception of a case from its ranks' (rank, (type name, message)) errors: a
+    rank's device refusal before what its peers raised because of it (a recv timed out, a
+    closed pair), else the first rank's."""
     refusals = [e for e in errors if classify_exception(*e[1]) is not None]
     rank, (kind, message) = (refusals or errors)[0]
-    raise rank_error(kind, f"{message} (rank {rank})")
+    return rank_error(kind, f"{message} (rank {rank})")
 
 
 def rank_error(kind: str, message: str) -> Exception:

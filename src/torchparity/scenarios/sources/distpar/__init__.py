@@ -28,11 +28,10 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 
-from ....results.error_rules import classify_exception
 from ....results.models import Text
 from ...registry import Raises, Scenario
 from ..base import FLOATS, ModuleSource, probed
-from ..world import rank_error
+from ..world import case_error
 from . import dcp as _distpar_dcp
 from . import ddp as _distpar_ddp
 from . import fsdp as _distpar_fsdp
@@ -247,10 +246,8 @@ def _pick(per_rank: List[Any], part: str) -> List[Any]:
             errors.append((rank, value[ERROR]))
         values.append(value)
     if errors:
-        refusals = [e for e in errors if classify_exception(*e[1]) is not None]
-        rank, (kind, message) = (refusals or errors)[0]
         # a refused scaffolding step (util.scaffold_step) stays one: "scaffolding refused"
-        raise rank_error(kind, f"{message} (rank {rank})")
+        raise case_error(errors)
     return values
 
 
