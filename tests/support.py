@@ -39,3 +39,14 @@ def require_ray():
             pytest.fail("CI is set but Ray is not installed (pip install 'torchparity[ray]')")
         pytest.skip("Ray is not installed here (pip install 'torchparity[ray]')")
     return ray
+
+
+def ranks_alive() -> set:
+    """This process's children and those of its rank zygote (``sources.world``: the
+    zygote itself outlives worlds, the ranks it forks must not)."""
+    from torchparity.run import proctree
+    from torchparity.scenarios.sources import world
+
+    zygote = world.zygote_pid()
+    mine = set(proctree.children(os.getpid())) - {zygote}
+    return mine | (set(proctree.children(zygote)) if zygote else set())

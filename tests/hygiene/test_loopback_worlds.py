@@ -120,11 +120,11 @@ def test_world_ranks_are_told_to_listen_on_the_loopback(monkeypatch):
     class Started(Exception):
         pass
 
-    def popen(cmd, **kw):
-        seen.append(kw["env"])
+    def start_rank(entry, args, err, env):
+        seen.append(env)
         raise Started
 
-    monkeypatch.setattr(world.subprocess, "Popen", popen)
+    monkeypatch.setattr(world, "start_rank", start_rank)
     monkeypatch.setenv("NCCL_SOCKET_IFNAME", "eth0")  # a user's setting does not leak off-host
     with pytest.raises(Started):
         world._start_world([("all_reduce_sum", "float32")], "cpu", 2, 5.0)

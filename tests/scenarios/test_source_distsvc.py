@@ -9,7 +9,7 @@ import torch
 import torch.distributed as dist
 
 from tests.devices.emulator.helpers import run_python
-from torchparity.run import proctree
+from tests.support import ranks_alive
 from torchparity.scenarios import sources
 from torchparity.scenarios.sources import distsvc
 from torchparity.scenarios.sources.distsvc import store as _distsvc_store
@@ -51,7 +51,7 @@ def test_the_c10d_rendezvous_backend_refuses_a_stale_token():
 
 
 def test_an_rpc_world_on_the_cpu_leaves_no_process_behind():
-    before = set(proctree.children(os.getpid()))
+    before = ranks_alive()
     from torchparity.api.footprint import FootprintRecorder
     from torchparity.scenarios.sources.world import RANKS_RECORDED
 
@@ -72,7 +72,7 @@ def test_an_rpc_world_on_the_cpu_leaves_no_process_behind():
     assert row_evidence("pass", None, rec.entries()) == "device-state"  # the callee's, indirect
     torch.testing.assert_close(rank0, _distsvc_store.payload("cpu", torch.float32) * 2 + 1)
     assert rank1 is None  # rank 1 serves
-    assert set(proctree.children(os.getpid())) <= before
+    assert ranks_alive() <= before
 
 
 def test_an_elastic_agent_s_worker_records_its_footprint():

@@ -252,16 +252,233 @@ def _start_world(cases: List[Tuple[str, str]], device: str, world_size: int,
         procs = []
         try:
             for rank in range(world_size):
-                err = open(Path(tmp) / f"rank{rank}.err", "wb")
-                procs.append(subprocess.Popen(
-                    [sys.executable, "-m", __name__, json.dumps(dict(args, rank=rank))],
-                    stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env))
-                err.close()
+                procs.append(start_rank(f"{__name__}:_rank_main", dict(args, rank=rank),
+                                        Path(tmp) / f"rank{rank}.err", env))
             waited = wait_all(procs, timeout_s)
         finally:
             killed = end_processes(procs)
             del store
         return _collect(Path(tmp), procs, world_size, len(cases), killed, waited)
+
+
+# -- starting a rank ------------------------------------------------------------------------
+#
+# A fresh interpreter spends seconds before a rank's first collective: importing torch, and
+# torch._dynamo, which the first op under a footprint recorder's dispatch mode imports
+# (about 2.5 s and 2.2 s here, against 0.1 s for the case itself). So ranks are forked from
+# a zygote: one process per parent that imported ``PRELOAD`` once, has run no op,
+# initialised no device and started no thread, and forks a rank per request; each rank
+# then sets its device up as a fresh process would. (multiprocessing's forkserver would
+# re-run the caller's main script in every child.)
+
+PRELOAD = ("torch", "torch.distributed", "torch._dynamo", "torch.distributed.optim",
+           "torch.distributed.checkpoint", "torch.distributed.pipelining", __name__)
+SPAWN_ENV = "TORCHPARITY_WORLD_SPAWN"  # "exec": every rank a fresh interpreter (the slow way)
+ZYGOTE_READY_S = 120.0
+
+
+class Zygote:
+    """The zygote of this process, its pipes and the exit codes it reported."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # no device plugin before a rank picks
+        code = f"from {__name__} import zygote_main; zygote_main()"
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.buf = b""
+        self.codes: Dict[int, int] = {}
+        self.ready = False
+
+    def _messages(self, timeout: float) -> List[dict]:
+        """The messages that arrive within ``timeout`` (at least one read is tried)."""
+        import select
+
+        fd = self.proc.stdout.fileno()
+        got = []
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise OSError("the rank zygote is gone")
+            self.buf += chunk
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            msg = json.loads(line)
+            if "exit" in msg:
+                self.codes[msg["exit"]] = msg["code"]
+            got.append(msg)
+        return got
+
+    def fork(self, request: dict) -> int:
+        deadline = time.monotonic() + ZYGOTE_READY_S
+        while not self.ready:
+            if time.monotonic() > deadline:
+                raise OSError("the rank zygote did not start")
+            self.ready = any(m.get("ready") for m in self._messages(1.0))
+        self.proc.stdin.write((json.dumps(request) + "\n").encode())
+        self.proc.stdin.flush()
+        while True:
+            for msg in self._messages(ZYGOTE_READY_S):
+                if "pid" in msg:
+                    return msg["pid"]
+
+    def poll(self, pid: int) -> Optional[int]:
+        if pid not in self.codes:
+            self._messages(0)
+        return self.codes.get(pid)
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+_ZYGOTE: Dict[str, Any] = {}
+
+
+def _zygote() -> Optional[Zygote]:
+    """The zygote of this process (started at the first call); None when it cannot run."""
+    z = _ZYGOTE.get("z")
+    if z is not None and z.proc.poll() is not None:
+        z = None  # it died (killed from outside): start another
+    if z is None:
+        z = _ZYGOTE["z"] = Zygote()
+    return z
+
+
+def zygote_pid() -> Optional[int]:
+    """The pid of this process's rank zygote while it runs (it outlives worlds), else None."""
+    z = _ZYGOTE.get("z")
+    return z.proc.pid if z is not None and z.proc.poll() is None else None
+
+
+class ForkedRank:
+    """A rank forked by the zygote, seen as the ``Popen`` the world's helpers
+    (:func:`wait_all`, :func:`end_processes`) expect: ``poll``, ``returncode``, ``kill``,
+    ``wait``, ``pid``."""
+
+    def __init__(self, zygote: Zygote, pid: int) -> None:
+        self.zygote, self.pid = zygote, pid
+
+    def poll(self) -> Optional[int]:
+        try:
+            return self.zygote.poll(self.pid)
+        except OSError:  # the zygote died: so did the rank (it dies with the zygote)
+            return self.zygote.codes.setdefault(self.pid, -9)
+
+    @property
+    def returncode(self) -> Optional[int]:
+        return self.poll()
+
+    def kill(self) -> None:
+        import signal
+
+        if self.poll() is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout: Optional[float] = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"rank {self.pid}", timeout)
+            time.sleep(_POLL_S)
+        return self.poll()
+
+
+def start_rank(entry: str, args: dict, err: Path, env: Dict[str, str]):
+    """Start one rank running ``entry`` (``"module:function"``, called with ``args``; its
+    int is the exit code) with ``env`` as its whole environment and stdout/stderr in
+    ``err``: forked by the zygote, or a fresh interpreter where ``TORCHPARITY_WORLD_SPAWN=exec``
+    or no zygote could start. A ``Popen``-like handle."""
+    if os.environ.get(SPAWN_ENV) != "exec":
+        try:
+            zygote = _zygote()
+            request = {"entry": entry, "args": args, "err": str(err), "env": env, "parent": os.getpid()}
+            return ForkedRank(zygote, zygote.fork(request))
+        except OSError:
+            _ZYGOTE.pop("z", None)
+    module, _, function = entry.partition(":")
+    code = (f"import json, sys; from {module} import {function}; "
+            f"sys.exit({function}(json.loads(sys.argv[1])))")
+    with open(err, "wb") as out:
+        return subprocess.Popen([sys.executable, "-c", code, json.dumps(args)],
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env)
+
+
+def zygote_main() -> None:
+    """The zygote: import ``PRELOAD``, say ready, then per request line fork a rank
+    (:func:`_forked_main`) and answer its pid; report each rank's exit code as it ends;
+    end when the parent closes the pipe (its ranks die with it: ``die_with_parent``)."""
+    import importlib
+    import select
+
+    for module in PRELOAD:
+        try:
+            importlib.import_module(module)
+        except Exception:
+            pass
+    out = sys.stdout.buffer
+    out.write(b'{"ready": true}\n')
+    out.flush()
+    buf = b""
+    children: set = set()
+    while True:
+        ready, _, _ = select.select([0], [], [], 0.05)
+        if ready:
+            chunk = os.read(0, 1 << 16)
+            if not chunk:
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                request = json.loads(line)
+                pid = os.fork()
+                if pid == 0:
+                    _forked_main(request)
+                children.add(pid)
+                out.write((json.dumps({"pid": pid}) + "\n").encode())
+                out.flush()
+        for pid in list(children):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                children.discard(pid)
+                out.write((json.dumps({"exit": pid, "code": os.waitstatus_to_exitcode(status)}) + "\n").encode())
+                out.flush()
+
+
+def _forked_main(request: dict) -> None:
+    """A forked rank: stdin from /dev/null, its output to the request's ``err``, the
+    request's ``env`` as its environment, then its ``entry``; never returns."""
+    import importlib
+
+    code = 1
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        fd = os.open(request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.environ["TORCHPARITY_WORLD_PARENT"] = str(os.getppid())  # the zygote: it ends with the parent
+        die_with_parent()
+        os.kill(request["parent"], 0)  # ProcessLookupError: whoever asked for this rank is gone
+        module, _, function = request["entry"].partition(":")
+        code = getattr(importlib.import_module(module), function)(request["args"])
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code if isinstance(code, int) else 1)
 
 
 def wait_all(procs, timeout_s: float) -> str:

@@ -5,7 +5,7 @@ Two kinds of children:
 - entry points handed to ``torch.distributed.elastic`` launchers (``start_processes``,
   ``LocalElasticAgent``): :func:`device_step` (a small computation on the device, its
   result returned), :func:`failing_step` (raises, under ``errors.record``);
-- the ranks of a 2-process world (:data:`LAUNCH`, started by
+- the ranks of a 2-process world (:data:`ENTRY`, started by
   ``distsvc.procs.run_world``): each sets the device up, runs one body of ``BODIES``
   (RPC, ``torch.distributed.autograd``, ``RemoteModule``, process-group set-up
   variants) and writes its sections' results. A body is a list of sections, each one
@@ -395,6 +395,5 @@ def _rank_main(args: dict) -> int:
     return 0
 
 
-LAUNCH = ("import json, sys; from torchparity.scenarios.sources.distsvc.child import _rank_main; "
-          "sys.exit(_rank_main(json.loads(sys.argv[1])))")  # not -m: pickled functions keep this module's name
+ENTRY = f"{__name__}:_rank_main"  # for world.start_rank; not -m: pickled functions keep this module's name
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from datetime import timedelta
@@ -66,7 +65,7 @@ def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
 
 def _start_world(body: str, device: str, world: int) -> List[dict]:
     from ..world import end_processes as _end
-    from ..world import loopback_store, world_failure
+    from ..world import loopback_store, start_rank, world_failure
     from ..world import tail as _tail
     from ..world import wait_all as _wait
     from . import child as C
@@ -79,11 +78,7 @@ def _start_world(body: str, device: str, world: int) -> List[dict]:
         try:
             for rank in range(world):
                 args = {"body": body, "spec": _spec(device), "rank": rank, "world_size": world, "dir": tmp}
-                err = open(Path(tmp) / f"rank{rank}.err", "wb")
-                procs.append(subprocess.Popen(
-                    [sys.executable, "-c", C.LAUNCH, json.dumps(args)],
-                    stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env))
-                err.close()
+                procs.append(start_rank(C.ENTRY, args, Path(tmp) / f"rank{rank}.err", env))
             waited = _wait(procs, WORLD_TIMEOUT_S)
         finally:
             killed = _end(procs)
