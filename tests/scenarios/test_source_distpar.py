@@ -254,3 +254,89 @@ def test_a_parts_error_is_a_ranks_refusal_before_its_peers_closed_pair():
     with pytest.raises(RuntimeError, match=r"pair closure \(rank 0\)"):
         distpar._pick([{"traced": closed}, {"traced": closed}], "traced")
     assert distpar._pick([{"traced": 1}, {"traced": 2}], "traced") == [1, 2]
+
+
+def _in_a_world(monkeypatch, tmp_path, rank=0, size=2):
+    from torchparity.scenarios.sources.distpar import util
+
+    monkeypatch.setenv("TORCHPARITY_WORLD_DIR", str(tmp_path))
+    monkeypatch.setattr(util, "_ranks", lambda: (rank, size))
+    monkeypatch.setattr(util, "PEER_WAIT_S", 0.2)
+    monkeypatch.setattr(util, "_SEQ", [0])
+    return util
+
+
+def _fails():
+    raise RuntimeError("refused here")
+
+
+def test_a_part_that_failed_in_every_rank_leaves_the_world_in_step(monkeypatch, tmp_path):
+    from torchparity.scenarios.sources import world
+
+    util = _in_a_world(monkeypatch, tmp_path)
+    (tmp_path / "part-1-rank1").write_text("err")  # the peer's part 1 failed as well
+    out = {}
+    part(out, "a", _fails)
+    part(out, "b", lambda: 2)
+    assert out["a"][ERROR][1] == "refused here" and out["b"] == 2
+    assert world.OUT_OF_STEP not in out
+    assert (tmp_path / "part-1-rank0").read_text() == "err" and (tmp_path / "part-2-rank0").read_text() == "ok"
+    assert not util.not_run(out["b"])
+
+
+@pytest.mark.parametrize("peer", ["ok", None])  # the peer's part ran through / it is still waiting
+def test_a_part_that_failed_in_one_rank_puts_the_world_out_of_step(monkeypatch, tmp_path, peer):
+    from torchparity.scenarios.sources import world
+
+    util = _in_a_world(monkeypatch, tmp_path)
+    if peer:
+        (tmp_path / "part-1-rank1").write_text(peer)
+    out = {}
+    part(out, "a", _fails)
+    part(out, "b", lambda: 2)  # not run: the peer may be a step behind or ahead
+    assert out[world.OUT_OF_STEP] is True and util.not_run(out["b"])
+    assert world.out_of_step({"value": out})
+    assert (tmp_path / "part-2-rank0").read_text() == "skip"  # no peer waits for it
+
+
+def test_a_case_that_put_its_world_out_of_step_ends_the_batch_world(monkeypatch):
+    """What the batch keeps: nothing after a case whose value says out of step."""
+    from torchparity.scenarios.sources import world
+
+    monkeypatch.setattr(world, "_BATCHES", {})
+    ran = []
+
+    def cases(got, device, world_size, timeout_s):
+        ran.append([d for _, d in got])
+        out = [[{"value": {"a": 1}}] * 2 for _ in got]
+        out[0] = [{"value": {"a": 1, world.OUT_OF_STEP: True}}, {"value": {"a": 1}}]
+        return out
+
+    monkeypatch.setattr(world, "_run_cases", cases)
+    kept = world._run_batch("distpar:pipe", "cpu", ["float32", "float16"], 2, 10.0)
+    assert list(kept) == ["float32"]
+
+
+def test_emulated_pipelining_in_float64_is_a_dtype_limit_in_every_schedule_not_a_closed_pair(tmp_path):
+    """Issue 20: stage 1 refused addmm in float64 while stage 0 waited 60 s on it; the later
+    schedules in that world read "pair closure" (device_error) for a dtype refusal."""
+    out = run_python("""
+        import time
+        from torchparity.api.resolve import resolve
+        from torchparity.devices import get_adapter
+        from torchparity.run.execute import execute
+        from torchparity.scenarios import sources
+        adapter = get_adapter("emu:ascend-a2")
+        adapter.setup()
+        start = time.monotonic()
+        for api in ("schedules.ScheduleGPipe", "schedules.Schedule1F1B", "schedules.ScheduleLoopedBFS", "pipeline"):
+            name = "torch.distributed.pipelining." + api
+            sc = sources.source("distpar").scenarios(name, resolve(name).obj)[0]
+            result, _ = execute(sc, "float64", adapter)
+            print(api, result.status, result.cause, "addmm_npu" in result.detail)
+        print("seconds", time.monotonic() - start)
+        """, tmp_path, timeout=240)
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith(("schedules", "pipeline"))]
+    assert len(rows) == 4 and all(r[1:] == ["unsupported", "dtype_limit", "True"] for r in rows), out
+    seconds = float(out.split("seconds")[-1])
+    assert seconds < 55, out  # no collective's 60 s timeout in it

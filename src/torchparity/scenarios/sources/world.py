@@ -167,7 +167,7 @@ def _run_batch(body: str, device: str, batch: Sequence[str], world_size: int,
     kept = {}
     for d, per_rank in zip(order, outcomes):
         kept[d] = per_rank
-        if any("error" in entry for entry in per_rank):
+        if any("error" in entry or out_of_step(entry) for entry in per_rank):
             break  # the cases after it get worlds of their own
     return kept
 
@@ -643,13 +643,19 @@ def _rank_main(args: dict) -> int:
     results = []
     for body, dtype in args["cases"]:
         torch.manual_seed(SEED + rank)
+        name, _, parts = body.partition("@")
+        _PARTS[:] = [frozenset(parts.split(",")) if parts else None]
         try:
-            fn = _body(body)
+            fn = _body(name)
         except Exception as exc:
             results.append({"error": (type(exc).__name__, first_line(exc))})
             continue
         call = functools.partial(fn, rank, world_size, device, getattr(torch, dtype))
         results.append(recorded_call(call, adapter, _files_of(fn)))
+        if out_of_step(results[-1]):  # a peer may wait on this rank forever: end, so it need not
+            left = len(args["cases"]) - len(results)
+            results += [{"error": ("WorldOutOfStep", "not run: an earlier case put the world out of step")}] * left
+            break
     torch.save({"cases": results}, out)
     try:
         dist.destroy_process_group()
@@ -683,6 +689,26 @@ def _files_of(fn) -> List[str]:
     code = getattr(fn, "__code__", None)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
     return sorted({f for f in (getattr(code, "co_filename", None), getattr(module, "__file__", None)) if f})
+
+
+# A body may be made of parts, run in turn in one world (distpar's ``util.part``). A
+# rank whose part failed where its peers' did not may have left a peer waiting on a
+# message that never comes: its value then carries ``OUT_OF_STEP``, the rank ends its
+# world at once (the peer's wait fails instead of timing out), the cases after it are not
+# kept, and a part named after the body (``"<body>@<part>,..."``) runs in a world of its own.
+OUT_OF_STEP = "__world_out_of_step__"
+_PARTS: List[Optional[frozenset]] = [None]
+
+
+def only_parts() -> Optional[frozenset]:
+    """The parts the running case asked for (``"<body>@a,b"``), or None: all of them."""
+    return _PARTS[0]
+
+
+def out_of_step(entry: dict) -> bool:
+    """A rank's case entry whose body said it left the world out of step."""
+    value = entry.get("value")
+    return isinstance(value, dict) and bool(value.get(OUT_OF_STEP))
 
 
 def _body(name: str):

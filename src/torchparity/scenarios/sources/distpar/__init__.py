@@ -38,7 +38,7 @@ from . import fsdp as _distpar_fsdp
 from . import mesh as _distpar_mesh
 from . import pipe as _distpar_pipe
 from .local import LOCAL
-from .util import ERROR, in_dtype
+from .util import ERROR, in_dtype, not_run
 
 NAME = "distpar"
 ORDER = 64
@@ -256,8 +256,13 @@ def _world_fn(body: str, part: str):
         from ..world import run_world
 
         # one world runs the body in every float dtype (the CPU's probe at planning, then
-        # the CPU reference, reuse it in this process)
-        return _pick(run_world(f"{NAME}:{body}", device, dtype, batch=FLOATS, timeout_s=WORLD_S), part)
+        # the CPU reference, reuse it in this process); a part that world did not run (an
+        # earlier part left it out of step: util.part) runs alone in a world of its own
+        per_rank = run_world(f"{NAME}:{body}", device, dtype, batch=FLOATS, timeout_s=WORLD_S)
+        key = part.partition("|")[0]
+        if any(not_run(entry.get(key)) for entry in per_rank):
+            per_rank = run_world(f"{NAME}:{body}@{key}", device, dtype, timeout_s=WORLD_S)
+        return _pick(per_rank, part)
     run.__name__ = f"world_{body}"
     return run
 

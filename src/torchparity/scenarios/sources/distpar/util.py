@@ -5,21 +5,46 @@ from __future__ import annotations
 
 import functools
 import os
+import time
+from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 import torch
 
 from ....results.error_rules import is_refusal
 from ...registry import ScaffoldingRefused
+from .. import world
 
 ERROR = "__part_error__"  # the key a failed part's value carries: (type name, first line)
 
 
+NOT_RUN = "__part_not_run__"  # the value of a part not run after the world went out of step
+PEER_WAIT_S = 3.0  # how long a rank whose part failed waits to hear whether its peers' did
+_SEQ = [0]  # parts this rank reached, in order (the same order in every rank)
+
+
 def part(out: Dict[str, Any], name: str, fn: Callable[[], Any]) -> None:
     """``out[name] = fn()``, or the error it raised (``CheckpointException`` is a
-    ``BaseException``: caught too; interrupts are not)."""
+    ``BaseException``: caught too; interrupts are not).
+
+    In a world: a part not asked for (``world.only_parts``) is not run. A part that failed
+    in this rank but not in every peer (each rank says how its part ended in the world's
+    folder; peers that say nothing within ``PEER_WAIT_S`` are waiting on this rank) may
+    leave a peer waiting forever: the body's value is marked ``world.OUT_OF_STEP`` (the rank
+    then ends its world) and the parts after it are ``NOT_RUN``, to be asked in worlds of
+    their own."""
+    only = world.only_parts()
+    if only is not None and name not in only:
+        return
+    seq = _SEQ[0] = _SEQ[0] + 1
+    if out.get(world.OUT_OF_STEP):
+        out[name] = {NOT_RUN: True}
+        _say(seq, "skip")
+        return
     try:
         out[name] = fn()
+        _say(seq, "ok")
+        return
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001 (the API's own answer, kept as data)
@@ -29,9 +54,72 @@ def part(out: Dict[str, Any], name: str, fn: Callable[[], Any]) -> None:
             cause = cause[0] if isinstance(cause, tuple) and cause else cause  # (error, its frames)
             text = f"on rank {rank}: {type(cause).__name__}: {cause}".strip()
         else:
+            exc = _refusal_within(exc)
             text = str(exc).strip()
         first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
         out[name] = {ERROR: (type(exc).__name__, first[:500])}
+    _say(seq, "err")
+    if not _every_peer_failed(seq):
+        out[world.OUT_OF_STEP] = True
+
+
+def _refusal_within(exc: BaseException) -> BaseException:
+    """``exc``, or the device refusal it wraps (``__cause__`` / ``__context__``): a
+    pipeline stage re-raises "[Stage 0] failed to run forward:" from the kernel's refusal."""
+    if isinstance(exc, ScaffoldingRefused) or is_refusal(exc):
+        return exc  # already the answer (a refused scaffolding step stays one)
+    seen, inner = set(), exc
+    while inner is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        if inner is not exc and is_refusal(inner):
+            return inner
+        inner = inner.__cause__ or inner.__context__
+    return exc
+
+
+def _status_file(seq: int, rank: int):
+    base = os.environ.get("TORCHPARITY_WORLD_DIR")
+    return None if not base else Path(base) / f"part-{seq}-rank{rank}"
+
+
+def _ranks():
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return None
+    return dist.get_rank(), dist.get_world_size()
+
+
+def _say(seq: int, how: str) -> None:
+    """Tell the peers how this rank's part ``seq`` ended (nothing outside a world)."""
+    ranks = _ranks()
+    path = _status_file(seq, ranks[0]) if ranks else None
+    if path is not None:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(how)
+        tmp.replace(path)
+
+
+def _every_peer_failed(seq: int) -> bool:
+    """Whether every peer's part ``seq`` failed too (the world is still in step); True
+    outside a world (one process: no peer waits)."""
+    ranks = _ranks()
+    if ranks is None or _status_file(seq, ranks[0]) is None:
+        return True
+    rank, size = ranks
+    deadline = time.monotonic() + PEER_WAIT_S
+    for peer in (r for r in range(size) if r != rank):
+        path = _status_file(seq, peer)
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not path.exists() or path.read_text() != "err":
+            return False
+    return True
+
+
+def not_run(value: Any) -> bool:
+    """A part's value saying it was not run (its world went out of step before it)."""
+    return isinstance(value, dict) and bool(value.get(NOT_RUN))
 
 
 # the dtype the body running in this rank asked for (``in_dtype``): the models and inputs
