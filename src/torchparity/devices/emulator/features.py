@@ -42,6 +42,9 @@ undone within a process either):
   ``_nested_tensor_size`` when a nested tensor that requires grad is first viewed, at a
   point where an exception cannot propagate, and the process dies (std::terminate).
   The jagged layout (a Python subclass over strided tensors) is not affected.
+- dynamo (``torch.compile``): the emulator's files are on its skip list (``_DynamoSkip``),
+  as a real device's native kernels are out of its sight; else each Python kernel frame
+  called while a compiled graph runs would be compiled in turn.
 - ``torch.accelerator.synchronize()``: a no-op for the emulated device (it is synchronous;
   the Python device guard cannot implement stream synchronisation).
 - ``torch.accelerator.memory.*`` (and the same names on ``torch.accelerator``): routed to
@@ -52,6 +55,7 @@ undone within a process either):
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import torch
@@ -218,6 +222,43 @@ def _install_storage_methods(cls) -> None:
         fn.__wrapped__ = original
     cls.new = new
     cls.resize_ = resize_
+
+
+class _DynamoSkip:
+    """An import hook: once ``torch._dynamo.trace_rules`` is loaded, the emulator's files
+    join its skip list. A real device's kernels are native code that dynamo never sees; the
+    emulator's are Python frames called from C++ while a compiled graph runs, and dynamo
+    would try to compile each one (``Module.compile(backend="eager")`` on the device: 7 s
+    for one Linear, 0.05 s with the skip)."""
+
+    TARGET = "torch._dynamo.trace_rules"
+
+    def find_spec(self, name, path=None, target=None):
+        if name != self.TARGET:
+            return None
+        import importlib.machinery
+
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            module.add(__package__)
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def hide_kernels_from_dynamo() -> None:
+    """The emulator's frames skipped by dynamo (see ``_DynamoSkip``), now if dynamo is
+    loaded, else when it is (importing it here would cost seconds)."""
+    rules = sys.modules.get(_DynamoSkip.TARGET)
+    if rules is not None:
+        rules.add(__package__)
+    elif not any(isinstance(f, _DynamoSkip) for f in sys.meta_path):
+        sys.meta_path.insert(0, _DynamoSkip())
 
 
 def install_accelerator() -> None:

@@ -130,6 +130,7 @@ def activate(profile) -> None:
     features.install_generator()
     features.install_storage()
     features.install_accelerator()
+    features.hide_kernels_from_dynamo()
     if not _torch_initializing():
         _probe_autograd_engine(device_type)
     _ACTIVE = profile
