@@ -49,6 +49,7 @@ from torch.package import (
 from torch.profiler import ProfilerAction, ProfilerActivity, profile, schedule
 
 from ..base import Case, Excluded
+from . import tensorboard
 
 F32 = ("float32",)
 # the cases whose answer is about the tensor's dtype (what is serialised, compared, shared
@@ -1401,17 +1402,13 @@ CASES = (
 )
 
 # APIs left without a case, and why (shown by ``why_not``)
-NEEDS_TB = "needs the tensorboard package, which is not installed (a large optional dependency)"
 DYNAMO_ONNX = "made by the dynamo ONNX exporter, which needs onnxscript (not installed)"
 TS_ONNX = "used only by the TorchScript ONNX exporter, which needs onnx (not installed)"
 CALLGRIND = "needs valgrind runs with callgrind bindings compiled at run time (a C++ toolchain, minutes)"
 CPP_BUILD = "a setuptools build of C++ sources (a C++ toolchain, minutes)"
 CPP_LOAD = "compiles C++ sources at run time (a C++ toolchain, minutes)"
-SW = "torch.utils.tensorboard.writer.SummaryWriter"
 
 EXCLUDED = (
-    Excluded(MO + "TensorboardEventHandler", NEEDS_TB),
-    Excluded(MO + "TensorboardEventHandler.__init__", NEEDS_TB),
     Excluded("torch.onnx.export", "needs the onnx and onnxscript packages, which are not installed"),
     Excluded("torch.onnx.ONNXProgram", DYNAMO_ONNX),
     Excluded("torch.onnx.ONNXProgram.model_proto", DYNAMO_ONNX),
@@ -1433,11 +1430,8 @@ EXCLUDED = (
              "renames the process's one PrivateUse1 backend, once and for good (a device backend holds it)"),
     Excluded("torch.utils.generate_methods_for_privateuse1_backend",
              "installs methods for the process's one PrivateUse1 backend, once and for good"),
-    Excluded(SW, NEEDS_TB),
-    *(Excluded(f"{SW}.{m}", NEEDS_TB) for m in (
-        "__init__", "add_audio", "add_custom_scalars", "add_embedding", "add_figure", "add_graph", "add_histogram",
-        "add_hparams", "add_image", "add_images", "add_mesh", "add_pr_curve", "add_scalar", "add_scalars",
-        "add_text", "add_video", "close", "flush")),
 )
 
-ROWS = CASES + EXCLUDED
+# torch.utils.tensorboard and torch.monitor's TensorBoard handler: cases where the
+# tensorboard package is installed, named reasons where it is not (``tensorboard``)
+ROWS = CASES + EXCLUDED + tensorboard.rows()
