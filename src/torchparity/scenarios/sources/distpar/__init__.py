@@ -261,7 +261,9 @@ def _world_fn(body: str, part: str):
         per_rank = run_world(f"{NAME}:{body}", device, dtype, batch=FLOATS, timeout_s=WORLD_S)
         key = part.partition("|")[0]
         if any(not_run(entry.get(key)) for entry in per_rank):
-            per_rank = run_world(f"{NAME}:{body}@{key}", device, dtype, timeout_s=WORLD_S)
+            # (one such world per part and device, every float dtype in it: the APIs that
+            # share the part reuse it)
+            per_rank = run_world(f"{NAME}:{body}@{key}", device, dtype, batch=FLOATS, timeout_s=WORLD_S)
         return _pick(per_rank, part)
     run.__name__ = f"world_{body}"
     return run
