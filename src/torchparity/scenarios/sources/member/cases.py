@@ -830,6 +830,26 @@ def storage_from_buffer(device, dtype, api):
     return storage_view(cls.from_buffer(raw, byte_order="little", dtype=dtype))
 
 
+def storage_from_file(device, dtype, api):
+    """A storage mapped from a file is made on the host (no device argument): host-only.
+    TypedStorage's classmethod runs on the dtype's typed class (the base refuses it)."""
+    import os
+    import tempfile
+
+    raw = bytes(torch.arange(6, dtype=dtype).view(torch.uint8).tolist())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "storage.bin")
+        with open(path, "wb") as f:
+            f.write(raw)
+        if api.startswith(U):
+            st = torch.UntypedStorage.from_file(path, False, len(raw))
+        else:
+            typed = {torch.float32: torch.FloatStorage, torch.float64: torch.DoubleStorage,
+                     torch.float16: torch.HalfStorage, torch.bfloat16: torch.BFloat16Storage}[dtype]
+            st = typed.from_file(path, False, 6)
+        return storage_view(st)
+
+
 def storage_new(device, dtype, api):
     on = On(device)
     st, ref = storage_under_test(device, dtype, api)
@@ -1439,6 +1459,7 @@ CASES = (
     Case(U + "is_sparse_csr", storage_is_sparse_csr, ALL, aliases=(S + "is_sparse_csr",)),
     Case(U + "nbytes", storage_nbytes, ALL, aliases=(S + "nbytes",)),
     Case(U + "from_buffer", storage_from_buffer, ALL, aliases=(S + "from_buffer",)),
+    Case(U + "from_file", storage_from_file, ALL, aliases=(S + "from_file",)),
     Case(U + "new", storage_new, ALL, aliases=(S + "new",)),
     Case(U + "resize_", storage_resize_, ALL, aliases=(S + "resize_",)),
     Case(U + "share_memory_", storage_share_memory_, ALL, aliases=(S + "share_memory_",)),
@@ -1541,7 +1562,6 @@ EXCLUDED = {
     'record_stream': 'CUDA streams only',
     'pin_memory': "pins CPU memory for an accelerator: needs the device's host allocator, not a device result",
     'is_shared': _BY_DEFINITION + ' (CUDA storages always report shared)',
-    'from_file': 'maps a file into a CPU storage: no device involved',
 }
 # torch.nn.Module members left out, and why
 EXCLUDED_NN = {

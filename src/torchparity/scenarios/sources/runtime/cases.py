@@ -651,6 +651,11 @@ def futures_Future_wait(device, dtype):
     return [f.wait(), msg]
 
 
+def compiled_with_cxx11_abi(device, dtype):
+    """a property of the torch build, asked on the host: no device is involved (host-only)"""
+    return torch.compiled_with_cxx11_abi()
+
+
 def futures_wait_all(device, dtype):
     on = On(device, dtype)
     fs = [torch.futures.Future() for _ in range(3)]
@@ -809,7 +814,7 @@ CASES = (
     Case("torch.nested.to_padded_tensor", nested_to_padded_tensor, F32_64),
     Case("torch.autograd.Node.name", autograd_Node_name, F32_64, aliases=("torch.autograd.Node.next_functions", "torch.autograd.Node.metadata", "torch.autograd.Node.register_hook", "torch.autograd.Node.register_prehook")),
     Excluded("torch.set_num_interop_threads", "settable once per process, before any inter-op work: the device run, after the CPU reference in the same process, always raises"),
-    Excluded("torch.compiled_with_cxx11_abi", "a property of the torch build: no device is involved"),
+    Case("torch.compiled_with_cxx11_abi", compiled_with_cxx11_abi, F32),
     Case("torch.Tag", Tag, F32, aliases=("torch.Tag.name",)),
     Case("torch.quasirandom.SobolEngine.draw", quasirandom_SobolEngine_draw, F32_64),
 )
