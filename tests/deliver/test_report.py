@@ -167,3 +167,19 @@ def test_dtype_free_rows_say_any_dtype_and_the_api_is_dtype_independent(tmp_path
     write_issues(report, tmp_path)
     issue = (tmp_path / "issues" / "torch.cuda.synchronize.zh.md").read_text(encoding="utf-8")
     assert "与数据类型无关：该 API 的用例均不使用 dtype" in issue and "（float32）" not in issue
+
+
+def test_the_terminal_summary_prints_a_detail_that_looks_like_markup_as_it_is():
+    """A device's error quotes gloo's source path in brackets; read as rich markup it was a
+    closing tag that matched nothing, and `check` ended in "internal error: MarkupError"
+    after the run."""
+    import io
+
+    from rich.console import Console
+
+    from torchparity.deliver.console import print_summary
+
+    detail = "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] closed [bold]"
+    out = io.StringIO()
+    print_summary(_report(detail=detail), Console(file=out, width=400, color_system=None))
+    assert "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] closed [bold]" in out.getvalue()

@@ -48,11 +48,12 @@ def summary_renderable(report: Report, details: bool = True) -> Group:
         if details:
             table.add_column("detail", overflow="fold", ratio=1)
         for s in api.scenarios:
-            row = [RichText(s.id)] + ([s.source or ""] if show_source else []) + [
-                dtype_cell(s.dtype, s.tags), RichText(s.status + emulated, style=STYLE.get(s.status, "")),
-                s.cause or ""]
+            # plain text, never markup: a detail quotes what a device raised ("[/__w/...]")
+            row = [RichText(s.id)] + ([RichText(s.source or "")] if show_source else []) + [
+                RichText(dtype_cell(s.dtype, s.tags)), RichText(s.status + emulated, style=STYLE.get(s.status, "")),
+                RichText(s.cause or "")]
             if details:
-                row.append(s.detail if s.status != "pass" else "")
+                row.append(RichText(s.detail if s.status != "pass" else ""))
             table.add_row(*row)
         if not api.scenarios:
             table.add_row("(no scenario from any source)", "", "", "", *([""] if details else []))

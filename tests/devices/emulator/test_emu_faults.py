@@ -280,3 +280,18 @@ def test_collective_noop_reaches_the_rank_processes(tmp_path):
     report = json.loads((out / "report.json").read_text())
     rows = [s for a in report["apis"] for s in a["scenarios"] if s.get("source") == "distributed"]
     assert rows and any(s["status"] == "fail" for s in rows)
+
+
+def test_collective_noop_reaches_point_to_point_recv(tmp_path):
+    """The oracle (stop 33): a pipeline's stages pass activations by send/recv, which the
+    fault left alone, so every pipelining schedule survived it. A recv that leaves its
+    buffer as it was must turn the schedule's row red."""
+    assert faults.touches("collective-noop", "c10d.recv_")
+    out = tmp_path / "o"
+    _cli(["check", "torch.distributed.pipelining.schedules.ScheduleGPipe", "--device", "emu:ascend-a2",
+          "--dtypes", "float32", "--out", str(out), "--no-html", "--gentest", "none"],
+         {faults.ENV: "collective-noop"}, tmp_path)
+    report = json.loads((out / "report.json").read_text())
+    rows = [s for a in report["apis"] for s in a["scenarios"]]
+    # red either way: the stage computes on what the buffer held, or reads a garbage shape
+    assert rows and all(s["status"] != "pass" for s in rows), [(s["status"], s.get("detail")) for s in rows]

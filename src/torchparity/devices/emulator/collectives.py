@@ -281,11 +281,17 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def recv(self, tensors, src: int, tag: int = 0):
         _check("recv_", tensors)
-        return self._gloo.recv(_host(tensors), src, tag)
+        bufs = _host(tensors)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the message is taken, the buffer keeps what it held
+            bufs = _clones(bufs)
+        return self._gloo.recv(bufs, src, tag)
 
     def recv_anysource(self, tensors, tag: int = 0):
         _check("recv_any_source_", tensors)
-        return self._gloo.recv_anysource(_host(tensors), tag)
+        bufs = _host(tensors)
+        if faults.COLLECTIVE_NOOP:
+            bufs = _clones(bufs)
+        return self._gloo.recv_anysource(bufs, tag)
 
 
 def _clones(x):
