@@ -36,6 +36,7 @@ def test_a_forked_rank_sees_the_environment_of_the_request_not_of_the_zygote(tmp
 
 
 def test_a_rank_killed_from_outside_reads_as_killed_and_the_zygote_serves_on(tmp_path):
+    before = ranks_alive()  # what other tests of this process left running is not ours
     script = _script(tmp_path, "import time\ntime.sleep(60)\n")
     rank = world.start_rank("runpy:run_path", script, tmp_path / "rank.err", dict(os.environ))
     time.sleep(0.2)
@@ -44,7 +45,7 @@ def test_a_rank_killed_from_outside_reads_as_killed_and_the_zygote_serves_on(tmp
     assert rank.wait(timeout=30) == -signal.SIGKILL
     assert world.killed_from_outside(rank.returncode)
     got = world.run_world("all_reduce_sum", "cpu", torch.float32)
-    assert len(got) == 2 and ranks_alive() == set()
+    assert len(got) == 2 and ranks_alive() <= before
 
 
 def test_a_zygote_killed_from_outside_is_replaced_and_its_ranks_die_with_it(tmp_path):
