@@ -282,6 +282,7 @@ def test_collective_noop_reaches_the_rank_processes(tmp_path):
     assert rows and any(s["status"] == "fail" for s in rows)
 
 
+@pytest.mark.slow  # a 2-rank pipeline check under the fault, ~45 s: .ci/run's slow suite runs it
 def test_collective_noop_reaches_point_to_point_recv(tmp_path):
     """The oracle (stop 33): a pipeline's stages pass activations by send/recv, which the
     fault left alone, so every pipelining schedule survived it. A recv that leaves its
