@@ -319,26 +319,24 @@ class Zygote:
             self.ready = any(m.get("ready") for m in self._messages(1.0))
         self.proc.stdin.write((json.dumps(request) + "\n").encode())
         self.proc.stdin.flush()
-        while True:
-            for msg in self._messages(ZYGOTE_READY_S):
+        deadline = time.monotonic() + ZYGOTE_READY_S
+        while time.monotonic() < deadline:
+            for msg in self._messages(1.0):
                 if "pid" in msg:
                     return msg["pid"]
+        raise OSError("the rank zygote did not answer")
 
     def poll(self, pid: int) -> Optional[int]:
         if pid not in self.codes:
             self._messages(0)
         return self.codes.get(pid)
 
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-
 
 _ZYGOTE: Dict[str, Any] = {}
 
 
-def _zygote() -> Optional[Zygote]:
-    """The zygote of this process (started at the first call); None when it cannot run."""
+def _zygote() -> Zygote:
+    """The zygote of this process (started at the first call, again after it died)."""
     z = _ZYGOTE.get("z")
     if z is not None and z.proc.poll() is not None:
         z = None  # it died (killed from outside): start another
@@ -726,10 +724,4 @@ def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)[:500]
 
-
-# public names of the helpers other modules use
-
-
-if __name__ == "__main__":
-    sys.exit(_rank_main(json.loads(sys.argv[1])))
 

@@ -68,11 +68,11 @@ def _refusal_within(exc: BaseException) -> BaseException:
     pipeline stage re-raises "[Stage 0] failed to run forward:" from the kernel's refusal."""
     if isinstance(exc, ScaffoldingRefused) or is_refusal(exc):
         return exc  # already the answer (a refused scaffolding step stays one)
-    seen, inner = set(), exc
+    seen, inner = {id(exc)}, exc.__cause__ or exc.__context__
     while inner is not None and id(inner) not in seen:
-        seen.add(id(inner))
-        if inner is not exc and is_refusal(inner):
+        if is_refusal(inner):
             return inner
+        seen.add(id(inner))
         inner = inner.__cause__ or inner.__context__
     return exc
 
