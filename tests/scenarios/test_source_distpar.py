@@ -187,6 +187,58 @@ def test_world_bodies_make_their_models_and_inputs_in_the_case_dtype():
     assert all(getattr(b, "__wrapped__", None) for b in distpar.BODIES.values())
 
 
+def test_in_a_golden_case_the_helpers_round_to_the_case_dtype_then_compute_in_float64(monkeypatch):
+    """``world.computing_golden``: the values the golden starts from are the case's (made
+    in float16), everything after them float64."""
+    from torchparity.scenarios.sources import world
+    from torchparity.scenarios.sources.distpar import util
+
+    def body(rank, world_size, device, dtype):
+        return util.model(device)[0].weight.detach(), util.inputs(device, rank)
+
+    w16, x16 = util.in_dtype(body)(0, 2, "cpu", torch.float16)
+    monkeypatch.setattr(world, "_GOLDEN", [True])
+    w, x = util.in_dtype(body)(0, 2, "cpu", torch.float16)
+    assert w.dtype == x.dtype == torch.float64
+    assert torch.equal(w, w16.double()) and torch.equal(x, x16.double())
+
+
+def test_a_world_cases_golden_is_computed_in_its_ranks_not_by_the_cpu_answer(monkeypatch):
+    """The golden of a world case asks a CPU world for it (``run_world(golden=True)``):
+    the dispatch mode of ``golden.py`` sees no op of the ranks, so it handed back the
+    CPU's own float16 answer as "float64" (the device's error was judged against an
+    error of 0: a correct device's float16 pipeline gradients failed under noise)."""
+    from torchparity.scenarios.sources import world
+
+    asked = []
+
+    def fake(body, device, dtype, **kw):
+        asked.append((device, kw.get("golden", False)))
+        return [_AnyPart(torch.float64 if kw.get("golden") else dtype)] * 2
+
+    monkeypatch.setattr(world, "run_world", fake)
+    distpar._scenarios.cache_clear()
+    try:
+        sc = next(s for s in _scenarios("torch.distributed.pipelining.schedules.ScheduleGPipe")
+                  if "float16" in s.dtypes)
+        asked.clear()
+        got = sc.golden(torch.float16)
+    finally:
+        distpar._scenarios.cache_clear()
+    assert asked == [("cpu", True)]
+    assert all(v.dtype == torch.float64 for v in got)
+
+
+@pytest.mark.slow  # two CPU worlds
+def test_the_golden_of_a_float16_pipeline_differs_from_the_cpus_float16_answer():
+    golden = distpar._golden("pipe", "gpipe")(torch.float16)
+    cpu = distpar._world_fn("pipe", "gpipe")("cpu", torch.float16)
+    g, c = golden[0]["grads"][0], cpu[0]["grads"][0]
+    assert g.dtype == torch.float64 and c.dtype == torch.float16
+    assert not torch.equal(g, c.double())  # the CPU's float16 rounding is not in the golden
+    torch.testing.assert_close(g, c.double(), rtol=2e-2, atol=2e-2)  # yet the same gradient
+
+
 def test_a_refused_scaffolding_step_is_not_the_apis_answer():
     """The optimizer a world body runs around the API (the SGD after a DDP backward, the
     Adam a checkpoint helper saves) refused in the case's dtype raises ScaffoldingRefused,

@@ -124,7 +124,8 @@ def to_device(tree: Any, device: str) -> Any:
 
 
 def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORLD_SIZE,
-              timeout_s: float = WORLD_TIMEOUT_S, batch: Sequence[str] = ()) -> List[Any]:
+              timeout_s: float = WORLD_TIMEOUT_S, batch: Sequence[str] = (),
+              golden: bool = False) -> List[Any]:
     """Run ``distributed.BODIES[body]`` in a world of ``world_size`` ranks on ``device``;
     the per-rank outputs, moved to ``device`` (ints, bools and None as they are).
 
@@ -134,10 +135,19 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
     instead of one per dtype. A case in which a rank raised may have left the world out of
     step, so the cases after it are not kept (it is: its ranks started in step); a
     batch world that does not finish keeps nothing. Those dtypes get a world of their own.
+
+    ``golden``: the float64 golden of the case (:func:`computing_golden`), on the CPU:
+    each rank runs the body in ``dtype`` while the body's own helpers, which make its
+    models and inputs, round them to ``dtype`` and compute on in float64. The golden of a
+    world is computed in its ranks; a dispatch mode in this process (``golden.py``) would
+    see none of their ops, and the CPU's own low-precision answer would pass for it.
     """
     from ...devices import spec_for_device
 
-    name = _dtype_name(dtype)
+    if golden:
+        device = "cpu"
+        batch = tuple(GOLDEN + d for d in batch)
+    name = (GOLDEN if golden else "") + _dtype_name(dtype)
     key = (body, device, spec_for_device(device), world_size, tuple(batch))
     if name in batch:
         if key not in _BATCHES:
@@ -645,6 +655,8 @@ def _rank_main(args: dict) -> int:
         torch.manual_seed(SEED + rank)
         name, _, parts = body.partition("@")
         _PARTS[:] = [frozenset(parts.split(",")) if parts else None]
+        _GOLDEN[0] = dtype.startswith(GOLDEN)
+        dtype = dtype[len(GOLDEN):] if _GOLDEN[0] else dtype
         try:
             fn = _body(name)
         except Exception as exc:
@@ -698,6 +710,19 @@ def _files_of(fn) -> List[str]:
 # kept, and a part named after the body (``"<body>@<part>,..."``) runs in a world of its own.
 OUT_OF_STEP = "__world_out_of_step__"
 _PARTS: List[Optional[frozenset]] = [None]
+
+
+# A case whose dtype name starts with GOLDEN computes its float64 golden (``run_world``'s
+# ``golden``): the body is called with the dtype after the prefix, and its helpers that make
+# values ask :func:`computing_golden`.
+GOLDEN = "golden:"
+_GOLDEN: List[bool] = [False]
+
+
+def computing_golden() -> bool:
+    """Whether the running case computes the float64 golden: values made in the case's
+    dtype, then upcast to float64 (complex128) before anything computes with them."""
+    return _GOLDEN[0]
 
 
 def only_parts() -> Optional[frozenset]:

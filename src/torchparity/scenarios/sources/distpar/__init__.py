@@ -251,22 +251,36 @@ def _pick(per_rank: List[Any], part: str) -> List[Any]:
     return values
 
 
-def _world_fn(body: str, part: str):
+def _world_fn(body: str, part: str, golden: bool = False):
     def run(device: str, dtype: torch.dtype):
         from ..world import run_world
 
         # one world runs the body in every float dtype (the CPU's probe at planning, then
         # the CPU reference, reuse it in this process); a part that world did not run (an
         # earlier part left it out of step: util.part) runs alone in a world of its own
-        per_rank = run_world(f"{NAME}:{body}", device, dtype, batch=FLOATS, timeout_s=WORLD_S)
+        per_rank = run_world(f"{NAME}:{body}", device, dtype, batch=FLOATS, timeout_s=WORLD_S,
+                             golden=golden)
         key = part.partition("|")[0]
         if any(not_run(entry.get(key)) for entry in per_rank):
             # (one such world per part and device, every float dtype in it: the APIs that
             # share the part reuse it)
-            per_rank = run_world(f"{NAME}:{body}@{key}", device, dtype, batch=FLOATS, timeout_s=WORLD_S)
+            per_rank = run_world(f"{NAME}:{body}@{key}", device, dtype, batch=FLOATS,
+                                 timeout_s=WORLD_S, golden=golden)
         return _pick(per_rank, part)
-    run.__name__ = f"world_{body}"
+    run.__name__ = f"world_{body}" + ("_golden" if golden else "")
     return run
+
+
+def _golden(body: str, part: str):
+    """The float64 golden of a world case (``Scenario.golden``): the body in a CPU world
+    whose models and inputs are made in the case's dtype, then computed on in float64
+    (``world.run_world(golden=True)``, ``util.cast``)."""
+    fn = _world_fn(body, part, golden=True)
+
+    def golden(dtype: torch.dtype):
+        return fn("cpu", dtype)
+    golden.__name__ = f"float64_golden_{body}"
+    return golden
 
 
 def _code(body: str, part: str) -> str:
@@ -309,7 +323,7 @@ def _scenarios(api: str) -> Tuple[Scenario, ...]:
     # scenario, whose run then says so (a harness error, never a silent gap)
     got = probed(sid, api, NAME, as_given.fn, DTYPES, en=description.en, zh=description.zh,
                  expect_en=expected.en, expect_zh=expected.zh, code=as_given.code,
-                 tags=as_given.tags)
+                 tags=as_given.tags, golden=_golden(body, part))
     return tuple(dataclasses.replace(sc, timeout_s=900.0) for sc in got) or (as_given,)
 
 

@@ -148,10 +148,17 @@ def current_dtype() -> torch.dtype:
 
 def cast(x: Any, device: str) -> Any:
     """A module or tensor made on the CPU, moved to ``device``, its floating values in the
-    body's dtype (integer tensors keep theirs)."""
+    body's dtype (integer tensors keep theirs). In a case that computes the float64 golden
+    (``world.computing_golden``) they are rounded to that dtype, then upcast: the golden
+    starts from the same values and computes the rest in float64."""
     if isinstance(x, torch.Tensor) and not x.is_floating_point():
         return x.to(device)
-    return x.to(device=device, dtype=current_dtype())
+    made = x.to(device=device, dtype=current_dtype())
+    if not world.computing_golden():
+        return made
+    if isinstance(made, torch.Tensor) and made.is_complex():
+        return made.to(torch.complex128)
+    return made.to(torch.float64)
 
 
 def model(device: str, width: int = 4, out: int = 2) -> torch.nn.Module:
