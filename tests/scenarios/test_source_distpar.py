@@ -369,6 +369,7 @@ def test_a_case_that_put_its_world_out_of_step_ends_the_batch_world(monkeypatch)
     assert list(kept) == ["float32"]
 
 
+@pytest.mark.slow  # 33-44 s (every schedule's float64 world): the slow suite, keeping the default run under 10 min
 def test_emulated_pipelining_in_float64_is_a_dtype_limit_in_every_schedule_not_a_closed_pair(tmp_path):
     """Issue 20: stage 1 refused addmm in float64 while stage 0 waited 60 s on it; the later
     schedules in that world read "pair closure" (device_error) for a dtype refusal."""
