@@ -181,3 +181,47 @@ def test_a_ranks_refusal_is_the_case_error_before_what_its_peer_raised_because_o
                         lambda cases, device, world_size, timeout_s: [[{"error": closed}, {"error": closed}]])
     with pytest.raises(RuntimeError, match=r"pair closure \(rank 0\)"):
         run_world("b", "cpu", torch.float64)
+
+
+def test_in_a_golden_case_inputs_are_the_case_dtypes_values_and_buffers_float64(monkeypatch):
+    """``world.computing_golden``: a collective's golden starts from the float16 values
+    of the case and sums them, and writes into its buffers, in float64."""
+    from torchparity.scenarios.sources import world
+
+    x16 = _rank_input(0, torch.float16)
+    monkeypatch.setattr(world, "_GOLDEN", [True])
+    x = _rank_input(0, torch.float16)
+    assert x.dtype == torch.float64 and torch.equal(x, x16.double())
+    assert distributed._compute(torch.bfloat16) == torch.float64
+    assert distributed._compute(torch.int32) == torch.int32  # integers are exact: as they are
+
+
+def test_a_collectives_golden_is_asked_of_a_cpu_world_not_of_the_cpus_answer(monkeypatch):
+    """A collective world case's golden asks the ranks for it (``run_world(golden=True)``);
+    the default golden (``golden.py``'s dispatch mode in this process) saw no rank op and
+    returned the CPU's own float16 sum as the "float64" golden."""
+    from torchparity.scenarios.sources import world
+
+    asked = []
+
+    def fake(body, device, dtype, **kw):
+        asked.append((body, device, kw.get("golden", False)))
+        return [torch.zeros(4, dtype=torch.float64)] * 2
+
+    monkeypatch.setattr(world, "run_world", fake)
+    sc = next(s for s in distributed.scenarios("torch.distributed.all_reduce", dist.all_reduce)
+              if s.id == "world2-all_reduce_sum")
+    got = sc.golden(torch.float16)
+    assert asked == [("all_reduce_sum", "cpu", True)]
+    assert all(t.dtype == torch.float64 for t in got)
+
+
+@pytest.mark.slow  # a CPU world (~5 s with the zygote's start)
+def test_the_golden_of_a_float16_all_reduce_is_the_float64_sum_of_the_float16_inputs():
+    sc = next(s for s in distributed.scenarios("torch.distributed.all_reduce", dist.all_reduce)
+              if s.id == "world2-all_reduce_sum")
+    golden = sc.golden(torch.float16)
+    cpu = sc.fn("cpu", torch.float16)
+    want = _rank_input(0, torch.float16).double() + _rank_input(1, torch.float16).double()
+    assert all(torch.equal(g, want) for g in golden)
+    assert not torch.equal(cpu[0].double(), want)  # the CPU's float16 sum rounds: not a golden

@@ -28,6 +28,7 @@ import torch
 from ...results.models import Text
 from ..registry import Scenario
 from .base import ModuleSource
+from .world import computing_golden
 
 NAME = "distributed"
 ORDER = 60
@@ -39,12 +40,19 @@ ALL = NUMERIC + ("bool",)
 GROUP_DTYPES = ("float32",)  # process-group APIs: one dtype for the tensor they move
 
 
+def _compute(dtype: torch.dtype) -> torch.dtype:
+    """The dtype a body computes in: the case's, or float64 in a case that computes the
+    float64 golden (``world.computing_golden``) of a floating one."""
+    return torch.float64 if computing_golden() and dtype.is_floating_point else dtype
+
+
 def _input(rank: int, dtype: torch.dtype, n: int = 4) -> torch.Tensor:
-    """Seeded CPU values that differ per rank (the rank seeds its generator)."""
+    """Seeded CPU values that differ per rank (the rank seeds its generator); in a golden
+    case rounded to ``dtype``, then upcast: the golden starts from the same values."""
     if dtype == torch.bool:
         return torch.randint(0, 2, (n,)).bool()
     if dtype.is_floating_point:
-        return torch.randn(n).to(dtype)
+        return torch.randn(n).to(dtype).to(_compute(dtype))
     return torch.randint(0 if dtype == torch.uint8 else -4, 5, (n,)).to(dtype)
 
 
@@ -85,7 +93,7 @@ def _reduce(rank, world, device, dtype):
 def _all_gather(rank, world, device, dtype):
     import torch.distributed as dist
 
-    outs = [torch.zeros(4, dtype=dtype).to(device) for _ in range(world)]
+    outs = [torch.zeros(4, dtype=_compute(dtype)).to(device) for _ in range(world)]
     dist.all_gather(outs, _on(rank, dtype, device))
     return outs
 
@@ -93,7 +101,7 @@ def _all_gather(rank, world, device, dtype):
 def _all_gather_into_tensor(rank, world, device, dtype):
     import torch.distributed as dist
 
-    out = torch.zeros(4 * world, dtype=dtype).to(device)
+    out = torch.zeros(4 * world, dtype=_compute(dtype)).to(device)
     dist.all_gather_into_tensor(out, _on(rank, dtype, device))
     return out
 
@@ -101,7 +109,7 @@ def _all_gather_into_tensor(rank, world, device, dtype):
 def _reduce_scatter(rank, world, device, dtype):
     import torch.distributed as dist
 
-    out = torch.zeros(4, dtype=dtype).to(device)
+    out = torch.zeros(4, dtype=_compute(dtype)).to(device)
     dist.reduce_scatter(out, [_on(rank, dtype, device) for _ in range(world)])
     return out
 
@@ -109,7 +117,7 @@ def _reduce_scatter(rank, world, device, dtype):
 def _reduce_scatter_tensor(rank, world, device, dtype):
     import torch.distributed as dist
 
-    out = torch.zeros(4, dtype=dtype).to(device)
+    out = torch.zeros(4, dtype=_compute(dtype)).to(device)
     dist.reduce_scatter_tensor(out, _on(rank, dtype, device, 4 * world))
     return out
 
@@ -117,7 +125,7 @@ def _reduce_scatter_tensor(rank, world, device, dtype):
 def _gather(rank, world, device, dtype):
     import torch.distributed as dist
 
-    outs = [torch.zeros(4, dtype=dtype).to(device) for _ in range(world)] if rank == 0 else None
+    outs = [torch.zeros(4, dtype=_compute(dtype)).to(device) for _ in range(world)] if rank == 0 else None
     dist.gather(_on(rank, dtype, device), gather_list=outs, dst=0)
     return outs
 
@@ -125,7 +133,7 @@ def _gather(rank, world, device, dtype):
 def _scatter(rank, world, device, dtype):
     import torch.distributed as dist
 
-    out = torch.zeros(4, dtype=dtype).to(device)
+    out = torch.zeros(4, dtype=_compute(dtype)).to(device)
     ins = [_on(rank, dtype, device) for _ in range(world)] if rank == 0 else None
     dist.scatter(out, scatter_list=ins, src=0)
     return out
@@ -134,7 +142,7 @@ def _scatter(rank, world, device, dtype):
 def _all_to_all(rank, world, device, dtype):
     import torch.distributed as dist
 
-    outs = [torch.zeros(2, dtype=dtype).to(device) for _ in range(world)]
+    outs = [torch.zeros(2, dtype=_compute(dtype)).to(device) for _ in range(world)]
     dist.all_to_all(outs, [_on(rank, dtype, device, 2) for _ in range(world)])
     return outs
 
@@ -142,7 +150,7 @@ def _all_to_all(rank, world, device, dtype):
 def _all_to_all_single(rank, world, device, dtype):
     import torch.distributed as dist
 
-    out = torch.zeros(2 * world, dtype=dtype).to(device)
+    out = torch.zeros(2 * world, dtype=_compute(dtype)).to(device)
     dist.all_to_all_single(out, _on(rank, dtype, device, 2 * world))
     return out
 
@@ -152,7 +160,7 @@ def _all_to_all_single_uneven(rank, world, device, dtype):
 
     # rank r sends r + 1 elements to every peer: splits differ between ranks
     ins = _on(rank, dtype, device, (rank + 1) * world)
-    out = torch.zeros(sum(r + 1 for r in range(world)), dtype=dtype).to(device)
+    out = torch.zeros(sum(r + 1 for r in range(world)), dtype=_compute(dtype)).to(device)
     dist.all_to_all_single(out, ins, output_split_sizes=[r + 1 for r in range(world)],
                            input_split_sizes=[rank + 1] * world)
     return out
@@ -196,7 +204,7 @@ def _batch_isend_irecv(rank, world, device, dtype):
     import torch.distributed as dist
 
     send = _on(rank, dtype, device)
-    recv = torch.zeros(4, dtype=dtype).to(device)
+    recv = torch.zeros(4, dtype=_compute(dtype)).to(device)
     ops = [dist.P2POp(dist.isend, send, (rank + 1) % world),
            dist.P2POp(dist.irecv, recv, (rank - 1) % world)]
     for req in dist.batch_isend_irecv(ops):
@@ -318,13 +326,26 @@ APIS: Dict[str, List[_Row]] = {
 }
 
 
-def _fn(body: str, dtypes: Tuple[str, ...]):
+def _fn(body: str, dtypes: Tuple[str, ...], golden: bool = False):
     def run(device: str, dtype: torch.dtype):
         from .world import run_world
 
-        return run_world(body, device, dtype, batch=dtypes)
-    run.__name__ = f"world_{body}"
+        return run_world(body, device, dtype, batch=dtypes, golden=golden)
+    run.__name__ = f"world_{body}" + ("_golden" if golden else "")
     return run
+
+
+def _golden(body: str, dtypes: Tuple[str, ...]):
+    """The float64 golden of a world case (``Scenario.golden``), computed in the ranks of a
+    CPU world (``world.run_world(golden=True)``): inputs made in the case's dtype, the
+    collective and its buffers in float64. A dispatch mode in this process would see none
+    of the ranks' ops, and the CPU's own float16 sum would pass for the golden."""
+    fn = _fn(body, dtypes, golden=True)
+
+    def golden(dtype: torch.dtype):
+        return fn("cpu", dtype)
+    golden.__name__ = f"float64_golden_{body}"
+    return golden
 
 
 def _code(body: str) -> str:
@@ -345,7 +366,7 @@ def scenarios(api: str, obj: Any) -> List[Scenario]:
             expected=Text(en="every rank's result equals the same world's on the CPU (gloo)",
                           zh="每个 rank 的结果与 CPU (gloo) 上同样进程组的结果一致"),
             dtypes=tuple(dtypes), source=NAME, timeout_s=600.0, code=_code(body),
-            tags=("distributed",)))
+            tags=("distributed",), golden=_golden(body, tuple(dtypes))))
     return out
 
 
