@@ -188,6 +188,7 @@ def test_collective_noop_returns_local_tensors(dev):
     collectives._scatter_local(rs, torch.arange(4.0), rank=1, size=2)  # noqa: SLF001
     assert torch.equal(rs, torch.tensor([2.0, 3.0]))
     assert faults.touches("collective-noop", "c10d.allreduce_")
+    assert faults.touches("collective-noop", "c10d.reduce_")  # the oracle's survivor (stop 35)
     assert not faults.touches("collective-noop", "c10d.broadcast_")
 
 
@@ -280,6 +281,19 @@ def test_collective_noop_reaches_the_rank_processes(tmp_path):
     report = json.loads((out / "report.json").read_text())
     rows = [s for a in report["apis"] for s in a["scenarios"] if s.get("source") == "distributed"]
     assert rows and any(s["status"] == "fail" for s in rows)
+
+
+@pytest.mark.slow
+def test_collective_noop_reaches_reduce(tmp_path):
+    """The oracle (stop 35): ``dist.reduce`` (the sum on the root) was left alone by the
+    fault, so its rows passed under it in every dtype."""
+    out = tmp_path / "o"
+    _cli(["check", "torch.distributed.reduce", "--device", "emu:ascend-a2", "--dtypes",
+          "float32,float16", "--out", str(out), "--no-html", "--gentest", "none"],
+         {faults.ENV: "collective-noop"}, tmp_path)
+    report = json.loads((out / "report.json").read_text())
+    rows = [s for a in report["apis"] for s in a["scenarios"] if s.get("source") == "distributed"]
+    assert rows and all(s["status"] == "fail" for s in rows), [(s["status"], s.get("detail")) for s in rows]
 
 
 @pytest.mark.slow  # a 2-rank pipeline check under the fault, ~45 s: .ci/run's slow suite runs it

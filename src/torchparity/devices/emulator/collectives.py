@@ -247,7 +247,10 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def reduce(self, tensors, opts=None):
         _check("reduce_", tensors)
-        return self._gloo.reduce(_host(tensors), _opts(opts, "ReduceOptions"))
+        host = _host(tensors)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the root keeps its own tensor, unreduced
+            host = _clones(host)
+        return self._gloo.reduce(host, _opts(opts, "ReduceOptions"))
 
     def gather(self, output_lists, inputs, opts=None):
         _check("gather_", inputs, output_lists)

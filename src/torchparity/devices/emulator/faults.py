@@ -44,7 +44,7 @@ FAULTS: Dict[str, str] = {
     "inplace-copy": "an in-place op writes a new tensor instead of its input (the input keeps its old values)",
     "grad-zero": "backward kernels (aten *_backward*) return zeros",
     "rng-unseeded": "device draws ignore the seed and the generator passed",
-    "collective-noop": "all_reduce / reduce_scatter / all_gather return the local tensor, recv leaves its buffer as it was",
+    "collective-noop": "all_reduce / reduce / reduce_scatter / all_gather return the local tensor, recv leaves its buffer as it was",
     "memstat-zero": "memory counters (memory_allocated, memory_stats, ...) report 0",
     "nan-drop": "max / min / sum (and maximum / minimum) treat NaN as absent",
 }
@@ -145,7 +145,7 @@ def touches(fault: str, op_name: str) -> bool:
     name = op_name.replace("::", ".")
     namespace, _, rest = name.partition(".")
     if fault == "collective-noop":
-        return namespace == "c10d" and any(k in rest for k in ("allreduce", "reduce_scatter", "allgather", "recv"))
+        return namespace == "c10d" and any(k in rest for k in ("reduce", "allgather", "recv"))
     if fault == "memstat-zero" or namespace != "aten":
         return False
     base, _, overload = rest.partition(".")
