@@ -82,11 +82,16 @@ def test_a_collective_world_listens_on_loopback_only():
     """A 2-rank gloo world of the distributed source: the store here, gloo in the ranks."""
     from torchparity.scenarios.sources.world import run_world
 
-    with ListenWatch() as watch:
-        got = run_world("all_reduce_sum", "cpu", torch.float32)
-    assert len(got) == 2
-    assert len(watch.seen) >= 2, watch.seen  # the store and at least one rank's gloo
-    assert not watch.off_host(), watch.seen
+    seen = {}
+    for _ in range(4):  # a rank's gloo listener lives milliseconds: a busy CI machine's poller can miss it
+        with ListenWatch(period=0.002) as watch:
+            got = run_world("all_reduce_sum", "cpu", torch.float32)
+        assert len(got) == 2
+        seen.update(watch.seen)
+        assert not watch.off_host(), watch.seen
+        if len(seen) >= 2:
+            break
+    assert len(seen) >= 2, seen  # the store and at least one rank's gloo
 
 
 @pytest.mark.slow
