@@ -164,3 +164,10 @@ def test_the_footprint_looks_past_a_first_sample_that_does_nothing(ctx):
     r = run(ctx, "add", "float32", footprint=True)
     assert {e["op"] for e in r["footprint"]} == {"aten.add"}
     assert sum(e["count"] for e in r["footprint"]) == 1
+
+
+def test_a_case_records_what_its_comparison_compared(ctx):
+    """``outputs`` (``judge.compare.output_kinds`` of the CPU's answers): a comparison's
+    bool, an add's float16; the oracle reads it to leave out faults no answer can show."""
+    assert run(ctx, "lt", "float16")["outputs"] == ["bool"]
+    assert run(ctx, "add", "float16")["outputs"] == ["float16"]

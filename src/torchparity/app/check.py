@@ -105,6 +105,8 @@ def case_result(answer: Answer, sc: Scenario, dtype: str, emulated: bool,
             # the pool's own words (a crash, a timeout) are kept whole
             detail=detail if answer.status in POOL_STATUSES else detail[:DETAIL_LIMIT])
     result.source = sc.source
+    if answer.outputs is not None and result.outputs is None:
+        result.outputs = list(answer.outputs)
     # a world's device work runs in its rank processes: their footprints come back with
     # their results (world.RANKS_RECORDED among the entries); a world row with no entry at
     # all (the ranks sent none, a launcher's children) is "not recorded", never host-only

@@ -47,6 +47,9 @@ class Answer(BaseModel):
     claimed_backward: Optional[bool] = None
     kind: Optional[str] = None
     note: Optional[str] = None
+    # what the comparison compared in the CPU's answers (``judge.compare.output_kinds``,
+    # over every sample of an OpInfo case); None: not recorded
+    outputs: Optional[List[str]] = None
     outcomes: Optional[Any] = None  # an upstream replay: each side's test outcomes
     emulated: Optional[bool] = None
     seconds: Optional[float] = None  # the handler's own clock

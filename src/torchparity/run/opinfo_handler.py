@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from ..judge.aggregate import SampleOutcome, aggregate
-from ..judge.compare import compare_outputs
+from ..judge.compare import compare_outputs, output_kinds
 from ..judge.evidence import DEVICE_COMPUTE, from_footprint
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
@@ -158,6 +158,7 @@ class _Case:
         self.grads = grads
         self.golden_ok = dtype in HIGHER
         self.random_seen = False
+        self.outputs: set = set()  # output_kinds of the CPU answers compared
         self.skip_reason = skip_reason  # values are not compared (OpInfo's own skip)
         # OpInfo marks the values not comparable, but part of them is (judge.restricted):
         # in-range-cast | in-range-shift | order-free; ``mark`` is OpInfo's reason
@@ -294,6 +295,8 @@ class _Case:
         except Exception as exc:  # a judging problem is ours, not the device's
             return _cat("harness", Judgement(Status.ERROR, Cause.HARNESS_ERROR,
                                              f"{path}: judging failed: {describe_exception(exc)}"))
+        if path == "output":  # what the row compared, as evidence (``Answer.outputs``)
+            self.outputs.update(output_kinds(cpu.value) or ("opaque",))
         try:
             j = compare_outputs(cpu.value, dev.value, self.device_type, path,
                                 golden=golden if (self.golden_ok and kind == "values") else None,
@@ -502,6 +505,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         detail = f"[standard: {used}{why}] {detail}"[:600]
     out = dict(base, status=result.status, cause=result.cause, detail=detail,
                metric=result.metric, counts=result.counts, kind=kind,
+               outputs=sorted(runner.outputs) if runner.outputs else None,
                seconds=time.perf_counter() - start)
     if case.get("footprint"):  # check asks for it; sweep rows stay as they were
         out["footprint"] = sample_footprint(ctx, runner.fn, samples)

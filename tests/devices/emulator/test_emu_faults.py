@@ -91,6 +91,21 @@ def test_dtype_widen_touches_what_it_widens(dev, x):
         assert out.dtype == torch.float32 and faults.touches("dtype-widen", name), name
 
 
+def test_numeric_faults_touch_what_they_scale(dev, x):
+    """A numeric fault scales floating results only: a comparison's bool result is the
+    same under it and ``touches`` says so; sub (isclose's inside) is scaled and touched."""
+    d = x.to(dev)
+    with faults.injecting(["numeric-1e-2"]):
+        kept = {"aten.lt.Tensor": torch.lt(d, torch.full_like(x, 0.5).to(dev)), "aten.isnan.default": torch.isnan(d)}
+        scaled = d - 0.25
+    assert torch.equal(kept["aten.lt.Tensor"].cpu(), x < 0.5)
+    assert torch.equal(kept["aten.isnan.default"].cpu(), torch.isnan(x))
+    for name in kept:
+        assert not faults.touches("numeric-1e-2", name), name
+    assert not torch.allclose(scaled.cpu(), x - 0.25, rtol=1e-3, atol=0)
+    assert faults.touches("numeric-1e-2", "aten.sub.Tensor")
+
+
 def test_strides_touches_new_outputs_only():
     assert faults.touches("strides", "aten.empty_strided")
     assert faults.touches("strides", "aten.neg")

@@ -159,7 +159,8 @@ def touches(fault: str, op_name: str) -> bool:
     schema = op._schema
     kind = _kind(op)
     if fault in _NUMERIC:
-        return kind["compute"]
+        # as ``_scaled``: floating and complex results only (``lt`` returns bool)
+        return kind["compute"] and _returns_floating(op)
     if fault == "dtype-widen":
         # as ``_wrap``: a mutating op's result is its argument, whose dtype it keeps; and an
         # op the device receives only as its composite's ``out=`` call (``rad2deg`` is
@@ -183,6 +184,40 @@ def touches(fault: str, op_name: str) -> bool:
     return False
 
 
+def _probe_args(schema) -> Optional[List[Any]]:
+    """Small float32 CPU arguments for the positional, non-default arguments of ``schema``
+    (tensors and numbers only), or None where it takes anything else."""
+    args: List[Any] = []
+    for a in schema.arguments:
+        if a.kwarg_only or a.has_default_value():
+            break
+        if _is_tensor_type(a.type):
+            args.append(torch.rand(3) + 0.5)
+        elif isinstance(a.type, (torch._C.NumberType, torch._C.FloatType)):
+            args.append(2.0)
+        else:
+            return None
+    return args
+
+
+@functools.lru_cache(maxsize=None)
+def _returns_floating(op) -> bool:
+    """Whether the pointwise ``op`` can return a floating or complex tensor: False only where
+    it returns a non-floating tensor for float32 inputs (a comparison's bool). Ops that are
+    not pointwise, that mutate or write ``out=``, or that cannot be probed count as floating."""
+    schema = op._schema
+    if torch.Tag.pointwise not in getattr(op, "tags", ()) or _mutates(schema):
+        return True
+    args = _probe_args(schema)
+    if args is None:
+        return True
+    try:
+        out = op(*args)
+    except Exception:
+        return True
+    return not (isinstance(out, torch.Tensor) and not (out.is_floating_point() or out.is_complex()))
+
+
 @functools.lru_cache(maxsize=None)
 def _only_through_out(op) -> bool:
     """Whether a backend without a kernel of its own receives the pointwise ``op`` only as
@@ -197,16 +232,9 @@ def _only_through_out(op) -> bool:
     if (torch.Tag.pointwise not in getattr(op, "tags", ()) or not has(name, "CompositeExplicitAutograd")
             or has(name, "PrivateUse1")):
         return False
-    args: List[Any] = []
-    for a in schema.arguments:
-        if a.kwarg_only or a.has_default_value():
-            break
-        if _is_tensor_type(a.type):
-            args.append(torch.rand(3) + 0.5)
-        elif isinstance(a.type, (torch._C.NumberType, torch._C.FloatType)):
-            args.append(2.0)
-        else:
-            return False
+    args = _probe_args(schema)
+    if args is None:
+        return False
     from torch.utils._python_dispatch import TorchDispatchMode
 
     called: List[Any] = []
