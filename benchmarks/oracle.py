@@ -96,6 +96,8 @@ LAYOUT_API = re.compile(r"(^|\.)((?!is_)\w+_like|empty_strided|new_empty_strided
 # in-place result is its input: the ``strides`` fault, which makes new outputs contiguous,
 # cannot reach either); ``contiguous`` is left out: its contract is the fault's own output
 NEW_LAYOUT_API = re.compile(r"(^|\.)((?!is_)\w+_like|empty_strided|new_empty_strided|clone)$")
+# the APIs that call backward kernels themselves, outside the autograd engine
+DIRECT_BACKWARD_API = re.compile(r"^torch\.(nn\.grad\.|ops\.)|_backward$")
 # a fixed, fault-targeted set run beside the stratified sample (``--no-fixed`` leaves it
 # out), so that the faults a random sample rarely reaches are tried on the APIs made for
 # them: layout (``strides``), seeded draws (``rng-unseeded``), memory counters
@@ -267,6 +269,13 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
         # float32 buffers, a pass/raise), a widened intermediate ends where a correct chip
         # computing through float32 ends: an equivalent mutant, not a weak scenario
         rows = [r for r in rows if _shows(r, ("float16", "bfloat16"))]
+        # and the autograd engine casts each node's results to its inputs' dtypes
+        # (``validate_outputs``) before anything reads them: a backward kernel's widened
+        # result is rounded back, as a correct chip computing it through float32 rounds it
+        # (what accumulates gradients, an ``add``, is a forward op and still counts)
+        engine = not DIRECT_BACKWARD_API.search(api)
+        return any(touches(fault, op) for r in _relevant(fault, rows)
+                   for op in r.get("own", r["footprint"]) if not (engine and "backward" in op))
     if fault == "strides" and not NEW_LAYOUT_API.search(api):
         # the fault makes new outputs contiguous: where every compared CPU output is
         # contiguous (a scalar norm, an in-place API's result), it changes nothing

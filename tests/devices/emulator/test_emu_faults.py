@@ -325,3 +325,14 @@ def test_collective_noop_reaches_point_to_point_recv(tmp_path):
     rows = [s for a in report["apis"] for s in a["scenarios"]]
     # red either way: the stage computes on what the buffer held, or reads a garbage shape
     assert rows and all(s["status"] != "pass" for s in rows), [(s["status"], s.get("detail")) for s in rows]
+
+
+def test_autograd_grad_case_shows_a_widened_accumulation(dev):
+    """autograd.grad's runtime case reaches g by two paths, so the engine adds two
+    gradients: a device whose add returns float32 for float16 inputs hands back a float32
+    gradient (a single path's widened backward result is cast back by the engine)."""
+    from torchparity.scenarios.sources.runtime.cases import autograd_grad
+
+    assert [t.dtype for t in autograd_grad(dev, torch.float16)] == [torch.float16] * 2
+    with faults.injecting(["dtype-widen"]):
+        assert autograd_grad(dev, torch.float16)[0].dtype == torch.float32

@@ -234,3 +234,21 @@ def test_a_fault_the_compared_answer_cannot_show_is_no_pair():
     assert not oracle.applicable("strides", api, clean(["float32"], norm, "float32"))
     assert oracle.applicable("strides", api, clean(["float32", "strided"], norm, "float32"))
     assert oracle.applicable("strides", "torch.empty_like", clean(["float32"], [], "float32"))
+
+
+def test_a_widened_backward_kernel_in_the_engine_is_no_pair():
+    """The autograd engine casts a node's results to its inputs' dtypes before anything
+    reads them, so dtype-widen in a backward kernel (BatchNorm2d's) is rounded back as on a
+    correct chip computing it through float32; the engine's accumulating add still shows
+    it, and an API calling a backward kernel itself (torch.nn.grad) is not in the engine."""
+    oracle = _oracle()
+
+    def clean(ops):
+        return {"rows": [dict(_row("input0.train", "float16", "pass", ops, "module"), outputs=["float16"])]}
+
+    bn = ["aten.native_batch_norm", "aten.native_batch_norm_backward"]
+    assert not oracle.applicable("dtype-widen", "torch.nn.BatchNorm2d", clean(bn))
+    assert oracle.applicable("dtype-widen", "torch.autograd.grad", clean(["aten.pow_backward", "aten.add"]))
+    conv = ["aten.convolution_backward"]
+    assert oracle.applicable("dtype-widen", "torch.nn.grad.conv2d_input", clean(conv))
+    assert oracle.applicable("numeric-1e-2", "torch.nn.BatchNorm2d", clean(bn))

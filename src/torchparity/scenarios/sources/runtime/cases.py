@@ -379,7 +379,7 @@ def autograd_backward(device, dtype):
 
 def autograd_grad(device, dtype):
     g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
-    y = (g ** 3).sum()
+    y = (g ** 3).sum() + (g * 2).sum()  # two paths: the engine accumulates g's gradient
     (d,) = torch.autograd.grad(y, g, create_graph=True)
     (dd,) = torch.autograd.grad(d.sum(), g)
     return [d, dd]
