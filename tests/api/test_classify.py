@@ -53,3 +53,14 @@ def test_a_factory_partials_own_code_is_what_it_builds():
 
     assert HistogramObserver.forward.__code__ in code_objects(default_histogram_observer)
     assert default_qconfig.activation.p.func.forward.__code__ in code_objects(default_qconfig)
+
+
+def test_a_name_the_op_namespace_has_itself_is_no_operator():
+    """``torch.ops.aten.__reduce_ex__`` is the namespace object's own method, ``name`` its
+    string: neither is an aten operator (a check of such a method crashed in analyse)."""
+    from torchparity.api.classify import aten_op_for
+
+    assert aten_op_for("torch.Tensor.mm") == "aten.mm"
+    for name in ("torch.Tensor.__reduce_ex__", "torch.distributed.Store.__init__", "torch.Tag.name",
+                 "torch.Tensor.__format__"):
+        assert aten_op_for(name) is None, name

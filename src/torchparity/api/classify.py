@@ -42,7 +42,9 @@ def aten_op_for(name: str) -> Optional[str]:
         packet = getattr(torch.ops.aten, short)
     except (AttributeError, RuntimeError):
         return None
-    return f"aten.{packet._qualified_op_name.split('::', 1)[1]}" if packet is not None else None
+    if not isinstance(packet, torch._ops.OpOverloadPacket):  # the namespace's own attributes
+        return None
+    return f"aten.{packet._qualified_op_name.split('::', 1)[1]}"
 
 
 def _implementation(kind: str, resolved: ResolvedApi) -> str:
