@@ -73,3 +73,34 @@ def test_a_composite_refused_by_its_rule_is_seen_by_the_footprint(tmp_path):
             print(result.status, result.cause, [e.source for e in entries if e.op == "aten.matmul"])
         """, tmp_path)
     assert out.splitlines() == ["skip not_comparable ['scenario']", "unsupported dtype_limit ['api']"]
+
+
+def test_a_vendor_kernel_with_a_cpu_kernel_is_run_whole(tmp_path):
+    """``mish_backward`` has a CPU kernel and a composite for other backends; torch_npu
+    registers its own (aclnnMishBackward). The device runs it whole, as the CPU does, not
+    the composite's bfloat16 parts (a correct device failed Mish under device noise)."""
+    out = run_python("""
+        import torch
+        from torchparity.devices.emulator import activate
+        from torchparity.devices.profiles import load_profile
+        from torch.utils._python_dispatch import TorchDispatchMode
+        activate(load_profile("ascend-a2"))
+
+        class Ops(TorchDispatchMode):
+            def __init__(self):
+                super().__init__(); self.seen = []
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.seen.append(str(func)); return func(*args, **(kwargs or {}))
+
+        torch.manual_seed(0)
+        x = torch.randn(64, dtype=torch.bfloat16)
+        grads = []
+        for dev in ("cpu", "npu"):
+            t = x.detach().clone().to(dev).requires_grad_()
+            with Ops() as ops:
+                torch.nn.functional.mish(t).sum().backward()
+            grads.append(t.grad.cpu())
+            print(dev, "aten.mish_backward.default" in ops.seen)
+        print(torch.equal(grads[0], grads[1]))
+        """, tmp_path)
+    assert out.splitlines() == ["cpu True", "npu True", "True"]

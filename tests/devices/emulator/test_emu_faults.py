@@ -336,3 +336,21 @@ def test_autograd_grad_case_shows_a_widened_accumulation(dev):
     assert [t.dtype for t in autograd_grad(dev, torch.float16)] == [torch.float16] * 2
     with faults.injecting(["dtype-widen"]):
         assert autograd_grad(dev, torch.float16)[0].dtype == torch.float32
+
+
+def test_noise_repeats_itself_as_a_correct_device_does(dev):
+    """The ulp noise is a function of the value it moves: a seeded draw, run twice under
+    the noise, is the same twice (before, the direction came from a running generator, and
+    the repeat check of a seeded sampler failed a correct device); values still move."""
+    x = torch.linspace(0.5, 2.0, 4096)
+    a, b = x.clone(), x.clone()
+    noise.nudge(a, 2)
+    noise.nudge(b, 2)
+    assert torch.equal(a, b) and not torch.equal(a, x)
+    assert (a.view(torch.int32) - x.view(torch.int32)).abs().max() <= 2
+    with faults.injecting([], noise=True):
+        draws = []
+        for _ in range(2):
+            torch.manual_seed(0)
+            draws.append(torch.distributions.Laplace(torch.zeros(64).to(dev), torch.ones(64).to(dev)).rsample().cpu())
+    assert torch.equal(draws[0], draws[1])

@@ -27,6 +27,7 @@ import torch
 from .. import refusals
 from ..registered_ops import registered_ops
 from .checks import OpRule, SilentRule, rule_for
+from .dispatch import direct_kernel
 
 _HAS = torch._C._dispatch_has_kernel_for_dispatch_key
 EXPLICIT = torch._C.DispatchKey.CompositeExplicitAutograd
@@ -52,9 +53,11 @@ def _overload(name: str):
         return None
 
 
-def candidates(profile, device_type: str) -> Iterator[Tuple[Any, OpRule, str]]:
+def candidates(profile, device_type: str) -> Iterator[Tuple[Any, Optional[OpRule], str]]:
     """(op, rule, dispatch key to register at) for each vendor-registered composite with
-    an explicit rule in ``profile``."""
+    an explicit rule in ``profile``; (op, None, "fused") for each with a CPU kernel of its
+    own and a ``CompositeImplicitAutograd`` one for other backends, which the device runs as
+    its own kernel."""
     reg = registered_ops(device_type)
     if reg is None or profile is None:
         return
@@ -63,6 +66,12 @@ def candidates(profile, device_type: str) -> Iterator[Tuple[Any, OpRule, str]]:
         if op is None:
             continue
         schema = op._schema.name + ("" if op._overloadname == "default" else f".{op._overloadname}")
+        if not _HAS(schema, "PrivateUse1") and _HAS(schema, "CPU") and _HAS(schema, "CompositeImplicitAutograd"):
+            # a backend kernel on the CPU and a composite for every other backend
+            # (``mish_backward``): without a kernel of its own the device would run the
+            # composite's parts in the input dtype, where the vendor runs its own fused kernel
+            yield op, None, "fused"
+            continue
         if _HAS(schema, "PrivateUse1") or _HAS(schema, "CPU"):
             continue  # the emulator (or aten's backend kernel path) already reaches the rule
         rule = rule_for(profile, op, device_type)
@@ -103,6 +112,9 @@ def register(lib, profile, device_type: str) -> List[str]:
         overload = op._schema.name.split("::", 1)[1]
         if op._overloadname != "default":
             overload += f".{op._overloadname}"
-        lib.impl(overload, kernel(op, rule, key), key)
+        if key == "fused":  # the op's CPU kernel, as every emulated op (its rule checked there)
+            lib.impl(overload, direct_kernel(op), "PrivateUse1")
+        else:
+            lib.impl(overload, kernel(op, rule, key), key)
         done.append(f"{op._schema.name}.{op._overloadname}")
     return done

@@ -8,7 +8,8 @@ the profiles that file names; this module only knows the rule *kinds*:
 - ``reorder``: a reduction over its elements in reversed order (the reduced dims flipped);
 - ``upcast``: inputs of a listed dtype computed in float32, the result rounded once;
 - ``ulp``: each floating result element moved by up to ``ulp[dtype]`` units in the last
-  place, the direction drawn from a generator of its own (the user's RNG is not touched).
+  place, by a hash of its bits (deterministic: the user's RNG is not touched, and two runs
+  under one seed agree, as on a correct device).
 
 ``wrap(op, call)`` is called once per op plan (``faults.install``), never per call.
 """
@@ -144,24 +145,18 @@ def _upcast(call, dtypes):
     return run
 
 
-_GEN: Dict[str, torch.Generator] = {}
-
-
-def _generator() -> torch.Generator:
-    g = _GEN.get("g")
-    if g is None:
-        g = _GEN["g"] = torch.Generator()
-        g.manual_seed(20261201)
-    return g
-
-
 def nudge(t: torch.Tensor, steps: int) -> None:
-    """Move each finite, non-zero element of ``t`` (in place) by up to ``steps`` ulps."""
+    """Move each finite, non-zero element of ``t`` (in place) by up to ``steps`` ulps, by a
+    hash of its own bits: the same value is always moved the same way, as a correct
+    device's kernel (a fixed reduction order, its own rounding) gives the same result for
+    the same inputs every run; a seeded API repeats its draws under the noise."""
     itype = _INT.get(t.dtype)
     if itype is None or not t.numel() or steps <= 0:
         return
-    delta = torch.randint(-steps, steps + 1, t.shape, generator=_generator(), dtype=itype)
     bits = t.view(itype) if t.is_contiguous() else t.contiguous().view(itype)
+    h = bits.to(torch.int64) * 2654435761 + 40503
+    h = h ^ (h >> 13)
+    delta = (h.remainder(2 * steps + 1) - steps).to(itype)
     big = torch.finfo(t.dtype).max
     ok = torch.isfinite(t) & (t != 0) & (t.abs() < big) & (t.abs() >= torch.finfo(t.dtype).tiny)
     moved = torch.where(ok, bits + delta, bits).view(t.dtype)
