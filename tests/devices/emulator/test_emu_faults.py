@@ -204,7 +204,9 @@ def test_collective_noop_returns_local_tensors(dev):
     assert torch.equal(rs, torch.tensor([2.0, 3.0]))
     assert faults.touches("collective-noop", "c10d.allreduce_")
     assert faults.touches("collective-noop", "c10d.reduce_")  # the oracle's survivor (stop 35)
-    assert not faults.touches("collective-noop", "c10d.broadcast_")
+    for op in ("c10d.broadcast_", "c10d.alltoall_base_", "c10d.gather_", "c10d.scatter_"):
+        assert faults.touches("collective-noop", op), op  # the seed-1 sample's survivors
+    assert not faults.touches("collective-noop", "c10d.barrier")
 
 
 def test_touches_is_the_applicability_test():
@@ -309,6 +311,20 @@ def test_collective_noop_reaches_reduce(tmp_path):
     report = json.loads((out / "report.json").read_text())
     rows = [s for a in report["apis"] for s in a["scenarios"] if s.get("source") == "distributed"]
     assert rows and all(s["status"] == "fail" for s in rows), [(s["status"], s.get("detail")) for s in rows]
+
+
+@pytest.mark.slow
+def test_collective_noop_reaches_all_to_all_and_broadcast(tmp_path):
+    """The seed-1 oracle sample: all_to_all_single survived the fault, which left alltoall
+    (and broadcast, gather, scatter) alone."""
+    out = tmp_path / "o"
+    _cli(["check", "torch.distributed.all_to_all_single", "torch.distributed.broadcast", "--device",
+          "emu:ascend-a2", "--dtypes", "float32", "--out", str(out), "--no-html", "--gentest", "none"],
+         {faults.ENV: "collective-noop"}, tmp_path)
+    report = json.loads((out / "report.json").read_text())
+    for a in report["apis"]:
+        rows = [s for s in a["scenarios"] if s.get("source") == "distributed"]
+        assert rows and all(s["status"] == "fail" for s in rows), (a["name"], [(s["status"], s.get("detail")) for s in rows])
 
 
 @pytest.mark.slow  # a 2-rank pipeline check under the fault, ~45 s: .ci/run's slow suite runs it

@@ -252,3 +252,24 @@ def test_a_widened_backward_kernel_in_the_engine_is_no_pair():
     conv = ["aten.convolution_backward"]
     assert oracle.applicable("dtype-widen", "torch.nn.grad.conv2d_input", clean(conv))
     assert oracle.applicable("numeric-1e-2", "torch.nn.BatchNorm2d", clean(bn))
+
+
+def test_collective_noop_is_judged_by_the_collectives_a_world_recorded():
+    """A world row is a pair where its ranks recorded a collective the fault changes; a
+    distpar world that recorded none (DDP's reducer calls gloo from C++) still is; a group
+    query, an object collective on CPU tensors and a one-process ``local`` row are not."""
+    oracle = _oracle()
+
+    def clean(source, id_, ops):
+        return {"rows": [_row(id_, "float32", "pass", ops, source)]}
+
+    assert oracle.applicable("collective-noop", "torch.distributed.all_to_all_single",
+                             clean("distributed", "world2-all_to_all_single", ["c10d.alltoall_base_"]))
+    assert not oracle.applicable("collective-noop", "torch.distributed.get_rank",
+                                 clean("distributed", "world2-group_queries", []))
+    assert not oracle.applicable("collective-noop", "torch.distributed.barrier",
+                                 clean("distributed", "world2-barrier", ["c10d.barrier"]))
+    assert oracle.applicable("collective-noop", "torch.nn.parallel.DistributedDataParallel",
+                             clean("distpar", "world2-ddp", []))
+    assert not oracle.applicable("collective-noop", "torch.distributed.pipelining.microbatch.split_args_kwargs_into_chunks",
+                                 clean("distpar", "local", []))

@@ -188,7 +188,10 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def broadcast(self, tensors, opts=None):
         _check("broadcast_", tensors)
-        return self._gloo.broadcast(_host(tensors), _opts(opts, "BroadcastOptions"))
+        host = _host(tensors)
+        if faults.COLLECTIVE_NOOP:  # injected bug: a non-root keeps its own tensor
+            host = _clones(host)
+        return self._gloo.broadcast(host, _opts(opts, "BroadcastOptions"))
 
     def allgather(self, output_lists, inputs, opts=None):
         _check("allgather_", inputs, output_lists)
@@ -254,19 +257,31 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
 
     def gather(self, output_lists, inputs, opts=None):
         _check("gather_", inputs, output_lists)
-        return self._gloo.gather(_host(output_lists), _host(inputs), _opts(opts, "GatherOptions"))
+        outs = _host(output_lists)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the root's slots stay as they were
+            outs = _clones(outs)
+        return self._gloo.gather(outs, _host(inputs), _opts(opts, "GatherOptions"))
 
     def scatter(self, outputs, input_lists, opts=None):
         _check("scatter_", outputs, input_lists)
-        return self._gloo.scatter(_host(outputs), _host(input_lists), _opts(opts, "ScatterOptions"))
+        outs = _host(outputs)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the output stays as it was
+            outs = _clones(outs)
+        return self._gloo.scatter(outs, _host(input_lists), _opts(opts, "ScatterOptions"))
 
     def alltoall(self, outputs, inputs, opts=None):
         _check("alltoall_", inputs, outputs)
-        return self._gloo.alltoall(_host(outputs), _host(inputs), _opts(opts, "AllToAllOptions"))
+        outs = _host(outputs)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the outputs stay as they were
+            outs = _clones(outs)
+        return self._gloo.alltoall(outs, _host(inputs), _opts(opts, "AllToAllOptions"))
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         _check("alltoall_base_", input, output)
-        return self._gloo.alltoall_base(_host(output), _host(input), output_split_sizes,
+        out = _host(output)
+        if faults.COLLECTIVE_NOOP:  # injected bug: the output stays as it was
+            out = _clones(out)
+        return self._gloo.alltoall_base(out, _host(input), output_split_sizes,
                                         input_split_sizes, _opts(opts, "AllToAllOptions"))
 
     def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):

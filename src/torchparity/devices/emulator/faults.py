@@ -44,7 +44,8 @@ FAULTS: Dict[str, str] = {
     "inplace-copy": "an in-place op writes a new tensor instead of its input (the input keeps its old values)",
     "grad-zero": "backward kernels (aten *_backward*) return zeros",
     "rng-unseeded": "device draws ignore the seed and the generator passed",
-    "collective-noop": "all_reduce / reduce / reduce_scatter / all_gather return the local tensor, recv leaves its buffer as it was",
+    "collective-noop": ("all_reduce / reduce / reduce_scatter / all_gather / broadcast return the local tensor; "
+                        "gather / scatter / all_to_all outputs and a recv's buffer stay as they were"),
     "memstat-zero": "memory counters (memory_allocated, memory_stats, ...) report 0",
     "nan-drop": "max / min / sum (and maximum / minimum) treat NaN as absent",
 }
@@ -145,7 +146,8 @@ def touches(fault: str, op_name: str) -> bool:
     name = op_name.replace("::", ".")
     namespace, _, rest = name.partition(".")
     if fault == "collective-noop":
-        return namespace == "c10d" and any(k in rest for k in ("reduce", "allgather", "recv"))
+        return namespace == "c10d" and any(k in rest for k in ("reduce", "gather", "recv", "broadcast",
+                                                                "scatter", "alltoall"))
     if fault == "memstat-zero" or namespace != "aten":
         return False
     base, _, overload = rest.partition(".")
@@ -202,17 +204,19 @@ def _probe_args(schema) -> Optional[List[Any]]:
 
 @functools.lru_cache(maxsize=None)
 def _returns_floating(op) -> bool:
-    """Whether the pointwise ``op`` can return a floating or complex tensor: False only where
-    it returns a non-floating tensor for float32 inputs (a comparison's bool). Ops that are
-    not pointwise, that mutate or write ``out=``, or that cannot be probed count as floating."""
+    """Whether ``op`` can return a floating or complex tensor: False only where it returns a
+    single non-floating tensor for float32 inputs (a comparison's bool, argmin's indices).
+    Ops that mutate or write ``out=``, or that cannot be probed, count as floating; the probe
+    draws from a forked RNG."""
     schema = op._schema
-    if torch.Tag.pointwise not in getattr(op, "tags", ()) or _mutates(schema):
+    if _mutates(schema):
         return True
     args = _probe_args(schema)
     if args is None:
         return True
     try:
-        out = op(*args)
+        with torch.random.fork_rng(devices=[]):
+            out = op(*args)
     except Exception:
         return True
     return not (isinstance(out, torch.Tensor) and not (out.is_floating_point() or out.is_complex()))
