@@ -171,3 +171,26 @@ def test_a_case_records_what_its_comparison_compared(ctx):
     bool, an add's float16; the oracle reads it to leave out faults no answer can show."""
     assert run(ctx, "lt", "float16")["outputs"] == ["bool"]
     assert run(ctx, "add", "float16")["outputs"] == ["float16"]
+
+
+def test_a_sample_cap_still_judges_a_sample_with_many_elements(ctx, monkeypatch):
+    # relu's first two OpInfo samples (a 0-d and a 5-element tensor from one seed) hold
+    # negative values only: a device wrong on positive inputs passed --max-samples 2
+    def wrong_when_positive(v):
+        return torch.where(v > 0, v * 2, v) if isinstance(v, torch.Tensor) else v
+    device_double(monkeypatch, transform=wrong_when_positive)
+    r = run(ctx, "nn.functional.relu", "float32", max_samples=2, grads=False)
+    assert r["counts"]["samples"] == 2
+    assert r["status"] == "fail", r["detail"]
+
+
+def test_a_sample_cap_keeps_the_first_samples_and_the_largest():
+    from torchparity.scenarios.opinfo import capped
+
+    class S:
+        def __init__(self, n):
+            self.input = torch.zeros(n)
+    samples = [S(1), S(5), S(25), S(250), S(50)]
+    assert [s.input.numel() for s in capped(samples, 2)] == [1, 250]
+    assert [s.input.numel() for s in capped(samples, 3)] == [1, 5, 250]
+    assert capped(samples, None) == samples and capped(samples, 9) == samples

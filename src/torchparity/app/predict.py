@@ -203,8 +203,7 @@ def _opinfo_footprints(entry, dtype: str, grads: bool, max_samples: Optional[int
         samples = oi.make_samples(op, dt, requires_grad=with_grads)
     except Exception:
         return None
-    if max_samples:
-        samples = samples[:max_samples]
+    samples = oi.capped(samples, max_samples)  # the samples check would run
     from ..api.device_footprint import native_implicit_op
 
     fn = entry.callable()

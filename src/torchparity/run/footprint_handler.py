@@ -23,7 +23,7 @@ ops without a tensor argument), or ``{"no_samples": reason}``.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 import torch
 
@@ -114,9 +114,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         samples = oi.make_samples(op, dtype, requires_grad=grads)
     except Exception as exc:
         return {"no_samples": f"OpInfo cannot make samples: {describe_exception(exc)}"}
-    limit: Optional[int] = case.get("max_samples")
-    if limit:
-        samples = samples[: int(limit)]
+    samples = oi.capped(samples, case.get("max_samples"))
     fn = e.callable()
     out = []
     with warnings.catch_warnings():

@@ -456,9 +456,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     # made before the sample limit: the first samples may hold one element only
     every = samples
     nan = oi.nan_sample(op, samples, dtype) if samples and case.get("sample") is None else None
-    limit = case.get("max_samples")
-    if limit:
-        samples = samples[: int(limit)]
+    samples = oi.capped(samples, case.get("max_samples"))
     if samples and oi.layout_fixed(op, e.call):
         # a layout-fixing op is also asked on a non-contiguous input: contiguous samples
         # alone cannot tell a device that makes every output contiguous
