@@ -194,3 +194,12 @@ def test_a_sample_cap_keeps_the_first_samples_and_the_largest():
     assert [s.input.numel() for s in capped(samples, 2)] == [1, 250]
     assert [s.input.numel() for s in capped(samples, 3)] == [1, 5, 250]
     assert capped(samples, None) == samples and capped(samples, 9) == samples
+
+
+def test_a_random_like_op_that_loses_its_inputs_layout_fails(ctx, monkeypatch):
+    # randint_like keeps a permuted input's layout (preserve_format) as empty_like does;
+    # its draws were compared, its strides were not (the seed-1 oracle's strides survivor)
+    device_double(monkeypatch, transform=lambda v: v.contiguous() if isinstance(v, torch.Tensor) else v)
+    r = run(ctx, "randint_like", "float32", grads=False)
+    assert r["status"] == "fail" and r["cause"] == "metadata", r["detail"]
+    assert "strides" in r["detail"]
