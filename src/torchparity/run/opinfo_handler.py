@@ -456,6 +456,8 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     # made before the sample limit: the first samples may hold one element only
     every = samples
     nan = oi.nan_sample(op, samples, dtype) if samples and case.get("sample") is None else None
+    extreme = (oi.extreme_last_sample(op, samples, dtype) if samples and case.get("sample") is None
+               else None)
     samples = oi.capped(samples, case.get("max_samples"))
     if samples and oi.layout_fixed(op, e.call):
         # a layout-fixing op is also asked on a non-contiguous input: contiguous samples
@@ -470,6 +472,8 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
             samples = list(samples) + [permuted]
     if nan is not None:  # a device that drops NaN in a max / min / sum shows on it
         samples = list(samples) + [nan]
+    if extreme is not None:  # a device that skips a reduction's last element shows on it
+        samples = list(samples) + [extreme]
     first = 0  # a generated test file judges one sample (run.standalone): its index kept
     if case.get("sample") is not None:
         first = int(case["sample"])

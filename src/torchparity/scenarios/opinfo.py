@@ -357,6 +357,42 @@ def nan_sample(opinfo, samples: list, dtype: torch.dtype):
     return None
 
 
+# reductions that pick an extreme (OpInfo names): their samples include one whose extreme
+# sits in the last element (:func:`extreme_last_sample`), so a device that skips the last
+# element of a reduction shows; random samples put it there by chance only
+EXTREME_PICKING = {"argmin": "min", "amin": "min", "min": "min", "aminmax": "min",
+                   "argmax": "max", "amax": "max", "max": "max"}
+
+
+def extreme_last_sample(opinfo, samples: list, dtype: torch.dtype):
+    """The first sample whose input has 2+ elements, its last element (in memory order,
+    hence last along every dimension) made the input's new minimum or maximum, as the op
+    picks; None for other ops, bool, or where no such value fits the dtype."""
+    end = EXTREME_PICKING.get(opinfo.name)
+    if end is None or opinfo.variant_test_name == "binary" or dtype == torch.bool \
+            or dtype.is_complex:
+        return None
+    for s in samples:
+        x = s.input
+        if not (isinstance(x, torch.Tensor) and x.numel() >= 2 and x.is_contiguous()):
+            continue
+        v = (x.min() - 1) if end == "min" else (x.max() + 1)
+        v = v.item()
+        if not dtype.is_floating_point:
+            info = torch.iinfo(dtype)
+            if not info.min <= int(v) <= info.max:
+                return None
+
+        def put(t, _x=x, _v=v):
+            if t is _x:
+                t = t.detach().clone()
+                t.view(-1)[-1] = _v
+                return t.requires_grad_(_x.requires_grad)
+            return t
+        return s.transform(put)
+    return None
+
+
 def map_tensors(tree: Any, fn) -> Any:
     """Apply ``fn`` to every tensor in nested lists / tuples / dicts (others kept)."""
     if isinstance(tree, torch.Tensor):
