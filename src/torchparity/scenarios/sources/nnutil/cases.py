@@ -453,6 +453,14 @@ def nn_functional_scaled_dot_product_attention(device, dtype, compute=None):
     return [y, q.grad, F.scaled_dot_product_attention(qq, qq, qq, is_causal=True, scale=0.5)]
 
 
+def repeats(draw, seed=1234):
+    # a seeded random API draws the same values twice under one seed (every generator)
+    torch.manual_seed(seed)
+    a = draw()
+    torch.manual_seed(seed)
+    return bool(torch.equal(a, draw()))
+
+
 def nn_functional_rrelu(device, dtype):
     on = On(device)
     x = torch.randn(64, 64, dtype=dtype).to(device)
@@ -460,7 +468,8 @@ def nn_functional_rrelu(device, dtype):
     neg = x < 0
     slope = (y[neg] / x[neg]).float()
     return [F.rrelu(x, 0.1, 0.3, training=False), on.meta(y), bool(torch.equal(y[~neg], x[~neg])),
-            bool(((slope >= 0.1 - 1e-2) & (slope <= 0.3 + 1e-2)).all()), 0.15 < float(slope.mean()) < 0.25]
+            bool(((slope >= 0.1 - 1e-2) & (slope <= 0.3 + 1e-2)).all()), 0.15 < float(slope.mean()) < 0.25,
+            repeats(lambda: F.rrelu(x, 0.1, 0.3, training=True))]
 
 
 def nn_functional_dropout(device, dtype):
@@ -469,7 +478,7 @@ def nn_functional_dropout(device, dtype):
     y = F.dropout(x, 0.25)
     kept = y != 0
     return [on.meta(y), F.dropout(x, 0.25, training=False), bool(torch.allclose(y[kept], x[kept] / 0.75)),
-            0.2 < float((~kept).float().mean()) < 0.3]
+            0.2 < float((~kept).float().mean()) < 0.3, repeats(lambda: F.dropout(x, 0.25))]
 
 
 def nn_functional_dropout2d(device, dtype):
@@ -478,15 +487,26 @@ def nn_functional_dropout2d(device, dtype):
     y = F.dropout2d(x, 0.5)
     zero = (y == 0).flatten(2)
     whole = bool((zero.all(2) | ~zero.any(2)).all())
-    return [on.meta(y), whole, 0.3 < float(zero.all(2).float().mean()) < 0.7, F.dropout2d(x, 0.5, training=False)]
+    return [on.meta(y), whole, 0.3 < float(zero.all(2).float().mean()) < 0.7, F.dropout2d(x, 0.5, training=False),
+            repeats(lambda: F.dropout2d(x, 0.5))]
 
 
 def nn_functional_alpha_dropout(device, dtype):
+    # alpha dropout sets a dropped element to a*alpha' + b and a kept one to a*x + b, with
+    # alpha' = -scale*alpha of SELU, a = ((1-p)(1+p*alpha'^2))^-1/2 and b = -a*alpha'*p
     on = On(device)
+    p, alpha = 0.2, -1.7580993408473766
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+    b = -a * alpha * p
     x = torch.randn(64, 64, dtype=dtype).to(device)
-    y = F.alpha_dropout(x, 0.2, training=True)
-    changed = float((y != x * 1.0).float().mean())  # noqa: F841  (unused: run as it always was)
-    return [on.meta(y), F.alpha_dropout(x, 0.2, training=False), bool(torch.isfinite(y).all()), abs(float(y.float().mean())) < 0.15, 0.8 < float(y.float().std()) < 1.2]
+    y = F.alpha_dropout(x, p, training=True)
+    tol = {torch.float16: 4e-3, torch.bfloat16: 3e-2}.get(dtype, 1e-4)  # a few ulps
+    dropped = torch.isclose(y.float(), torch.tensor(a * alpha + b, device=device), rtol=tol, atol=tol)
+    kept = y.float()[~dropped]
+    return [on.meta(y), F.alpha_dropout(x, p, training=False), bool(torch.isfinite(y).all()),
+            0.15 < float(dropped.float().mean()) < 0.25,
+            bool(torch.allclose(kept, a * x.float()[~dropped] + b, rtol=tol, atol=tol)),
+            repeats(lambda: F.alpha_dropout(x, p, training=True))]
 
 
 def nn_utils_clip_grad_norm_(device, dtype):
@@ -1302,7 +1322,7 @@ CASES = (
     Case("torch.nn.functional.rrelu", nn_functional_rrelu, F32, tags=RANDOM),
     Case("torch.nn.functional.dropout", nn_functional_dropout, FH, tags=RANDOM),
     Case("torch.nn.functional.dropout2d", nn_functional_dropout2d, FH, tags=RANDOM),
-    Case("torch.nn.functional.alpha_dropout", nn_functional_alpha_dropout, F32, tags=RANDOM),
+    Case("torch.nn.functional.alpha_dropout", nn_functional_alpha_dropout, FH, tags=RANDOM),
     Case("torch.nn.utils.clip_grad_norm_", nn_utils_clip_grad_norm_, FB),
     Case("torch.nn.utils.clip_grad_norm", nn_utils_clip_grad_norm, FB),
     Case("torch.nn.utils.clip_grad_value_", nn_utils_clip_grad_value_, FB),
