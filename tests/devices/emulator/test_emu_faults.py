@@ -370,3 +370,17 @@ def test_noise_repeats_itself_as_a_correct_device_does(dev):
             torch.manual_seed(0)
             draws.append(torch.distributions.Laplace(torch.zeros(64).to(dev), torch.ones(64).to(dev)).rsample().cpu())
     assert torch.equal(draws[0], draws[1])
+
+
+@pytest.mark.parametrize("fault", ["rng-unseeded", "numeric-1e-2", "numeric-1e-4"])
+def test_alpha_dropout_case_shows_unseeded_and_scaled_draws(dev, fault):
+    """alpha_dropout's nnutil case was mean/std bounds: a device that ignored the seed or
+    scaled its results passed. It now draws twice under one seed and checks the formula."""
+    from torchparity.scenarios.sources.nnutil.cases import nn_functional_alpha_dropout as case
+
+    def flags():
+        torch.manual_seed(0)
+        return [v for v in case(dev, torch.float32) if isinstance(v, bool)]
+    assert all(flags())
+    with faults.injecting([fault]):
+        assert not all(flags())
