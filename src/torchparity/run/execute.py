@@ -26,6 +26,7 @@ from ..scenarios.registry import (
     draws_in,
 )
 from .paths import record_path
+from .replay import Recording, Replaying
 
 SEED = 0
 DETAIL_LIMIT = 600
@@ -213,6 +214,48 @@ def repeat_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: 
             return
 
 
+def replay_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
+                 judgement: Judgement) -> None:
+    """A passing scenario returning :class:`~torchparity.scenarios.registry.Draws`: its
+    draws compared by value with what the CPU computes from the device's own random
+    numbers (``run.replay``), which the two-sample test cannot do. Nothing changes where
+    the device drew by other random ops than the CPU (the replay is then no evidence)."""
+    if judgement.status != Status.PASS or dev.raised or not draws_in(dev.value):
+        return
+    recording = Recording()
+    with recording:
+        again = _run(sc.fn, adapter.torch_device, dtype, adapter)
+    drawn = draws_in(again.value) if not again.raised else []
+    if not drawn or not recording.draws:
+        return
+    replaying = Replaying(recording.draws)
+    with adapter.reference(), replaying:
+        cpu = _run(sc.fn, "cpu", dtype, None)
+    expected = draws_in(cpu.value) if not cpu.raised else []
+    if not replaying.complete or len(expected) != len(drawn):
+        return
+
+    def golden() -> Any:  # the same draws, computed from in float64 (None: no golden)
+        if dtype not in GOLDEN_FOR:
+            return None
+        widened = Replaying(recording.draws, widen=True)
+        with adapter.reference(), widened:
+            out = _run(sc.fn, "cpu", torch.float64, None)
+        values = draws_in(out.value) if not out.raised and widened.complete else []
+        return [v.detach() for v in values] if len(values) == len(drawn) else None
+    j = compare_outputs(expected, drawn, adapter.type, "draws", golden=golden)
+    if j.status == Status.FAIL:
+        judgement.status, judgement.cause, judgement.warn = Status.FAIL, j.cause, False
+        judgement.metric = j.metric
+        judgement.detail = (f"the device's draws differ from what the CPU computes from the device's "
+                            f"own random numbers ({REPLAYED}): {j.detail}; {judgement.detail}")
+    elif j.status == Status.PASS:
+        judgement.detail = f"{judgement.detail}; draws equal the CPU's from the device's random numbers ({REPLAYED})"
+
+
+REPLAYED = "seeded-replay"
+
+
 SCAFFOLD_SOURCES = ("scenario", "callable")
 
 
@@ -321,6 +364,7 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
             explain_by_state(judgement, entries)
         explain_by_path(sc, dtype, adapter, judgement)
         repeat_draws(sc, dtype, adapter, dev, judgement, again)
+        replay_draws(sc, dtype, adapter, dev, judgement)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     unverified = unverified_calls(silent) if judgement.status == Status.PASS else None
