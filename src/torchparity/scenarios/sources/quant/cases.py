@@ -212,7 +212,7 @@ class On:
     moved in ``dtype`` too (``place``: a float16 / bfloat16 model, as a user trains one);
     observers and fake-quant modules keep their own buffers and are fed ``dtype`` inputs.
 
-    ``hi`` and ``lo`` are ``x`` with its last element (the last of every row, column and
+    ``hi`` and ``lo`` (``w_hi`` and ``w_lo`` for ``w``) are ``x`` with its last element (the last of every row, column and
     of the whole tensor) made the largest and the smallest value: a boundary input, so that
     a min / max that misses an edge element of its reduction shows in the range observed."""
 
@@ -226,6 +226,11 @@ class On:
         self.hi, self.lo = x.clone(), x.clone()
         self.hi[-1, -1], self.lo[-1, -1] = edge, -edge
         self.hi, self.lo = self.hi.to(device), self.lo.to(device)
+        w = self.w.cpu()
+        wedge = 4 * w.abs().max()
+        self.w_hi, self.w_lo = w.clone(), w.clone()  # the same boundary for a weight observer
+        self.w_hi[-1, -1], self.w_lo[-1, -1] = wedge, -wedge
+        self.w_hi, self.w_lo = self.w_hi.to(device), self.w_lo.to(device)
 
     @functools.cached_property
     def qmap(self):
@@ -279,10 +284,10 @@ def observed(on, obs, *feed):
 
 
 def qconfig_answer(on, qc):
-    """a qconfig's activation and weight observers fed device tensors, and an eager
-    prepare of a tiny model on the device with it"""
-    act = on.observe(qc.activation())
-    wt = on.observe(qc.weight(), on.w)
+    """a qconfig's activation and weight observers fed device tensors (each with the
+    boundary inputs too), and an eager prepare of a tiny model on the device with it"""
+    act = on.observe(qc.activation(), on.x, on.hi, on.lo)
+    wt = on.observe(qc.weight(), on.w, on.w_hi, on.w_lo)
     p, res = on.eager_prepare(qc)
     return {"act": observers(act) or [act(on.x)], "weight": observers(wt) or [wt(on.w)], **res}
 
