@@ -25,6 +25,7 @@ from ..scenarios.registry import (
     device_under_test,
     draws_in,
 )
+from .conditioning import CorrectChip
 from .paths import record_path
 from .replay import Recording, Replaying
 
@@ -214,6 +215,26 @@ def repeat_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: 
             return
 
 
+def ill_conditioned(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, cpu: Outcome,
+                    judgement: Judgement, golden: Optional[Callable[[], Any]]) -> None:
+    """A failed row whose comparison a correct chip's rounding breaks on the CPU itself
+    (``run.conditioning``) is no verdict: ``not_comparable``, "ill-conditioned"."""
+    if judgement.status != Status.FAIL or judgement.cause not in (Cause.MISMATCH, Cause.METADATA) \
+            or cpu.raised:
+        return
+    with adapter.reference(), CorrectChip():
+        rounded = _run(sc.fn, "cpu", dtype, None)
+    if rounded.raised:
+        return
+    j = compare_outputs(cpu.value, rounded.value, "cpu", golden=golden)
+    if j.status != Status.FAIL:
+        return
+    judgement.status, judgement.cause, judgement.warn = Status.SKIP, Cause.NOT_COMPARABLE, False
+    judgement.detail = (f"ill-conditioned: the CPU itself, rounding as a correct chip does "
+                        f"(run.conditioning), differs from the CPU as the device does: {j.detail}; "
+                        f"the device: {judgement.detail}")
+
+
 def replay_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
                  judgement: Judgement) -> None:
     """A passing scenario returning :class:`~torchparity.scenarios.registry.Draws`: its
@@ -353,7 +374,9 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         cpu = run_reference(sc.fn, dtype, adapter)
         with adapter.unverified_ops() as silent:
             dev = _run(sc.fn, adapter.torch_device, dtype, adapter)
-        judgement = judge_outcomes(sc, cpu, dev, adapter, golden_of(sc, dtype, adapter))
+        golden = golden_of(sc, dtype, adapter)
+        judgement = judge_outcomes(sc, cpu, dev, adapter, golden)
+        ill_conditioned(sc, dtype, adapter, cpu, judgement, golden)
         # one recorded device run serves the footprint, the scaffolding check and the
         # draws' repeat (each ran the scenario once more on the device before)
         recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)

@@ -83,10 +83,10 @@ def _mutates(op) -> bool:
     return any(a.alias_info is not None and a.alias_info.is_write for a in op._schema.arguments)
 
 
-def wrap(op, call: Callable, profile_name: Optional[str] = None) -> Callable:
-    """``call`` with every matching rule of the active profile applied."""
+def wrap(op, call: Callable, profile_name: Optional[str] = None, kinds=KINDS) -> Callable:
+    """``call`` with every matching rule of the active profile applied (of ``kinds``)."""
     for rule in rules_for(profile_name):
-        if not _matches(rule, op):
+        if not _matches(rule, op) or rule["kind"] not in kinds:
             continue
         kind = rule["kind"]
         dtypes = frozenset(getattr(torch, d) for d in rule.get("dtypes", []) or rule.get("ulp", {}))
