@@ -1,6 +1,6 @@
 """A case's footprint run is also its draws' repeat and its scaffolding check: the scenario
 runs once on the CPU, once judged on the device and once recorded (issue 22: the extra
-per-case device runs, measured by benchmarks/extra_runs.py)."""
+per-case device runs, measured by benchmarks/extra_runs.py); draws add the CPU's replay."""
 
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ def test_the_footprint_run_is_the_draws_repeat():
     result, entries = execute(_scenario(calls), "float32", adapter, footprint=True,
                               api_obj=torch.rand)
     assert result.status == "pass", result.detail
-    assert calls["cpu"] == 3, calls  # reference, judged, recorded (no fourth run for the repeat)
+    # reference, judged, recorded (no run of its own for the repeat, nor for the replay's
+    # recording), and the CPU's replay of the recorded draws
+    assert calls["cpu"] == 4, calls
     assert any(e.op == "aten.rand" and e.source == "api" for e in entries), entries
 
 

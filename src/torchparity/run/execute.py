@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -236,16 +237,19 @@ def ill_conditioned(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, cp
 
 
 def replay_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: Outcome,
-                 judgement: Judgement) -> None:
+                 judgement: Judgement, recording: Optional[Recording] = None,
+                 again: Optional[Outcome] = None) -> None:
     """A passing scenario returning :class:`~torchparity.scenarios.registry.Draws`: its
     draws compared by value with what the CPU computes from the device's own random
     numbers (``run.replay``), which the two-sample test cannot do. Nothing changes where
-    the device drew by other random ops than the CPU (the replay is then no evidence)."""
+    the device drew by other random ops than the CPU (the replay is then no evidence).
+    ``recording`` and ``again``: the case's footprint run, recorded (no run of its own)."""
     if judgement.status != Status.PASS or dev.raised or not draws_in(dev.value):
         return
-    recording = Recording()
-    with recording:
-        again = _run(sc.fn, adapter.torch_device, dtype, adapter)
+    if recording is None or again is None:  # no recorded run to share: one of its own
+        recording = Recording()
+        with recording:
+            again = _run(sc.fn, adapter.torch_device, dtype, adapter)
     drawn = draws_in(again.value) if not again.raised else []
     if not drawn or not recording.draws:
         return
@@ -379,15 +383,18 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         ill_conditioned(sc, dtype, adapter, cpu, judgement, golden)
         # one recorded device run serves the footprint, the scaffolding check and the
         # draws' repeat (each ran the scenario once more on the device before)
-        recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)
-                           if footprint else (None, None))
+        # ... and the draws' replay: what its random ops drew is recorded too
+        recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
+        with recording if recording is not None else contextlib.nullcontext():
+            recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)
+                               if footprint else (None, None))
         explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes, recorder)
         entries = recorder.entries() if recorder is not None else []
         if footprint:  # a counter that differs is `state`, whatever path the device took
             explain_by_state(judgement, entries)
         explain_by_path(sc, dtype, adapter, judgement)
         repeat_draws(sc, dtype, adapter, dev, judgement, again)
-        replay_draws(sc, dtype, adapter, dev, judgement)
+        replay_draws(sc, dtype, adapter, dev, judgement, recording, again)
     tags = list(sc.tags) + (["warn"] if judgement.warn else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     unverified = unverified_calls(silent) if judgement.status == Status.PASS else None
