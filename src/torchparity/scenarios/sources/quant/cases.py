@@ -206,31 +206,33 @@ def tagged(model):
     return model
 
 
+def edges(t, device):
+    """``t`` (on the CPU) with its last element made the largest and the smallest value,
+    each moved to ``device``: the boundary inputs of :class:`On`."""
+    edge = 4 * t.abs().max()
+    hi, lo = t.clone(), t.clone()
+    hi[-1, -1], lo[-1, -1] = edge, -edge
+    return hi.to(device), lo.to(device)
+
+
 class On:
     """The device under test and the inputs made there: ``x`` and ``w`` (4 x 8, drawn on
     the CPU in ``dtype``, moved to ``device``), and the helpers that use them. Models are
     moved in ``dtype`` too (``place``: a float16 / bfloat16 model, as a user trains one);
     observers and fake-quant modules keep their own buffers and are fed ``dtype`` inputs.
 
-    ``hi`` and ``lo`` (``w_hi`` and ``w_lo`` for ``w``) are ``x`` with its last element (the last of every row, column and
-    of the whole tensor) made the largest and the smallest value: a boundary input, so that
+    ``hi`` and ``lo`` (``w_hi`` and ``w_lo`` for ``w``) are ``x`` with its last element (the
+    last of every row, column and of the whole tensor) made the largest and the smallest value: a boundary input, so that
     a min / max that misses an edge element of its reduction shows in the range observed."""
 
     def __init__(self, device, dtype):
         self.device = device
         self.dtype = dtype
         x = torch.randn(4, 8, dtype=dtype)
-        self.x = x.to(device)
-        self.w = torch.randn(4, 8, dtype=dtype).to(device)
-        edge = 4 * x.abs().max()
-        self.hi, self.lo = x.clone(), x.clone()
-        self.hi[-1, -1], self.lo[-1, -1] = edge, -edge
-        self.hi, self.lo = self.hi.to(device), self.lo.to(device)
-        w = self.w.cpu()
-        wedge = 4 * w.abs().max()
-        self.w_hi, self.w_lo = w.clone(), w.clone()  # the same boundary for a weight observer
-        self.w_hi[-1, -1], self.w_lo[-1, -1] = wedge, -wedge
-        self.w_hi, self.w_lo = self.w_hi.to(device), self.w_lo.to(device)
+        w = torch.randn(4, 8, dtype=dtype)
+        self.x, self.w = x.to(device), w.to(device)
+        self.hi, self.lo = edges(x, device)
+        self.w_hi, self.w_lo = edges(w, device)  # the same boundary for a weight observer
 
     @functools.cached_property
     def qmap(self):
