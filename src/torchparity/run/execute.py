@@ -32,6 +32,7 @@ from .replay import Recording, Replaying
 
 SEED = 0
 DETAIL_LIMIT = 600
+REPLAYED = "seeded-replay"  # the standard named by a row whose draws were replayed
 
 
 @dataclass
@@ -276,9 +277,6 @@ def replay_draws(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, dev: 
                             f"own random numbers ({REPLAYED}): {j.detail}; {judgement.detail}")
     elif j.status == Status.PASS:
         judgement.detail = f"{judgement.detail}; draws equal the CPU's from the device's random numbers ({REPLAYED})"
-
-
-REPLAYED = "seeded-replay"
 
 
 SCAFFOLD_SOURCES = ("scenario", "callable")
