@@ -89,3 +89,14 @@ def spec_for_device(device: str) -> str:
             if profile is not None and profile.device_type == kind:
                 return f"emu:{profile.path or profile.name}"
     return device
+
+
+def prefork() -> None:
+    """Warm what processes forked from this one share, for the emulated device (its
+    imports, op lookups and shipped profiles: ``emulator.prefork``) where this torch can
+    host it; sets no device up. Called by a zygote before it forks 2-rank worlds."""
+    from .emulator import prefork as emulator_prefork
+    from .emulator import support_problem
+
+    if support_problem() is None:
+        emulator_prefork()

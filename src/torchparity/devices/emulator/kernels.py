@@ -212,13 +212,31 @@ def register(lib: torch.library.Library) -> int:
         if op is not None and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"):
             lib.impl(name.split("::", 1)[1], direct_kernel(op), "PrivateUse1")
             count += 1
-    for name in _structured_ops():
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    structured = [n for n in _STRUCTURED if not has(n, "PrivateUse1")] if _STRUCTURED else _structured_ops()
+    for name in structured:
         op = _overload(name)
         if op is None:
             continue
         lib.impl(name.split("::", 1)[1], direct_kernel(op), "PrivateUse1")
         count += 1
     return count
+
+
+def resolve() -> int:
+    """Look up, without registering anything, every aten overload :func:`register` binds
+    (torch builds an op's packet at its first lookup, ~2 ms each, then keeps it on
+    ``torch.ops.aten``), and the structured ops' names: done once in a process that
+    forks ranks, each rank's registration finds them. Returns how many were found."""
+    _STRUCTURED[:] = _structured_ops()
+    names = sorted(META_VIEWS) + list(FACTORIES) + _STRUCTURED
+    return sum(_overload(name) is not None for name in names)
+
+
+# the structured ops as :func:`resolve` found them before any PrivateUse1 kernel existed
+# (the walk over every op name is most of a registration's time): :func:`register` leaves
+# out those that have one by then, as a walk of its own would
+_STRUCTURED: List[str] = []
 
 
 def _structured_ops() -> List[str]:

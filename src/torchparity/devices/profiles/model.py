@@ -230,9 +230,23 @@ def load_profile(name_or_path: Union[str, os.PathLike]) -> Profile:
             known = ", ".join(shipped) or "none"
             raise ProfileError(f"unknown profile '{text_name}': not a shipped profile ({known}) "
                                "and no such file")
+    try:
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None
+    if key in _LOADED:
+        return _LOADED[key].model_copy(deep=True)
     profile = load_yaml_model(path, Profile, what="profile", error=ProfileError)
     profile.path = str(path)
+    if key is not None:
+        _LOADED[key] = profile.model_copy(deep=True)
     return profile
+
+
+# the profiles read in this process, by file and version (a changed file is read again);
+# callers get copies, so none sees another's changes
+_LOADED: Dict[tuple, Profile] = {}
 
 
 def dump_profile(profile: Profile) -> str:

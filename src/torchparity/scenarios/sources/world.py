@@ -429,6 +429,12 @@ def zygote_main() -> None:
             importlib.import_module(module)
         except Exception:
             pass
+    try:
+        from ...devices import prefork
+
+        prefork()  # the emulated device's imports, op lookups and profiles, shared by its ranks
+    except Exception:
+        pass
     out = sys.stdout.buffer
     out.write(b'{"ready": true}\n')
     out.flush()
