@@ -30,8 +30,21 @@ def test_slot_gives_the_pools_events_and_goes_on_after_a_crash(fixture_path):
         slot.close()
     assert first.kind == "result" and first.payload["result"]["status"] == "pass"
     assert crash.kind == "crash" and "SIGSEGV" in crash.detail and crash.index == 1
+    assert "again on a fresh worker" in crash.detail  # its first worker had run "before"
     assert timeout.kind == "timeout" and "2 s" in timeout.detail and timeout.index == 2
-    assert len(slot.warmups) == 2
+    assert len(slot.warmups) == 3
+
+
+@pytest.mark.slow
+def test_slot_gives_a_crash_after_other_cases_a_fresh_worker(fixture_path):
+    slot = Slot({"device": "cpu", "modules": ["tp_fixture_poisoned"]})
+    case = {"kind": "suite", "api": "tp_fixture_poisoned.target", "dtype": "float32"}
+    try:
+        slot.run(0, dict(case, scenario="first"), 30)
+        again = slot.run(1, dict(case, scenario="poisoned"), 30)
+    finally:
+        slot.close()
+    assert again.kind == "result" and again.payload["result"]["status"] == "pass"
 
 
 def test_each_device_asks_ray_for_its_own_resource():

@@ -17,6 +17,7 @@ def test_crash_and_timeout_are_recorded_and_the_rest_complete(fixture_path):
     events = _run(cases, [30, 30, 2, 30], modules=["tp_fixture_scenarios"])
     assert events[0].kind == "result" and events[0].payload["result"]["status"] == "pass"
     assert events[1].kind == "crash" and "SIGSEGV" in events[1].detail
+    assert "again on a fresh worker" in events[1].detail  # its first worker had run "before"
     assert events[2].kind == "timeout" and "2 s" in events[2].detail
     assert events[3].kind == "result" and events[3].payload["result"]["status"] == "pass"
 
@@ -31,3 +32,28 @@ def test_parallel_workers_finish_every_case(fixture_path):
 def test_unknown_scenario_is_a_harness_error_not_a_crash(fixture_path):
     events = _run([_case("no_such_case")], [30], modules=["tp_fixture_scenarios"])
     assert "harness_error" in events[0].payload
+
+
+def test_a_worker_that_dies_after_other_cases_gets_the_case_again_on_a_fresh_one(fixture_path):
+    """What killed the worker may be what an earlier case left in it, not the API: the case
+    runs once more on a worker that ran nothing else, and that run is its answer."""
+    case = {"kind": "suite", "api": "tp_fixture_poisoned.target", "dtype": "float32"}
+    cases = [dict(case, scenario="first"), dict(case, scenario="poisoned"), dict(case, scenario="first")]
+    for jobs in (1, 2):
+        events = _run(cases, [30] * 3, jobs=jobs, modules=["tp_fixture_poisoned"])
+        assert sorted(events) == [0, 1, 2]
+        assert events[1].kind == "result", events[1].detail
+        assert events[1].payload["result"]["status"] == "pass"
+
+
+def test_a_case_put_back_after_the_others_finished_still_runs(fixture_path):
+    """The other worker is idle when the poisoned case comes back: it must not wait for a
+    worker nobody starts (it makes room for a fresh one)."""
+    case = {"kind": "suite", "api": "tp_fixture_poisoned.target", "dtype": "float32"}
+    cases = [dict(case, scenario="first"), dict(case, scenario="poisoned")]
+    events = []
+    pool = WorkerPool({"device": "cpu", "modules": ["tp_fixture_poisoned"]}, jobs=2)
+    # worker 2 answers case 0 first, then worker 1 (also done with "first") meets the poison
+    pool.run([cases[0], cases[0], cases[1]], [30] * 3, events.append)
+    got = {e.index: e for e in events}
+    assert sorted(got) == [0, 1, 2] and got[2].kind == "result"

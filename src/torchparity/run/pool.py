@@ -78,6 +78,15 @@ def outside_kill_event(index: int, returncode: Optional[int], tail: str, seconds
     return CaseEvent(index, "result", payload={"harness_error": detail}, seconds=seconds)
 
 
+def crash_event(index: int, returncode: Optional[int], tail: str, seconds: float,
+                again: bool = False) -> CaseEvent:
+    """The event of a case whose worker died of itself (``again``: on the fresh worker the
+    case was given after its first worker, which had run other cases, died)."""
+    detail = (f"worker died: {signal_name(returncode)}" + (" (again on a fresh worker)" if again else "")
+              + (f"; stderr: {tail}" if tail else ""))
+    return CaseEvent(index, "crash", detail=detail, seconds=seconds)
+
+
 def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     """The environment of a worker process started by this process (``env`` or ours)."""
     out = dict(os.environ if env is None else env)
@@ -98,6 +107,7 @@ class Worker:
         self.buffer = b""
         self.ready = False
         self.case: Optional[int] = None
+        self.ran = 0  # cases this worker answered
         self.deadline = 0.0
         self.started_at = time.monotonic()
         self.send(dict(init, op="init"))
@@ -188,6 +198,8 @@ class WorkerPool:
         startup_failures = 0
         sent_at: Dict[int, float] = {}
         retried: set = set()  # cases whose worker was killed from outside once
+        # cases whose worker died after running others: once more, first on a fresh one
+        fresh_only: set = set()
 
         def spawn() -> None:
             w = Worker(self.init, self.env)
@@ -214,13 +226,25 @@ class WorkerPool:
         def dispatch(w: Worker) -> None:
             if not pending:
                 return
-            idx = pending.popleft()
+            idx = next((i for i in pending if not (w.ran and i in fresh_only)), None)
+            if idx is None:  # only cases for a fresh worker are left: make room for one
+                retire(w, kill=not w.send({"op": "exit"}))
+                return
+            pending.remove(idx)
             w.case = idx
             sent_at[idx] = time.monotonic()
             w.deadline = sent_at[idx] + timeouts[idx]
             if not w.send({"op": "case", "id": idx, "case": cases[idx]}):
                 pending.appendleft(idx)  # died before it got it; EOF handling follows
                 w.case = None
+
+        def requeue(idx: int, dead: Worker) -> None:
+            """``idx`` to run again first; an idle worker takes it (or, where it must run on a
+            fresh worker, makes room for one), else nothing would, as no worker would ask."""
+            pending.appendleft(idx)
+            for other in list(workers):
+                if other is not dead and other.ready and other.case is None and other in workers:
+                    dispatch(other)
 
         restore = terminate_as_interrupt()
         orphans = proctree.OrphanCatcher()
@@ -252,6 +276,7 @@ class WorkerPool:
                         elif ev == "result" and msg.get("id") == w.case:
                             idx = w.case
                             w.case = None
+                            w.ran += 1
                             on_event(CaseEvent(idx, "result", payload=msg.get("payload", {}),
                                                seconds=time.monotonic() - sent_at[idx]))
                             dispatch(w)
@@ -268,13 +293,17 @@ class WorkerPool:
                             w.case = None
                             if killed_from_outside(rc) and idx not in retried:
                                 retried.add(idx)  # once more, on a fresh worker
-                                pending.appendleft(idx)
+                                requeue(idx, w)
                             elif killed_from_outside(rc):
                                 on_event(outside_kill_event(idx, rc, tail, time.monotonic() - sent_at[idx]))
+                            elif w.ran and idx not in fresh_only:
+                                # the state an earlier case left may be what died: the case
+                                # is its own answer only from a worker that ran nothing else
+                                fresh_only.add(idx)
+                                requeue(idx, w)
                             else:
-                                detail = f"worker died: {signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
-                                on_event(CaseEvent(idx, "crash", detail=detail,
-                                                   seconds=time.monotonic() - sent_at[idx]))
+                                on_event(crash_event(idx, rc, tail, time.monotonic() - sent_at[idx],
+                                                     again=idx in fresh_only))
                         elif not w.ready:
                             startup_failures += 1
                             if startup_failures >= MAX_STARTUP_FAILURES:

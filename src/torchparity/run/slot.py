@@ -21,6 +21,7 @@ from . import proctree
 from .pool import (
     DEFAULT_STARTUP_TIMEOUT,
     CaseEvent,
+    crash_event,
     killed_from_outside,
     outside_kill_event,
     worker_process_env,
@@ -42,6 +43,7 @@ class Slot:
         self._orphans: Optional[proctree.OrphanCatcher] = None
         self._last_rc: Optional[int] = None  # how the last crashed worker ended
         self._last_tail = ""
+        self._ran_before = 0  # cases the worker of the last case had answered before it
 
     def start(self) -> float:
         """Start the worker and wait for "ready"; returns its warm-up seconds.
@@ -85,12 +87,18 @@ class Slot:
     def run(self, index: int, case: Dict[str, Any], timeout: float) -> CaseEvent:
         """Run one case; a crash or a timeout of the worker is the case's event, and the
         next case starts a fresh worker. A worker killed from outside runs the case once
-        more on a fresh worker; a second such kill is a harness error (as the pool)."""
+        more on a fresh worker; a second such kill is a harness error (as the pool). A
+        worker that dies after it answered other cases may have died of what they left:
+        the case runs once more on a fresh worker, whose end is its answer (as the pool)."""
         event = self._run_once(index, case, timeout)
         if event.kind == "crash" and killed_from_outside(self._last_rc):
             event = self._run_once(index, case, timeout)
             if event.kind == "crash" and killed_from_outside(self._last_rc):
                 event = outside_kill_event(index, self._last_rc, self._last_tail, event.seconds)
+        elif event.kind == "crash" and self._ran_before:
+            event = self._run_once(index, case, timeout)
+            if event.kind == "crash":
+                event = crash_event(index, self._last_rc, self._last_tail, event.seconds, again=True)
         return event
 
     def _run_once(self, index: int, case: Dict[str, Any], timeout: float) -> CaseEvent:
@@ -98,6 +106,7 @@ class Slot:
         self.start()
         w = self.worker
         assert w is not None
+        self._ran_before = w.ran
         sent = time.monotonic()
         deadline = sent + timeout
         if not w.send({"op": "case", "id": index, "case": case}):
@@ -116,6 +125,7 @@ class Slot:
                 msgs, closed = w.lines()
                 for msg in msgs:
                     if msg.get("event") == "result" and msg.get("id") == index:
+                        w.ran += 1
                         return CaseEvent(index, "result", payload=msg.get("payload", {}),
                                          seconds=time.monotonic() - sent)
                 if closed:
@@ -128,8 +138,7 @@ class Slot:
         tail = w.stderr_tail()
         self._last_rc, self._last_tail = rc, tail
         self._end(kill=False)
-        detail = f"worker died: {_signal_name(rc)}" + (f"; stderr: {tail}" if tail else "")
-        return CaseEvent(index, "crash", detail=detail, seconds=time.monotonic() - sent)
+        return crash_event(index, rc, tail, time.monotonic() - sent)
 
     def _end(self, kill: bool) -> None:
         w, self.worker = self.worker, None
