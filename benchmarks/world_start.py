@@ -3,8 +3,8 @@
 Two measurements, each a ratio within this one run:
 
 1. the emulated device's set-up in a process forked the way a world's rank is (from a
-   process that imported ``world.PRELOAD``), without and then with ``devices.prefork()``
-   run before the fork, in alternating rounds;
+   process that imported ``world.PRELOAD``): first rounds without ``devices.prefork``,
+   then rounds with it run once before the forks (a warmed process cannot be un-warmed);
 2. ``world.run_world`` of one collective body (no batch: one world per call) on ``cpu``
    and on ``emu:ascend-a2`` in alternating rounds; the emulated call includes its CPU
    reference world, as a check's case does.
@@ -47,7 +47,7 @@ for _ in range(rounds):
     sys.stdout.flush()
     forked_setup()
 t = time.perf_counter()
-prefork()
+prefork("emu:ascend-a2")
 print(f"prefork {time.perf_counter() - t:f}", flush=True)
 for _ in range(rounds):
     sys.stdout.write("warm ")

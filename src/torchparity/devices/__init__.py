@@ -79,24 +79,39 @@ def spec_for_device(device: str) -> str:
     in another process as it is set up in this one: the emulated device's ``emu:<profile>``
     where the emulator hosts that device type here, else the device string itself."""
     kind = device.split(":", 1)[0]
-    if kind != "cpu":
-        import sys
-
-        if "torchparity.devices.emulator.registration" in sys.modules:
-            from .emulator import active_profile
-
-            profile = active_profile()
-            if profile is not None and profile.device_type == kind:
-                return f"emu:{profile.path or profile.name}"
+    profile = _hosted_profile() if kind != "cpu" else None
+    if profile is not None and profile.device_type == kind:
+        return f"emu:{profile.path or profile.name}"
     return device
 
 
-def prefork() -> None:
-    """Warm what processes forked from this one share, for the emulated device (its
-    imports, op lookups and shipped profiles: ``emulator.prefork``) where this torch can
-    host it; sets no device up. Called by a zygote before it forks 2-rank worlds."""
+def hosted_spec() -> str:
+    """The spec of the emulated device this process hosts (``emu:<profile file>``), else
+    ``"cpu"``: what a process started from here sets up to work as this one does."""
+    profile = _hosted_profile()
+    return f"emu:{profile.path or profile.name}" if profile is not None else "cpu"
+
+
+def _hosted_profile():
+    import sys
+
+    if "torchparity.devices.emulator.registration" not in sys.modules:
+        return None
+    from .emulator import active_profile
+
+    return active_profile()
+
+
+def prefork(spec: str) -> None:
+    """Warm what processes forked from this one share when they will set up ``spec``: for
+    an emulated device, its imports, op lookups and profile (``emulator.prefork``) where
+    this torch can host it; nothing for any other device. Sets no device up. Called by a
+    zygote before it forks 2-rank worlds."""
+    adapter = get_adapter(spec)
+    if not adapter.emulated:
+        return
     from .emulator import prefork as emulator_prefork
     from .emulator import support_problem
 
     if support_problem() is None:
-        emulator_prefork()
+        emulator_prefork(adapter.profile)

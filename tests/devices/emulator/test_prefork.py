@@ -16,7 +16,7 @@ import json, os, sys, torch
 if sys.argv[1] == "prefork":
     from torchparity.devices import prefork
     before = torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1")
-    prefork()
+    prefork("emu:ascend-a2")
     assert torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1") == before, "prefork registered"
     pid = os.fork()
     if pid:

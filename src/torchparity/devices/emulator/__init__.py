@@ -76,21 +76,18 @@ __all__ = ["activate", "active_profile", "is_active", "prefork", "reference", "s
            "trace_ops"]
 
 
-def prefork() -> None:
-    """What a process that forks emulated ranks can do once for all of them, registering
-    no device, running no op and starting no thread: import the emulator, build the op
-    packets its registration looks up (``kernels.resolve``, the vendor composites'
-    ``candidates``) and read the shipped profiles (``load_profile`` keeps what it read). A
-    rank forked after it sets its device up in a fraction of a fresh process's time; what
-    it registers is the same."""
-    from ..profiles import builtin_profiles, load_profile
+def prefork(profile) -> None:
+    """What a process that forks ranks emulating ``profile`` can do once for all of them,
+    registering no device, running no op and starting no thread: import the emulator and
+    build the op packets its registration looks up (``kernels.resolve``, the vendor
+    composites' ``candidates``); the profile itself was read by whoever loaded it
+    (``load_profile`` keeps what it read). A rank forked after it sets its device up in a
+    fraction of a fresh process's time; what it registers is the same."""
     from . import collectives, composites, kernels  # noqa: F401  (imported for the ranks)
 
     kernels.resolve()
-    for name in builtin_profiles():
-        profile = load_profile(name)
-        for _ in composites.candidates(profile, profile.device_type):
-            pass
+    for _ in composites.candidates(profile, profile.device_type):
+        pass
 
 
 @contextmanager

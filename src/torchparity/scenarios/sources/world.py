@@ -293,9 +293,11 @@ class Zygote:
     """The zygote of this process, its pipes and the exit codes it reported."""
 
     def __init__(self) -> None:
+        from ...devices import hosted_spec
+
         env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")  # no device plugin before a rank picks
-        code = f"from {__name__} import zygote_main; zygote_main()"
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+        code = f"import sys; from {__name__} import zygote_main; zygote_main(sys.argv[1])"
+        self.proc = subprocess.Popen([sys.executable, "-c", code, hosted_spec()], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.buf = b""
         self.codes: Dict[int, int] = {}
@@ -417,8 +419,9 @@ def start_rank(entry: str, args: dict, err: Path, env: Dict[str, str]):
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env)
 
 
-def zygote_main() -> None:
-    """The zygote: import ``PRELOAD``, say ready, then per request line fork a rank
+def zygote_main(spec: str = "cpu") -> None:
+    """The zygote: import ``PRELOAD``, warm what ranks setting up ``spec`` (the device its
+    parent hosts) share, say ready, then per request line fork a rank
     (:func:`_forked_main`) and answer its pid; report each rank's exit code as it ends;
     end when the parent closes the pipe (its ranks die with it: ``die_with_parent``)."""
     import importlib
@@ -432,7 +435,7 @@ def zygote_main() -> None:
     try:
         from ...devices import prefork
 
-        prefork()  # the emulated device's imports, op lookups and profiles, shared by its ranks
+        prefork(spec)  # an emulated device's imports, op lookups and profile, shared by its ranks
     except Exception:
         pass
     out = sys.stdout.buffer
