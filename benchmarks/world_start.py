@@ -5,9 +5,10 @@ Two measurements, each a ratio within this one run:
 1. the emulated device's set-up in a process forked the way a world's rank is (from a
    process that imported ``world.PRELOAD``): first rounds without ``devices.prefork``,
    then rounds with it run once before the forks (a warmed process cannot be un-warmed);
-2. ``world.run_world`` of one collective body (no batch: one world per call) on ``cpu``
-   and on ``emu:ascend-a2`` in alternating rounds; the emulated call includes its CPU
-   reference world, as a check's case does.
+2. ``world.run_world`` of one collective body, one case, in alternating rounds: on
+   ``cpu``; on ``emu:ascend-a2`` with its CPU reference in a world of its own
+   (``TORCHPARITY_WORLD_PAIR=0``), as a check's case ran before; and with both in one
+   paired world, as a check's case runs now.
 
     python benchmarks/world_start.py [--rounds 5] [--body all_reduce_sum]
 """
@@ -71,6 +72,8 @@ def setup_times(rounds: int) -> dict:
 
 
 def world_times(rounds: int, body: str) -> dict:
+    """Seconds per case of ``body`` on the CPU alone, and on the emulated device with its
+    CPU reference: in two worlds (``TORCHPARITY_WORLD_PAIR=0``), then in one paired world."""
     import torch
 
     from torchparity.devices import get_adapter
@@ -78,15 +81,19 @@ def world_times(rounds: int, body: str) -> dict:
     world = importlib.import_module("torchparity.scenarios.sources.world")
     emu = get_adapter("emu:ascend-a2")
     emu.setup()
-    times: dict = {"cpu": [], "emu:ascend-a2": []}
+    batch = ("float32",)
+    times: dict = {"cpu": [], "emu, two worlds": [], "emu, one paired world": []}
     world.run_world(body, "cpu", torch.float32)  # the zygote's own start, off the clock
     for _ in range(rounds):
-        for name, device in (("cpu", "cpu"), ("emu:ascend-a2", emu.torch_device)):
+        for name in times:
+            os.environ[world.PAIR_ENV] = "0" if name == "emu, two worlds" else "1"
+            world.forget_batches()  # every round starts its worlds anew
             t = time.perf_counter()
-            if device != "cpu":
-                world.run_world(body, "cpu", torch.float32)  # the case's CPU reference world
-            world.run_world(body, device, torch.float32)
+            world.run_world(body, "cpu", torch.float32, batch=batch)  # the case's CPU reference
+            if name != "cpu":
+                world.run_world(body, emu.torch_device, torch.float32, batch=batch)
             times[name].append(time.perf_counter() - t)
+    os.environ.pop(world.PAIR_ENV)
     return times
 
 
@@ -101,10 +108,11 @@ def main() -> None:
           f"with it {med(setup['warm']):.3f} s ({med(setup['warm']) / med(setup['cold']):.2f}x); "
           f"the warm-up itself {setup['prefork'][0]:.2f} s once per zygote")
     worlds = world_times(args.rounds, args.body)
-    cpu, emu = med(worlds["cpu"]), med(worlds["emu:ascend-a2"])
-    print(f"world {args.body!r}: cpu median {cpu:.3f} s, emu:ascend-a2 (with its CPU reference "
-          f"world) {emu:.3f} s: {emu / cpu:.2f}x")
-
+    cpu = med(worlds["cpu"])
+    print(f"world {args.body!r} (one case): cpu median {cpu:.3f} s; emu:ascend-a2 with its CPU "
+          f"reference: " + ", ".join(f"{name.split(', ')[1]} {med(worlds[name]):.3f} s "
+                                     f"({med(worlds[name]) / cpu:.2f}x)"
+                                     for name in list(worlds)[1:]))
 
 if __name__ == "__main__":
     main()

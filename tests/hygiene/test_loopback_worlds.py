@@ -132,7 +132,7 @@ def test_world_ranks_are_told_to_listen_on_the_loopback(monkeypatch):
     monkeypatch.setattr(world, "start_rank", start_rank)
     monkeypatch.setenv("NCCL_SOCKET_IFNAME", "eth0")  # a user's setting does not leak off-host
     with pytest.raises(Started):
-        world._start_world([("all_reduce_sum", "float32")], "cpu", 2, 5.0)
+        world._start_world([("cpu", [("all_reduce_sum", "float32")])], 2, 5.0)
     env = seen[0]
     assert env["GLOO_SOCKET_IFNAME"] == "lo" and env["NCCL_SOCKET_IFNAME"] == "lo"
     assert env["HCCL_IF_IP"] == "127.0.0.1" and env["HCCL_SOCKET_IFNAME"] == "lo"

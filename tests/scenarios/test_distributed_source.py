@@ -119,6 +119,7 @@ def test_a_batch_keeps_the_cases_before_the_first_raise(monkeypatch):
 
     monkeypatch.setattr(_dist_world, "_run_cases", fake_world)
     monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    monkeypatch.setenv(_dist_world.PAIR_ENV, "0")  # a world per device, whatever this process hosts
     batch = ("float32", "float16", "bfloat16", "int32")
     assert run_world("b", "cpu", torch.float32, batch=batch) == [1, 1]
     with pytest.raises(RuntimeError, match=r"not implemented for 'Half' \(rank 0\)"):
@@ -152,6 +153,7 @@ def test_a_raise_on_one_rank_leaves_the_rest_of_the_batch_to_worlds_of_their_own
 
     monkeypatch.setattr(_dist_world, "_run_cases", fake_world)
     monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    monkeypatch.setenv(_dist_world.PAIR_ENV, "0")  # a world per device, whatever this process hosts
     batch = ("float32", "float64", "float16", "bfloat16")
     assert run_world("b", "cpu", torch.float32, batch=batch) == [1, 1]
     assert calls[0] == ["float32", "float16", "bfloat16", "float64"]  # float64 last
@@ -175,6 +177,7 @@ def test_a_ranks_refusal_is_the_case_error_before_what_its_peer_raised_because_o
     monkeypatch.setattr(_dist_world, "_run_cases",
                         lambda cases, device, world_size, timeout_s: [[{"error": closed}, {"error": refused}]])
     monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    monkeypatch.setenv(_dist_world.PAIR_ENV, "0")
     with pytest.raises(RuntimeError, match=r"not implemented for 'Double' \(rank 1\)"):
         run_world("b", "cpu", torch.float64)
     monkeypatch.setattr(_dist_world, "_run_cases",
@@ -225,3 +228,79 @@ def test_the_golden_of_a_float16_all_reduce_is_the_float64_sum_of_the_float16_in
     want = _rank_input(0, torch.float16).double() + _rank_input(1, torch.float16).double()
     assert all(torch.equal(g, want) for g in golden)
     assert not torch.equal(cpu[0].double(), want)  # the CPU's float16 sum rounds: not a golden
+
+
+def test_a_paired_world_keeps_each_phase_up_to_its_own_first_raise(monkeypatch):
+    """Where this process hosts an emulated device, one world runs a batch on the CPU and
+    then on the device (``PAIR_ENV``); each phase keeps its cases up to its own raise, and
+    the device's refusal does not cost the CPU reference its kept cases."""
+    from torchparity.scenarios.sources import world as _dist_world
+
+    emu = "emu:ascend-a2"
+    phases_seen, singles = [], []
+    refused = ("RuntimeError", "\"allreduce_npu\" not implemented for 'Half'")
+
+    def fake_phases(phases, world_size, timeout_s):
+        phases_seen.append([(spec, [d for _, d in cases]) for spec, cases in phases])
+        cpu = [[{"value": i}, {"value": i}] for i in range(3)]
+        dev = [[{"value": 10}, {"value": 10}], [{"error": refused}, {"error": refused}],
+               [{"value": 12}, {"value": 12}]]
+        return cpu + dev
+
+    def fake_cases(cases, device, world_size, timeout_s):
+        singles.append((device, cases))
+        return [[{"value": 99}, {"value": 99}]]
+
+    monkeypatch.delenv(_dist_world.PAIR_ENV, raising=False)
+    monkeypatch.setattr(_dist_world, "_run_phases", fake_phases)
+    monkeypatch.setattr(_dist_world, "_run_cases", fake_cases)
+    monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    import torchparity.devices as devices
+    monkeypatch.setattr(devices, "hosted_spec", lambda: emu)
+    monkeypatch.setattr(devices, "spec_for_device", lambda d: emu if d.startswith("privateuseone") else d)
+    assert _dist_world.paired_spec("cpu") == emu and _dist_world.paired_spec(emu) == "cpu"
+    batch = ("float32", "float16", "bfloat16")
+    assert run_world("b", "cpu", torch.float32, batch=batch) == [0, 0]
+    assert phases_seen == [[("cpu", list(batch)), (emu, list(batch))]]  # the CPU first
+    assert run_world("b", "cpu", torch.bfloat16, batch=batch) == [2, 2]
+    assert run_world("b", "privateuseone:0", torch.float32, batch=batch) == [10, 10]
+    with pytest.raises(RuntimeError, match="not implemented for 'Half'"):
+        run_world("b", "privateuseone:0", torch.float16, batch=batch)
+    assert singles == []  # everything so far came from the one world
+    assert run_world("b", "privateuseone:0", torch.bfloat16, batch=batch) == [99, 99]
+    assert singles == [("privateuseone:0", [("b", "bfloat16")])]  # after the raise: a world of its own
+    assert len(phases_seen) == 1
+    monkeypatch.setenv(_dist_world.PAIR_ENV, "0")
+    assert _dist_world.paired_spec("cpu") is None
+    monkeypatch.setattr(devices, "hosted_spec", lambda: "cpu")
+    monkeypatch.delenv(_dist_world.PAIR_ENV)
+    assert _dist_world.paired_spec("cpu") is None  # nothing emulated hosted here
+
+
+def test_a_paired_world_that_does_not_finish_leaves_each_case_a_world_of_its_own(monkeypatch):
+    """A paired world whose rank crashed (a device fault) is no answer for either phase:
+    the case asked runs alone (no KeyError on the batch it never filled), and the CPU
+    reference is asked again later, not taken from the crashed world."""
+    from torchparity.scenarios.sources import world as _dist_world
+
+    emu = "emu:ascend-a2"
+    singles = []
+
+    def crashed(phases, world_size, timeout_s):
+        raise _dist_world.WorldError("rank 0 exited with -6 without a result")
+
+    def fake_cases(cases, device, world_size, timeout_s):
+        singles.append((device, cases))
+        return [[{"value": 7}, {"value": 7}]]
+
+    monkeypatch.delenv(_dist_world.PAIR_ENV, raising=False)
+    monkeypatch.setattr(_dist_world, "_run_phases", crashed)
+    monkeypatch.setattr(_dist_world, "_run_cases", fake_cases)
+    monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    import torchparity.devices as devices
+    monkeypatch.setattr(devices, "hosted_spec", lambda: emu)
+    monkeypatch.setattr(devices, "spec_for_device", lambda d: emu if d.startswith("privateuseone") else d)
+    batch = ("float32", "float16")
+    assert run_world("b", "privateuseone:0", torch.float32, batch=batch) == [7, 7]
+    assert run_world("b", "cpu", torch.float32, batch=batch) == [7, 7]
+    assert singles == [("privateuseone:0", [("b", "float32")]), ("cpu", [("b", "float32")])]

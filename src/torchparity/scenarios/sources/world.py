@@ -148,10 +148,16 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
         device = "cpu"
         batch = tuple(GOLDEN + d for d in batch)
     name = (GOLDEN if golden else "") + _dtype_name(dtype)
-    key = (body, device, spec_for_device(device), world_size, tuple(batch))
+    spec = spec_for_device(device)
+    key = (body, spec, world_size, tuple(batch))
     if name in batch:
         if key not in _BATCHES:
-            _BATCHES[key] = _run_batch(body, device, batch, world_size, timeout_s)
+            pair = None if golden else paired_spec(spec)
+            if pair is None:
+                _BATCHES[key] = _run_batch(body, spec, batch, world_size, timeout_s)
+            else:
+                _BATCHES.update(_run_pair(body, (spec, pair), batch, world_size, timeout_s))
+                _BATCHES.setdefault(key, {})  # a pair that did not finish: worlds of their own
         if name in _BATCHES[key]:
             return _finish(_BATCHES[key][name], device)
     return _finish(_run_cases([(body, name)], device, world_size, timeout_s)[0], device)
@@ -160,22 +166,75 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
 _BATCHES: Dict[tuple, Dict[str, List[dict]]] = {}  # kept outcomes, per batch and dtype
 
 
+def forget_batches() -> None:
+    """Drop the batch outcomes this process kept: the next ``run_world`` starts its world."""
+    _BATCHES.clear()
+
+# An emulated case asks a batch twice: on the CPU (its reference) and on the device. Where
+# this process hosts the emulated device, one world answers both: its ranks set the device
+# up, run the batch on CPU tensors over gloo first, then join a new process group on the
+# device's backend and run the batch there. (The emulator is registered in the CPU phase,
+# as the autograd engine needs, but CPU tensors never reach it: a CPU world's ranks.)
+# One world start instead of two. Not for a real accelerator: its plugin (torch_npu) patches
+# torch and torch.distributed as it loads, and the CPU reference would run under that.
+PAIR_ENV = "TORCHPARITY_WORLD_PAIR"  # "0": the CPU reference in a world of its own
+
+
+def paired_spec(spec: str) -> Optional[str]:
+    """The spec whose batch one world runs together with ``spec``'s: the emulated device
+    this process hosts for ``"cpu"``, ``"cpu"`` for that device; None otherwise (not
+    hosted here, a real device, or ``TORCHPARITY_WORLD_PAIR=0``)."""
+    from ...devices import hosted_spec
+
+    if os.environ.get(PAIR_ENV, "1") == "0":
+        return None
+    hosted = hosted_spec()
+    if not hosted.startswith("emu:"):
+        return None
+    return {"cpu": hosted, hosted: "cpu"}.get(spec)
+
+
 # dtypes devices refuse most (Ascend chips: float64): run last in a batch world, so that a
 # refusal, which ends what the world keeps, ends it after the others ran
 _LAST = ("float64", "complex128")
 
 
-def _run_batch(body: str, device: str, batch: Sequence[str], world_size: int,
+def _run_batch(body: str, spec: str, batch: Sequence[str], world_size: int,
                timeout_s: float) -> Dict[str, List[dict]]:
     """Every dtype of ``batch`` in one world; the outcomes kept, per dtype. A case in which
     a rank raised is its own answer (its ranks started in step), but it may leave the world
     out of step for the next (a peer still waiting on a send that never comes, then a
     closed pair for every case after it): nothing after it is kept."""
-    order = sorted(batch, key=lambda d: d in _LAST)
+    order = _order(batch)
     try:
-        outcomes = _run_cases([(body, d) for d in order], device, world_size, timeout_s)
+        outcomes = _run_cases([(body, d) for d in order], spec, world_size, timeout_s)
     except (WorldError, HarnessFailure):  # each dtype gets a world of its own
         return {}
+    return _kept(order, outcomes)
+
+
+def _run_pair(body: str, specs: Tuple[str, str], batch: Sequence[str], world_size: int,
+              timeout_s: float) -> Dict[tuple, Dict[str, List[dict]]]:
+    """``batch`` on the CPU, then on the hosted emulated device, in one world (``PAIR_ENV``):
+    the kept outcomes of each, by ``run_world``'s batch key. Each phase starts in step (a
+    new process group), so each keeps its cases up to its own first raise; a world that
+    does not finish, or a rank out of step, leaves the rest to worlds of their own."""
+    order = _order(batch)
+    first, second = sorted(specs, key=lambda s: s != "cpu")
+    cases = [(body, d) for d in order]
+    try:
+        outcomes = _run_phases([(first, cases), (second, cases)], world_size, timeout_s)
+    except (WorldError, HarnessFailure):
+        return {}
+    return {(body, first, world_size, tuple(batch)): _kept(order, outcomes[:len(order)]),
+            (body, second, world_size, tuple(batch)): _kept(order, outcomes[len(order):])}
+
+
+def _order(batch: Sequence[str]) -> List[str]:
+    return sorted(batch, key=lambda d: d in _LAST)
+
+
+def _kept(order: Sequence[str], outcomes: List[List[dict]]) -> Dict[str, List[dict]]:
     kept = {}
     for d, per_rank in zip(order, outcomes):
         kept[d] = per_rank
@@ -242,21 +301,30 @@ def rank_error(kind: str, message: str) -> Exception:
 
 def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,
                timeout_s: float) -> List[List[dict]]:
-    """Start a world, run ``cases`` ((body, dtype name) pairs) in turn in every rank;
-    per case, the entry of every rank: ``{"value": ...}`` or ``{"error": (type, message)}``.
-    Raises WorldError when a rank does not finish (``world_failure``); a world whose rank
-    was killed from outside is started once more first."""
-    return retried_once(lambda: _start_world(cases, device, world_size, timeout_s))
-
-
-def _start_world(cases: List[Tuple[str, str]], device: str, world_size: int,
-                 timeout_s: float) -> List[List[dict]]:
+    """Start a world on ``device`` (a torch device or its spec), run ``cases`` ((body,
+    dtype name) pairs) in turn in every rank; per case, the entry of every rank:
+    ``{"value": ...}`` or ``{"error": (type, message)}``. Raises WorldError when a rank
+    does not finish (``world_failure``); a world whose rank was killed from outside is
+    started once more first."""
     from ...devices import spec_for_device
 
+    return _run_phases([(spec_for_device(device), cases)], world_size, timeout_s)
+
+
+def _run_phases(phases: List[Tuple[str, List[Tuple[str, str]]]], world_size: int,
+                timeout_s: float) -> List[List[dict]]:
+    """:func:`_run_cases` for a world whose ranks run phases in turn, each (spec, cases) in
+    a process group of its own on that spec's device; the entries of every phase's cases,
+    in order."""
+    return retried_once(lambda: _start_world(phases, world_size, timeout_s))
+
+
+def _start_world(phases: List[Tuple[str, List[Tuple[str, str]]]], world_size: int,
+                 timeout_s: float) -> List[List[dict]]:
     store = loopback_store(world_size, timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     with tempfile.TemporaryDirectory(prefix="torchparity-world-") as tmp:
-        args = {"cases": cases, "spec": spec_for_device(device), "world_size": world_size,
-                "port": store.port, "dir": tmp}
+        args = {"phases": [[spec, list(cases)] for spec, cases in phases],
+                "world_size": world_size, "port": store.port, "dir": tmp}
         env = dict(os.environ)
         env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
         env.update(LOOPBACK_ENV)
@@ -270,7 +338,8 @@ def _start_world(cases: List[Tuple[str, str]], device: str, world_size: int,
         finally:
             killed = end_processes(procs)
             del store
-        return _collect(Path(tmp), procs, world_size, len(cases), killed, waited)
+        n_cases = sum(len(cases) for _, cases in phases)
+        return _collect(Path(tmp), procs, world_size, n_cases, killed, waited)
 
 
 # -- starting a rank ------------------------------------------------------------------------
@@ -640,49 +709,79 @@ def _rank_main(args: dict) -> int:
     die_with_parent()
     import torch.distributed as dist
 
-    from ...devices import get_adapter
-
     rank, world_size = args["rank"], args["world_size"]
     out = Path(args["dir"]) / f"rank{rank}.pt"
+    os.environ["TORCHPARITY_WORLD_DIR"] = args["dir"]  # shared by the ranks, removed after
+    store = None
+    results: List[dict] = []
+    total = sum(len(cases) for _, cases in args["phases"])
     try:
-        adapter = get_adapter(args["spec"])
-        adapter.setup()
-        backend = adapter.collective_backend()
-        if backend is None:
-            raise RuntimeError(f"the device {adapter.spec} has no torch.distributed backend")
-        device = rank_device(adapter, rank)
-        store = dist.TCPStore("127.0.0.1", args["port"], world_size, is_master=False,
-                              timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
-        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
-                                timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+        # every phase's device set up before any case runs: torch's autograd engine makes its
+        # device queues at the first backward, and a device registered later gets none
+        adapters = [_set_up(spec) for spec, _ in args["phases"]]
     except Exception as exc:
         torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {first_line(exc)}")}, out)
         return 1
-    os.environ["TORCHPARITY_WORLD_DIR"] = args["dir"]  # shared by the ranks, removed after
-    results = []
-    for body, dtype in args["cases"]:
-        torch.manual_seed(SEED + rank)
-        name, _, parts = body.partition("@")
-        _PARTS[:] = [frozenset(parts.split(",")) if parts else None]
-        _GOLDEN[0] = dtype.startswith(GOLDEN)
-        dtype = dtype[len(GOLDEN):] if _GOLDEN[0] else dtype
+    for index, (adapter, (_, cases)) in enumerate(zip(adapters, args["phases"])):
         try:
-            fn = _body(name)
+            store = store or dist.TCPStore("127.0.0.1", args["port"], world_size, is_master=False,
+                                           timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+            device = _join(adapter, rank, world_size, dist.PrefixStore(f"phase{index}", store))
         except Exception as exc:
-            results.append({"error": (type(exc).__name__, first_line(exc))})
-            continue
-        call = functools.partial(fn, rank, world_size, device, getattr(torch, dtype))
-        results.append(recorded_call(call, adapter, _files_of(fn)))
-        if out_of_step(results[-1]):  # a peer may wait on this rank forever: end, so it need not
-            left = len(args["cases"]) - len(results)
-            results += [{"error": ("WorldOutOfStep", "not run: an earlier case put the world out of step")}] * left
+            torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {first_line(exc)}")}, out)
+            return 1
+        for body, dtype in cases:
+            results.append(_run_case(body, dtype, rank, world_size, device, adapter))
+            if out_of_step(results[-1]):  # a peer may wait on this rank forever: end, so it need not
+                results += [{"error": ("WorldOutOfStep", "not run: an earlier case put the world "
+                                                         "out of step")}] * (total - len(results))
+                break
+        try:
+            dist.destroy_process_group()
+        except Exception:
+            pass
+        if len(results) == total:
             break
     torch.save({"cases": results}, out)
-    try:
-        dist.destroy_process_group()
-    except Exception:
-        pass
     return 0
+
+
+def _set_up(spec: str):
+    """The adapter of ``spec``, its device set up in this rank."""
+    from ...devices import get_adapter
+
+    adapter = get_adapter(spec)
+    adapter.setup()
+    return adapter
+
+
+def _join(adapter, rank: int, world_size: int, store) -> str:
+    """Join a process group on ``adapter``'s collective backend: the torch device this rank
+    uses in it."""
+    import torch.distributed as dist
+
+    backend = adapter.collective_backend()
+    if backend is None:
+        raise RuntimeError(f"the device {adapter.spec} has no torch.distributed backend")
+    device = rank_device(adapter, rank)
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
+                            timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+    return device
+
+
+def _run_case(body: str, dtype: str, rank: int, world_size: int, device: str, adapter) -> dict:
+    """One case in this rank, seeded alike in every case: its entry."""
+    torch.manual_seed(SEED + rank)
+    name, _, parts = body.partition("@")
+    _PARTS[:] = [frozenset(parts.split(",")) if parts else None]
+    _GOLDEN[0] = dtype.startswith(GOLDEN)
+    dtype = dtype[len(GOLDEN):] if _GOLDEN[0] else dtype
+    try:
+        fn = _body(name)
+    except Exception as exc:
+        return {"error": (type(exc).__name__, first_line(exc))}
+    call = functools.partial(fn, rank, world_size, device, getattr(torch, dtype))
+    return recorded_call(call, adapter, _files_of(fn))
 
 
 def recorded_call(call: Callable[[], Any], adapter, files: Sequence[str]) -> Dict[str, Any]:
