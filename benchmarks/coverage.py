@@ -20,7 +20,9 @@ list (the slow suite). Prints per device, counting only real answers (issue 18):
 A row answers when it is not a skip, not a timeout, and its cause is none of timeout,
 harness_error, emulator_limit, not_comparable, upstream_skip (``judge.evidence``). Writes
 ``OUT/<device>/`` (store and matrix) and ``OUT/coverage.json`` (with the sampled names);
-a rerun with the same ``--out`` resumes.
+a rerun with the same ``--out`` resumes. Each device runs in a fresh process of its own
+(planning paid by each); with ``cpu`` among them, each other device's wall, planning and
+running time over the cpu's in this run.
 
     python benchmarks/coverage.py [--device emu:ascend-a2 --device cpu] [--sample 400]
                                   [--seed 0] [--all] [--out DIR] [--jobs 2]
@@ -318,6 +320,48 @@ def report(results: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def measure_alone(device: str, args, sample: List[str]) -> Dict[str, Any]:
+    """``measure`` of one device in a fresh process of its own: each device pays its own
+    planning (the CPU probes every source makes, which a second device in one process
+    would find done) and starts no warmer than the first."""
+    import subprocess
+
+    cmd = [sys.executable, __file__, "--measure-one", device, "--out", str(args.out),
+           "--docs", str(args.docs), "--torch-version", args.torch_version,
+           "--jobs", str(args.jobs), "--max-samples", str(args.max_samples),
+           "--timeout", str(args.timeout)]
+    cmd += ["--limit", str(args.limit)] if args.limit else []
+    cmd += ["--tests", str(args.tests)] if args.tests else []
+    for ns in args.namespace:
+        cmd += ["--namespace", ns]
+    if sample:
+        names = args.out / "sample.json"
+        names.write_text(json.dumps(sample), encoding="utf-8")
+        cmd += ["--sample-file", str(names)]
+    else:
+        cmd += ["--all"]
+    subprocess.run(cmd, check=True)
+    result_file = args.out / f"{device.replace(':', '_')}.result.json"
+    result = json.loads(result_file.read_text(encoding="utf-8"))
+    result_file.unlink()
+    return result
+
+
+def ratios(results: List[Dict[str, Any]]) -> List[str]:
+    """Each device's wall, planning and running time over the cpu's, from this one run."""
+    cpu = next((r for r in results if r["device"] == "cpu"), None)
+    if cpu is None:
+        return []
+    lines = []
+    for r in results:
+        if r is not cpu:
+            lines.append(f"{r['device']} / cpu, this run: wall {r['wall_seconds'] / max(cpu['wall_seconds'], 1e-9):.2f}x "
+                         f"({r['wall_seconds']} s / {cpu['wall_seconds']} s), planning "
+                         f"{r['plan_seconds']} s / {cpu['plan_seconds']} s, running "
+                         f"{r['run_seconds'] / max(cpu['run_seconds'], 1e-9):.2f}x")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", action="append", help="device spec (repeatable) "
@@ -337,6 +381,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
     parser.add_argument("--tests", type=Path, default=None,
                         help="a test tree: replay each API's upstream tests too (source upstream)")
+    parser.add_argument("--measure-one", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--sample-file", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     devices = args.device or ["emu:ascend-a2", "cpu"]
     tmp = None
@@ -344,15 +390,21 @@ def main() -> None:
         tmp = tempfile.TemporaryDirectory()
         args.out = Path(tmp.name)
     sample: List[str] = []
-    if not args.all:
+    if args.sample_file:
+        sample = json.loads(args.sample_file.read_text(encoding="utf-8"))
+    elif not args.all:
         from torchparity.app.check_vendor import listed_apis
 
         names, _ = listed_apis(str(args.docs), args.torch_version)
         sample = stratified(names, args.sample, args.seed)
         print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed})",
               file=sys.stderr, flush=True)
-    results = [measure(d, args.out, args, sample) for d in devices]
+    if args.measure_one:  # a child of the run below: one device, its result to a file
+        (args.out / f"{args.measure_one.replace(':', '_')}.result.json").write_text(
+            json.dumps(measure(args.measure_one, args.out, args, sample)), encoding="utf-8")
+        return
     args.out.mkdir(parents=True, exist_ok=True)
+    results = [measure_alone(d, args, sample) for d in devices]
     doc = {"sample": {"size": len(sample), "seed": args.seed, "apis": sample} if sample else None,
            "results": results}
     (args.out / "coverage.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
@@ -360,6 +412,8 @@ def main() -> None:
     if sample:
         print(f"Stratified sample of {len(sample)} listed APIs (seed {args.seed}); --all for the whole list.\n")
     print(report(results))
+    for line in ratios(results):
+        print("\n" + line)
     if tmp is not None:
         tmp.cleanup()
 
