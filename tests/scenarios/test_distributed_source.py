@@ -230,6 +230,22 @@ def test_the_golden_of_a_float16_all_reduce_is_the_float64_sum_of_the_float16_in
     assert not torch.equal(cpu[0].double(), want)  # the CPU's float16 sum rounds: not a golden
 
 
+def _host_emulated(monkeypatch, emu, phases, cases):
+    """This process made to host ``emu`` (its torch device ``privateuseone``), pairing on,
+    no batch kept, and the world starts replaced by ``phases`` and ``cases``: the devices
+    module, patched."""
+    from torchparity.scenarios.sources import world as _dist_world
+    import torchparity.devices as devices
+
+    monkeypatch.delenv(_dist_world.PAIR_ENV, raising=False)
+    monkeypatch.setattr(_dist_world, "_run_phases", phases)
+    monkeypatch.setattr(_dist_world, "_run_cases", cases)
+    monkeypatch.setattr(_dist_world, "_BATCHES", {})
+    monkeypatch.setattr(devices, "hosted_spec", lambda: emu)
+    monkeypatch.setattr(devices, "spec_for_device", lambda d: emu if d.startswith("privateuseone") else d)
+    return devices
+
+
 def test_a_paired_world_keeps_each_phase_up_to_its_own_first_raise(monkeypatch):
     """Where this process hosts an emulated device, one world runs a batch on the CPU and
     then on the device (``PAIR_ENV``); each phase keeps its cases up to its own raise, and
@@ -251,13 +267,7 @@ def test_a_paired_world_keeps_each_phase_up_to_its_own_first_raise(monkeypatch):
         singles.append((device, cases))
         return [[{"value": 99}, {"value": 99}]]
 
-    monkeypatch.delenv(_dist_world.PAIR_ENV, raising=False)
-    monkeypatch.setattr(_dist_world, "_run_phases", fake_phases)
-    monkeypatch.setattr(_dist_world, "_run_cases", fake_cases)
-    monkeypatch.setattr(_dist_world, "_BATCHES", {})
-    import torchparity.devices as devices
-    monkeypatch.setattr(devices, "hosted_spec", lambda: emu)
-    monkeypatch.setattr(devices, "spec_for_device", lambda d: emu if d.startswith("privateuseone") else d)
+    devices = _host_emulated(monkeypatch, emu, fake_phases, fake_cases)
     assert _dist_world.paired_spec("cpu") == emu and _dist_world.paired_spec(emu) == "cpu"
     batch = ("float32", "float16", "bfloat16")
     assert run_world("b", "cpu", torch.float32, batch=batch) == [0, 0]
@@ -293,13 +303,7 @@ def test_a_paired_world_that_does_not_finish_leaves_each_case_a_world_of_its_own
         singles.append((device, cases))
         return [[{"value": 7}, {"value": 7}]]
 
-    monkeypatch.delenv(_dist_world.PAIR_ENV, raising=False)
-    monkeypatch.setattr(_dist_world, "_run_phases", crashed)
-    monkeypatch.setattr(_dist_world, "_run_cases", fake_cases)
-    monkeypatch.setattr(_dist_world, "_BATCHES", {})
-    import torchparity.devices as devices
-    monkeypatch.setattr(devices, "hosted_spec", lambda: emu)
-    monkeypatch.setattr(devices, "spec_for_device", lambda d: emu if d.startswith("privateuseone") else d)
+    _host_emulated(monkeypatch, emu, crashed, fake_cases)
     batch = ("float32", "float16")
     assert run_world("b", "privateuseone:0", torch.float32, batch=batch) == [7, 7]
     assert run_world("b", "cpu", torch.float32, batch=batch) == [7, 7]
