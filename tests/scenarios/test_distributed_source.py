@@ -234,8 +234,8 @@ def _host_emulated(monkeypatch, emu, phases, cases):
     """This process made to host ``emu`` (its torch device ``privateuseone``), pairing on,
     no batch kept, and the world starts replaced by ``phases`` and ``cases``: the devices
     module, patched."""
-    from torchparity.scenarios.sources import world as _dist_world
     import torchparity.devices as devices
+    from torchparity.scenarios.sources import world as _dist_world
 
     monkeypatch.delenv(_dist_world.PAIR_ENV, raising=False)
     monkeypatch.setattr(_dist_world, "_run_phases", phases)
