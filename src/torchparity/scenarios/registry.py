@@ -73,6 +73,12 @@ def device_under_test(device: str) -> Iterator[None]:
         _UNDER_TEST.pop()
 
 
+def under_test(device: str) -> str:
+    """The device of the enclosing :func:`device_under_test`, else ``device``: what a CPU
+    reference run must take its paths for (scaffolding, an API's device-dependent defaults)."""
+    return _UNDER_TEST[-1] if _UNDER_TEST else device
+
+
 def _runs_on(name: str, op: Callable, device: str, dtype: Any) -> bool:
     key = (name, device, str(dtype))
     if key not in _SCAFFOLD_CACHE:
@@ -92,7 +98,7 @@ def scaffold(device: str, dtype: Any, candidates: Sequence[Tuple[str, Callable]]
     runs forward and backward in ``dtype`` — the device of the enclosing
     :func:`device_under_test`, else ``device`` — so the CPU reference and the device run
     use the same scaffolding. None runs: :class:`ScaffoldingRefused`."""
-    target = _UNDER_TEST[-1] if _UNDER_TEST else device
+    target = under_test(device)
     for name, op in candidates:
         if _runs_on(name, op, target, dtype):
             return op

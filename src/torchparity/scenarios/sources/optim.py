@@ -10,6 +10,12 @@ configuration: ``step``, ``zero_grad`` (both ``set_to_none`` ways), ``state_dict
 device-resident optimizer, and what it returns takes effect). ``torch.optim.Optimizer.X``
 runs on ``SGD`` and ``Adam``.
 
+An optimizer whose ``foreach`` a configuration leaves open takes it as torch picks it for
+the device under test (``path_kwargs``), on the CPU reference too: torch defaults to the
+foreach kernels on an accelerator and to the per-tensor loop on the CPU, two
+implementations whose float64 results differ in the last bits (ASGD) — the reference must
+run the path the device runs, or the row blames the device for torch's default.
+
 State tensors are compared where the parameters live (``.to(device)``): an optimizer
 keeps ``step`` on the CPU unless ``capturable``, on either device alike.
 
@@ -30,7 +36,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from ..registry import Scenario, scaffold
+from ..registry import Scenario, scaffold, under_test
 from .base import FLOATS, ModuleSource, probed, reproducer, resolve_quiet, split_member
 
 NAME = "optim"
@@ -106,8 +112,21 @@ class _Run:
             opt.step(self.closure(opt))
 
 
+def path_kwargs(info, kwargs: dict, device: str) -> dict:
+    """``kwargs`` with ``foreach`` made explicit as torch picks it for the device under
+    test (``torch.optim``'s own default rule), where the configuration leaves it open and
+    the optimizer has a foreach implementation."""
+    if "foreach" not in info.supported_impls or kwargs.get("foreach") is not None or kwargs.get("fused"):
+        return kwargs
+    from torch.optim.optimizer import _default_to_fused_or_foreach
+
+    probe = torch.nn.Parameter(torch.empty(0, device=under_test(device)))
+    _, foreach = _default_to_fused_or_foreach([probe], bool(kwargs.get("differentiable")), use_fused=False)
+    return {**kwargs, "foreach": foreach}
+
+
 def _make(info, kwargs, params):
-    return info.optim_cls(params, **kwargs)
+    return info.optim_cls(params, **path_kwargs(info, kwargs, params[0].device.type))
 
 
 def run_member(name: str, kwargs: dict, member: str, device: str, dtype: torch.dtype,
