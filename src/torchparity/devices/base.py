@@ -6,6 +6,7 @@ from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Dict, List, Optional, Set, Tuple
 
 from ..results.models import DeviceInfo
+from .paths import same_paths
 
 
 class DeviceAdapter:
@@ -65,8 +66,10 @@ class DeviceAdapter:
 
     def reference(self) -> ContextManager[None]:
         """Context manager around every CPU reference run: the backend's process-wide
-        switches (an emulated build without ITT, ...) must not apply to the CPU."""
-        return nullcontext()
+        switches (an emulated build without ITT, ...) must not apply to the CPU, and where
+        torch picks an implementation per device the CPU takes the device's
+        (``paths.same_paths``)."""
+        return same_paths(self.torch_device)
 
     def trace_ops(self) -> ContextManager[Optional[Set[Tuple[str, str]]]]:
         """Context manager collecting the (aten op, dtype) pairs that reach the device

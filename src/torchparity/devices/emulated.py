@@ -7,11 +7,13 @@ labelled emulated.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import InputError
 from ..results.models import DeviceInfo
 from .base import DeviceAdapter
+from .paths import same_paths
 from .profiles import Profile, load_profile
 
 
@@ -101,10 +103,12 @@ class EmulatedAdapter(DeviceAdapter):
 
         return labels()
 
+    @contextmanager
     def reference(self):
         from .emulator import reference
 
-        return reference()
+        with same_paths(self.torch_device), reference():
+            yield
 
     def unverified_ops(self):
         from .emulator import unverified_ops
