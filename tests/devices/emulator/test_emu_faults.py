@@ -290,6 +290,48 @@ def test_fault_reaches_the_worker_pool_and_every_row(tmp_path):
     assert any(s["status"] == "fail" for s in rows), r.stdout[-2000:]
 
 
+def test_collective_noop_work_answers_with_the_callers_tensors():
+    """DDP's reducer and ``Join`` read a collective's result from its work's future, not
+    from the tensors they passed: under the fault that future must hold the caller's
+    tensors as this rank left them, not the copies gloo reduced."""
+    from torchparity.devices.emulator import collectives
+
+    class Work(torch.distributed.Work):  # gloo's work on its copies, reduced or failed
+        def __init__(self, value=None, error=None):
+            super().__init__()
+            self.future, self.error = torch.futures.Future(), error
+            self.future.set_result(value) if error is None else self.future.set_exception(error)
+
+        def wait(self, timeout=None):
+            if self.error is not None:
+                raise self.error
+            return True
+
+        def get_future(self):
+            return self.future
+
+    mine = [torch.ones(2)]
+    work = collectives._noop(Work([torch.full((2,), 3.0)]), mine)  # noqa: SLF001 (the module's own helper)
+    assert work.wait()
+    assert work.get_future().value()[0] is mine[0]
+    with pytest.raises(RuntimeError, match="peer gone"):
+        collectives._noop(Work(error=RuntimeError("peer gone")), mine).wait()  # noqa: SLF001
+
+
+@pytest.mark.slow  # two 2-rank worlds under the fault, ~30 s: .ci/run's slow suite runs it
+def test_collective_noop_reaches_ddp_and_join(tmp_path):
+    """The oracle: DDP's gradient buckets and ``Join`` take their all-reduce's result from
+    the work's future, which still held gloo's reduced copies, so both passed under it."""
+    out = tmp_path / "o"
+    _cli(["check", "torch.nn.parallel.DistributedDataParallel", "torch.distributed.algorithms.Join",
+          "--device", "emu:ascend-a2", "--dtypes", "float32", "--out", str(out), "--no-html", "--gentest", "none"],
+         {faults.ENV: "collective-noop"}, tmp_path)
+    report = json.loads((out / "report.json").read_text())
+    for a in report["apis"]:
+        rows = [s for s in a["scenarios"] if s.get("source") == "distpar"]
+        assert rows and all(s["status"] == "fail" for s in rows), (a["name"], [(s["status"], s.get("detail")) for s in rows])
+
+
 @pytest.mark.slow
 def test_collective_noop_reaches_the_rank_processes(tmp_path):
     out = tmp_path / "o"

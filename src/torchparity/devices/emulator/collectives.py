@@ -176,21 +176,22 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("allreduce_", tensors)
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: the local tensor stays as it is
-            host = _clones(host)
+            return _noop(self._gloo.allreduce(_clones(host), _opts(opts, "AllreduceOptions")), host)
         return self._gloo.allreduce(host, _opts(opts, "AllreduceOptions"))
 
     def allreduce_coalesced(self, tensors, opts=None):
         _check("allreduce_coalesced_", tensors)
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:
-            host = _clones(host)
+            return _noop(self._gloo.allreduce_coalesced(_clones(host), _opts(opts, "AllreduceCoalescedOptions")),
+                         host)
         return self._gloo.allreduce_coalesced(host, _opts(opts, "AllreduceCoalescedOptions"))
 
     def broadcast(self, tensors, opts=None):
         _check("broadcast_", tensors)
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: a non-root keeps its own tensor
-            host = _clones(host)
+            return _noop(self._gloo.broadcast(_clones(host), _opts(opts, "BroadcastOptions")), host)
         return self._gloo.broadcast(host, _opts(opts, "BroadcastOptions"))
 
     def allgather(self, output_lists, inputs, opts=None):
@@ -200,14 +201,15 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
             for slots, local in zip(outs, ins):
                 for slot in slots:
                     slot.copy_(local)
-            outs = _clones(outs)
+            return _noop(self._gloo.allgather(_clones(outs), ins, _opts(opts, "AllgatherOptions")), outs)
         return self._gloo.allgather(outs, ins, _opts(opts, "AllgatherOptions"))
 
     def _allgather_base(self, output, input, opts=None):
         _check("_allgather_base_", input, output)
         out, inp = _host(output), _host(input)
         if faults.COLLECTIVE_NOOP:
-            out = _gather_local(out, inp)
+            return _noop(self._gloo._allgather_base(_gather_local(out, inp), inp, _opts(opts, "AllgatherOptions")),
+                         out)
         return self._gloo._allgather_base(out, inp, _opts(opts, "AllgatherOptions"))
 
     def all_gather_single(self, output, input, opts=None):  # torch >= 2.13's name
@@ -217,7 +219,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("allgather_into_tensor_coalesced_", inputs, outputs)
         outs, ins = _host(outputs), _host(inputs)
         if faults.COLLECTIVE_NOOP:
-            outs = [_gather_local(o, i) for o, i in zip(outs, ins)]
+            return _noop(_in_turn(self._gloo._allgather_base, [_gather_local(o, i) for o, i in zip(outs, ins)],
+                                  ins, lambda: _opts(opts, "AllgatherOptions")), outs[-1])
         return _in_turn(self._gloo._allgather_base, outs, ins,
                         lambda: _opts(opts, "AllgatherOptions"))
 
@@ -227,14 +230,15 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         if faults.COLLECTIVE_NOOP:  # injected bug: this rank's own slice, not reduced
             for out, slots in zip(outs, ins):
                 out.copy_(slots[self.rank()])
-            outs = _clones(outs)
+            return _noop(self._gloo.reduce_scatter(_clones(outs), ins, _opts(opts, "ReduceScatterOptions")), outs)
         return self._gloo.reduce_scatter(outs, ins, _opts(opts, "ReduceScatterOptions"))
 
     def _reduce_scatter_base(self, output, input, opts=None):
         _check("_reduce_scatter_base_", output, input)
         out, inp = _host(output), _host(input)
         if faults.COLLECTIVE_NOOP:
-            out = _scatter_local(out, inp, self.rank(), self.size())
+            return _noop(self._gloo._reduce_scatter_base(_scatter_local(out, inp, self.rank(), self.size()), inp,
+                                                         _opts(opts, "ReduceScatterOptions")), out)
         return self._gloo._reduce_scatter_base(out, inp, _opts(opts, "ReduceScatterOptions"))
 
     def reduce_scatter_single(self, output, input, opts=None):  # torch >= 2.13's name
@@ -244,7 +248,9 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("reduce_scatter_tensor_coalesced_", outputs, inputs)
         outs, ins = _host(outputs), _host(inputs)
         if faults.COLLECTIVE_NOOP:
-            outs = [_scatter_local(o, i, self.rank(), self.size()) for o, i in zip(outs, ins)]
+            local = [_scatter_local(o, i, self.rank(), self.size()) for o, i in zip(outs, ins)]
+            return _noop(_in_turn(self._gloo._reduce_scatter_base, local, ins,
+                                  lambda: _opts(opts, "ReduceScatterOptions")), outs[-1])
         return _in_turn(self._gloo._reduce_scatter_base, outs, ins,
                         lambda: _opts(opts, "ReduceScatterOptions"))
 
@@ -252,35 +258,36 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("reduce_", tensors)
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: the root keeps its own tensor, unreduced
-            host = _clones(host)
+            return _noop(self._gloo.reduce(_clones(host), _opts(opts, "ReduceOptions")), host)
         return self._gloo.reduce(host, _opts(opts, "ReduceOptions"))
 
     def gather(self, output_lists, inputs, opts=None):
         _check("gather_", inputs, output_lists)
         outs = _host(output_lists)
         if faults.COLLECTIVE_NOOP:  # injected bug: the root's slots stay as they were
-            outs = _clones(outs)
+            return _noop(self._gloo.gather(_clones(outs), _host(inputs), _opts(opts, "GatherOptions")), outs)
         return self._gloo.gather(outs, _host(inputs), _opts(opts, "GatherOptions"))
 
     def scatter(self, outputs, input_lists, opts=None):
         _check("scatter_", outputs, input_lists)
         outs = _host(outputs)
         if faults.COLLECTIVE_NOOP:  # injected bug: the output stays as it was
-            outs = _clones(outs)
+            return _noop(self._gloo.scatter(_clones(outs), _host(input_lists), _opts(opts, "ScatterOptions")), outs)
         return self._gloo.scatter(outs, _host(input_lists), _opts(opts, "ScatterOptions"))
 
     def alltoall(self, outputs, inputs, opts=None):
         _check("alltoall_", inputs, outputs)
         outs = _host(outputs)
         if faults.COLLECTIVE_NOOP:  # injected bug: the outputs stay as they were
-            outs = _clones(outs)
+            return _noop(self._gloo.alltoall(_clones(outs), _host(inputs), _opts(opts, "AllToAllOptions")), outs)
         return self._gloo.alltoall(outs, _host(inputs), _opts(opts, "AllToAllOptions"))
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         _check("alltoall_base_", input, output)
         out = _host(output)
         if faults.COLLECTIVE_NOOP:  # injected bug: the output stays as it was
-            out = _clones(out)
+            return _noop(self._gloo.alltoall_base(_clones(out), _host(input), output_split_sizes,
+                                                  input_split_sizes, _opts(opts, "AllToAllOptions")), out)
         return self._gloo.alltoall_base(out, _host(input), output_split_sizes,
                                         input_split_sizes, _opts(opts, "AllToAllOptions"))
 
@@ -301,15 +308,40 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         _check("recv_", tensors)
         bufs = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: the message is taken, the buffer keeps what it held
-            bufs = _clones(bufs)
+            return _noop(self._gloo.recv(_clones(bufs), src, tag), bufs)
         return self._gloo.recv(bufs, src, tag)
 
     def recv_anysource(self, tensors, tag: int = 0):
         _check("recv_any_source_", tensors)
         bufs = _host(tensors)
-        if faults.COLLECTIVE_NOOP:
+        if faults.COLLECTIVE_NOOP:  # gloo's own work: dist.recv asks it for the sender's rank
             bufs = _clones(bufs)
         return self._gloo.recv_anysource(bufs, tag)
+
+
+class _NoopWork(torch.distributed.Work):
+    """``collective-noop``: gloo's work on copies, answering with what the caller holds
+    (``mine``, left as this rank had it) once the peers are done — through its future too,
+    which callers such as DDP's reducer and ``Join`` read instead of the tensors they
+    passed in. Waiting raises what gloo's work raises."""
+
+    def __init__(self, work, mine):
+        super().__init__()
+        self._work = work
+        self._future = work.get_future().then(lambda done: (done.value(), mine)[1])
+
+    def wait(self, timeout=None):
+        self._work.wait() if timeout is None else self._work.wait(timeout)
+        return True
+
+    def is_completed(self):
+        return self._work.is_completed()
+
+    def get_future(self):
+        return self._future
+
+
+_noop = _NoopWork
 
 
 def _clones(x):
