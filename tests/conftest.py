@@ -26,9 +26,10 @@ def seed_bundle(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("seed") / "bundle"
     proc = subprocess.run([sys.executable, "-m", "torchparity", "check", *SEED_APIS, "--device", "cpu",
-                           "--out", str(out), "--gentest", "all", "-q", "--jobs", "2"],
+                           "--out", str(out), "--gentest", "all", "--jobs", "2"],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    (out.parent / "stdout.txt").write_text(proc.stdout, encoding="utf-8")  # the terminal's table
     return out
 
 
