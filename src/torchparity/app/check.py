@@ -111,7 +111,8 @@ def case_result(answer: Answer, sc: Scenario, dtype: str, emulated: bool,
     # their results (world.RANKS_RECORDED among the entries); a world row with no entry at
     # all (the ranks sent none, a launcher's children) is "not recorded", never host-only
     recorded = answer.recorded and not ("distributed" in sc.tags and not entries)
-    result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded)
+    result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded,
+                                   own=result.own)
     return result, entries
 
 
@@ -307,6 +308,18 @@ def check_dtypes(dtypes: Sequence[str]) -> None:
                          f"known: {', '.join(DTYPE_NAMES)}")
 
 
+def involvement(entries: List[FootprintEntry], results: Sequence[ScenarioResult]) -> str:
+    """none | indirect | direct (``api.footprint.involvement``); where every case took the
+    API away (``run.takeaway``) and none found it steering the scenario's device work, the
+    scenario's entries are its own: no entry of the API's is "none", not "indirect"."""
+    inv = fp.involvement(entries)
+    owns = [r.own for r in results if r.own is not None]
+    if (inv == "indirect" and owns and not any(e.source == "callable" for e in entries)
+            and all(o.method == "takeaway" and not o.steers for o in owns)):
+        return "none"
+    return inv
+
+
 def _is_harness(resolved: ResolvedApi) -> bool:
     """Wraps user code: takes a callable (gradcheck) or is a context manager (emit_itt)."""
     return takes_callable(resolved.obj) or is_context_manager(resolved.obj)
@@ -323,7 +336,7 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         scenario_results = [results[i] for i in plan.case_ids if i in results]
         entries = fp.merge(e for i in plan.case_ids for e in footprints.get(i, []))
         analysis.footprint = entries
-        analysis.device_involvement = fp.involvement(entries) if plan.scenarios else None
+        analysis.device_involvement = involvement(entries, scenario_results) if plan.scenarios else None
         facts = {
             "involvement": analysis.device_involvement,
             "implementation": analysis.implementation,

@@ -230,7 +230,8 @@ def _row(case: Any, answer: Answer, seconds: float, emulated: bool) -> Dict[str,
         # crash / timeout and a harness error: nothing was compared)
         entries = list(answer.footprint or [])
         row["evidence"] = row_evidence(row.get("status"), row.get("cause"), entries,
-                                       recorded=answer.recorded)
+                                       recorded=answer.recorded,
+                                       own=answer.result.own if answer.result is not None else None)
     return row
 
 

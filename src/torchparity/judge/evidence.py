@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Iterable, List, Optional
 
 from ..api.footprint import METADATA_OPS, UNRECORDED, is_runtime
-from ..results.models import FootprintEntry, RowEvidence, ScenarioResult, Status
+from ..results.models import FootprintEntry, OwnFootprint, RowEvidence, ScenarioResult, Status
 from .causes import NOT_ANSWER_CAUSES as _NOT_ANSWER
 
 DEVICE_COMPUTE = RowEvidence.DEVICE_COMPUTE.value
@@ -52,6 +52,9 @@ TRANSFER_OPS = frozenset({
 })
 
 
+TAKEAWAY = "takeaway"  # OwnFootprint.method of entries attributed by taking the API away
+
+
 def _name(entry: FootprintEntry) -> str:
     return entry.op.split(".", 1)[-1]
 
@@ -61,28 +64,40 @@ def is_answer(status: Optional[str], cause: Optional[str]) -> bool:
     return status not in NOT_ANSWER_STATUSES and cause not in NOT_ANSWER_CAUSES
 
 
-def from_footprint(entries: Iterable[FootprintEntry]) -> str:
+def from_footprint(entries: Iterable[FootprintEntry], own: Optional[OwnFootprint] = None) -> str:
     """device-compute | device-state | host-only from one case's footprint (every
-    source: api, callable and scenario entries)."""
+    source: api, callable and scenario entries).
+
+    ``own``: how the entries were attributed (``run.takeaway``). Taken away, an entry is
+    the API's only if it disappeared without the API, so the scenario's device work is
+    the API's indirect effect only where the run without the API dispatched other device
+    ops (``own.steers``: a level, a flag, a mode the device work reads); otherwise it is
+    the scenario's own, and an API with no entry of its own is host-only. With the frames'
+    attribution (no ``own``, or ``own.method == "frames"``) any device work beyond moving
+    inputs and reading results back counts as indirect, as before."""
     entries = list(entries)
-    own = [e for e in entries if e.source in ("api", "callable")]
-    if any(not is_runtime(e) and _name(e) not in METADATA_OPS for e in own):
+    mine = [e for e in entries if e.source in ("api", "callable")]
+    if any(not is_runtime(e) and _name(e) not in METADATA_OPS for e in mine):
         return DEVICE_COMPUTE
-    if own:  # views, strides, allocation, or device-module calls (counters, streams)
+    if mine:  # views, strides, allocation, or device-module calls (counters, streams)
         return DEVICE_STATE
+    if own is not None and own.method == TAKEAWAY:
+        return DEVICE_STATE if own.steers else HOST_ONLY
     if any(not is_runtime(e) and _name(e) not in TRANSFER_OPS for e in entries):
         return DEVICE_STATE  # device work under the state the API set up (indirect)
     return HOST_ONLY
 
 
 def row_evidence(status: Optional[str], cause: Optional[str],
-                 entries: Iterable[FootprintEntry], recorded: bool = True) -> str:
+                 entries: Iterable[FootprintEntry], recorded: bool = True,
+                 own: Optional[OwnFootprint] = None) -> str:
     """The ``evidence`` of one row; ``recorded``: whether a footprint was recorded for
-    it at all (a crashed or timed-out case has none: nothing to derive, ``none``)."""
+    it at all (a crashed or timed-out case has none: nothing to derive, ``none``);
+    ``own``: how its entries were attributed (:func:`from_footprint`)."""
     entries = list(entries)
     if not is_answer(status, cause) or not recorded or any(e.op == UNRECORDED for e in entries):
         return NONE  # nothing to derive, or part of the case ran where no recorder reached
-    return from_footprint(entries)
+    return from_footprint(entries, own)
 
 
 def api_evidence(results: Iterable[ScenarioResult]) -> str:

@@ -79,6 +79,26 @@ class FootprintEntry(Strict):
     source: str = "api"
 
 
+class OwnFootprint(Strict):
+    """How a case's footprint was attributed and whether the case observes its API
+    (``run.takeaway``: the case run once more with the API taken away)."""
+
+    # "takeaway": the entries are the recorded run's, attributed by what disappeared
+    # without the API; "frames": the frames' attribution was kept (``reason`` says why)
+    method: str
+    how: Optional[str] = None  # code | torch-function | None (the API could not be taken away)
+    stub: Optional[str] = None  # perturbed | replayed: what the stand-ins returned
+    calls: Optional[int] = None  # top-level calls of the API in the recorded run
+    # the judged outcome changed without the API (None: not decided)
+    observes: Optional[bool] = None
+    reason: str = ""
+    # where taking the API away disagrees with the frames: "op: frames -> takeaway (n)"
+    moved: List[str] = Field(default_factory=list)
+    # the run without the API dispatched device ops the recorded run did not: the API
+    # steers the scenario's device work (a level, a flag, a mode) without ops of its own
+    steers: bool = False
+
+
 class Analysis(Strict):
     qualified_name: str
     kind: str  # function | class | method | module | builtin | op
@@ -134,6 +154,8 @@ class ScenarioResult(Strict):
     # dtypes, "strided" for a non-contiguous one, "opaque" for an object compared by ==;
     # None where the row's runner does not record it
     outputs: Optional[List[str]] = None
+    # added: how the footprint was attributed, and whether the case observes its API
+    own: Optional[OwnFootprint] = None
 
 
 class Verdict(Strict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -11,12 +12,12 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import torch
 from torch.utils._pytree import tree_map
 
-from ..api.footprint import METADATA_OPS, FootprintRecorder, is_runtime
+from ..api.footprint import METADATA_OPS, UNRECORDED, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
 from ..judge.compare import Judgement, compare_outputs, output_kinds
 from ..judge.paths import path_difference
 from ..results.error_rules import classify_exception
-from ..results.models import Cause, FootprintEntry, ScenarioResult, Status
+from ..results.models import Cause, FootprintEntry, OwnFootprint, ScenarioResult, Status
 from ..scenarios.registry import (
     HarnessFailure,
     NotRunnable,
@@ -29,6 +30,8 @@ from ..scenarios.registry import (
 from .conditioning import CorrectChip
 from .paths import record_path
 from .replay import Recording, Replaying
+from .takeaway import PERTURBED, Takeaway, frames_only, own_entries, steered
+from .takeaway import REPLAYED as REPLAYED_STUB
 
 SEED = 0
 DETAIL_LIMIT = 600
@@ -172,7 +175,8 @@ def record_footprint(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype
 
 
 def _recorded_run(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: torch.dtype,
-                  adapter: DeviceAdapter, runtime: bool = False) -> Tuple[FootprintRecorder, Outcome]:
+                  adapter: DeviceAdapter, runtime: bool = False,
+                  around: Optional[Any] = None) -> Tuple[FootprintRecorder, Outcome]:
     """The scenario run once more on the device, seeded, under a footprint recorder; a
     failure ends the run (the judged run already reported it: ops up to it are recorded,
     ``recorder.failed`` names the op that raised). The run's outcome comes too: the
@@ -182,7 +186,7 @@ def _recorded_run(sc: Scenario, api_obj: Any, api_codes: Sequence[Any], dtype: t
     torch.manual_seed(SEED)
     start = time.perf_counter()
     try:
-        with recorder:
+        with recorder, (around if around is not None else contextlib.nullcontext()):
             value = sc.fn(adapter.torch_device, dtype)
             adapter.synchronize()
         outcome = Outcome(value=value, seconds=time.perf_counter() - start)
@@ -341,6 +345,84 @@ def explain_by_state(judgement: Judgement, entries: Sequence[FootprintEntry]) ->
     judgement.cause = Cause.STATE
 
 
+def taking_away() -> bool:
+    """Whether recorded cases take their API away (``TORCHPARITY_TAKEAWAY=0``: the frames'
+    attribution alone, as before; ``benchmarks/own_footprint.py`` compares the two)."""
+    return os.environ.get("TORCHPARITY_TAKEAWAY", "1") != "0"
+
+
+HOLLOW = "hollow"  # the tag of a row whose case does not observe its API
+
+
+def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: DeviceAdapter) -> bool:
+    """Whether a judge would see no difference between two runs of one case."""
+    if first.raised or second.raised:
+        return (first.raised and second.raised and type(first.exc) is type(second.exc)
+                and str(first.exc) == str(second.exc))
+    if sc.compare == "none":
+        return True  # only whether it ran is judged
+    try:
+        return compare_outputs(first.value, second.value, adapter.type).status == Status.PASS
+    except Exception:
+        return False
+
+
+def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj: Any,
+              api_codes: Sequence[Any], take: Optional[Takeaway], entries: List[FootprintEntry],
+              recorded: Optional[Outcome]) -> Tuple[List[FootprintEntry], OwnFootprint]:
+    """The case's footprint attributed by taking the API away (``run.takeaway``), and
+    whether the case observes the API: the recorded run (``entries``, ``recorded``) beside
+    a run whose API calls are answered by perturbed stand-ins and, where that run cannot
+    go on, by the recorded results replayed."""
+    if "distributed" in sc.tags:
+        return entries, frames_only("a world's ranks run the API in processes of their own, "
+                                    "where it is not taken away")
+    if take is None or take.how is None or recorded is None:
+        return entries, frames_only(take.why if take is not None else "no API to take away")
+    if any(e.op == UNRECORDED for e in entries):
+        return entries, frames_only("part of the case ran where no recorder reached", take.how)
+    if take.calls == 0 and recorded.raised:
+        return entries, frames_only(f"the recorded run ended before it called the API "
+                                    f"({recorded.describe()})", take.how, 0)
+    if take.calls == 0:
+        own, moved = own_entries(entries, entries)
+        return own, OwnFootprint(method="takeaway", how=take.how, calls=0, observes=False,
+                                 reason="the case never calls the API", moved=moved)
+    observes: Optional[bool] = None
+    for kind in (PERTURBED, REPLAYED_STUB):
+        recorder, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
+                                          around=take.stubbing(kind))
+        if kind == PERTURBED:
+            observes = not _same_outcome(sc, recorded, outcome, adapter)
+        if outcome.raised and not recorded.raised:
+            continue  # the run ended early: the ops after its end were never reached
+        lower = kind == REPLAYED_STUB and not take.replays_data
+        without = recorder.entries()
+        own, moved = own_entries(entries, without, lower_bound=lower)
+        steers = steered(entries, without)
+        reason = ("the judged outcome changes without the API" if observes
+                  else "the judged outcome is the same without the API")
+        if kind == REPLAYED_STUB:
+            reason += ("; the API's recorded results were replayed to reach the rest of the case"
+                       + ("" if not lower else ": what its returned objects still did keeps "
+                          "the frames' attribution"))
+        return own, OwnFootprint(method="takeaway", how=take.how, stub=kind, calls=take.calls,
+                                 observes=observes, reason=reason, moved=moved, steers=steers)
+    return entries, OwnFootprint(method="frames", how=take.how, calls=take.calls, observes=observes,
+                                 reason="the case cannot run without the API's results, even "
+                                        "replayed: the frames' attribution is kept")
+
+
+def hollow(judgement: Judgement, own: Optional[OwnFootprint]) -> bool:
+    """A judged row whose case does not observe its API is no answer: ``not_comparable``,
+    "hollow" (a device that got the API wrong would not turn it red)."""
+    if own is None or own.observes is not False or judgement.status not in (Status.PASS, Status.FAIL):
+        return False
+    judgement.status, judgement.cause, judgement.warn = Status.SKIP, Cause.NOT_COMPARABLE, False
+    judgement.detail = f"hollow: {own.reason}, so this row cannot tell a wrong API; {judgement.detail}"
+    return True
+
+
 def trace_device_ops(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter) -> Optional[List[List[str]]]:
     """The (op, dtype) pairs that reached the device itself in one more device run, or
     None where the backend cannot trace them."""
@@ -383,17 +465,23 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         # draws' repeat (each ran the scenario once more on the device before)
         # ... and the draws' replay: what its random ops drew is recorded too
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
+        take = Takeaway(api_obj) if footprint and api_obj is not None and taking_away() else None
         with recording if recording is not None else contextlib.nullcontext():
-            recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True)
+            recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
+                                             around=take.recording() if take is not None else None)
                                if footprint else (None, None))
         explain_scaffolding(sc, dtype, adapter, judgement, api_obj, api_codes, recorder)
         entries = recorder.entries() if recorder is not None else []
+        own = None
+        if take is not None:  # who did what: the API taken away
+            entries, own = take_away(sc, dtype, adapter, api_obj, api_codes, take, entries, again)
+        is_hollow = hollow(judgement, own)
         if footprint:  # a counter that differs is `state`, whatever path the device took
             explain_by_state(judgement, entries)
         explain_by_path(sc, dtype, adapter, judgement)
         repeat_draws(sc, dtype, adapter, dev, judgement, again)
         replay_draws(sc, dtype, adapter, dev, judgement, recording, again)
-    tags = list(sc.tags) + (["warn"] if judgement.warn else [])
+    tags = list(sc.tags) + (["warn"] if judgement.warn else []) + ([HOLLOW] if is_hollow else [])
     detail = f"warn: {judgement.detail}" if judgement.warn else judgement.detail
     unverified = unverified_calls(silent) if judgement.status == Status.PASS else None
     if unverified:
@@ -403,6 +491,6 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         detail=detail[:DETAIL_LIMIT], duration_s=round(dev.seconds, 6),
         description=sc.description, expected=sc.expected, tags=tags,
         metric=judgement.metric, emulated=adapter.emulated, unverified=unverified or None,
-        outputs=None if cpu.raised else output_kinds(cpu.value),
+        outputs=None if cpu.raised else output_kinds(cpu.value), own=own,
     )
     return result, entries

@@ -1,0 +1,446 @@
+"""Take the API away: what a case's API itself does, and whether the case observes it.
+
+A case's footprint says which ops ran while the case ran; frames say who issued each
+(``api.footprint``). Frames are a guess about code that is not the API's: a module's
+``_call_impl``, a loss, a ``.to(device)`` can sit under the API's frames, and a C function
+called from the scenario has none. So every recorded case runs once more with the API
+**taken away** — each top-level call of it answered by a stand-in instead of the API —
+and the two runs are compared:
+
+- the API's **own footprint** is what disappears: the ops (and device-module calls) the
+  run without the API does not make. Entries that disappear are the API's (``api``, or
+  ``callable`` where the frames saw the user code the API called back); entries that stay
+  are the scenario's, whatever the frames said (:func:`own_entries`). Involvement,
+  evidence and the community category are read from the corrected entries;
+- a case whose judged outcome does not change without the API **does not observe it**
+  (``observes=False``): a device that got the API wrong would not turn its row red, so the
+  row is no answer ("hollow", ``run.execute``).
+
+How a call is taken away (``how``):
+
+- ``code``: a Python function (and each function a class API defines itself, not its
+  bases'): its ``__code__`` is swapped for a stub's while the run lasts, so every binding
+  of it (``from x import f``, a method looked up on a subclass) calls the stub;
+- ``torch-function``: a torch function or a ``Tensor`` method torch routes through
+  ``__torch_function__``: a mode answers its calls;
+- ``None``: neither (a C function torch does not route, a property, a constant): nothing
+  is taken away, the footprint stays the frames' (``method="frames"``, reason given).
+
+What a stand-in returns (``stub``), from the call's result in the recorded run:
+
+- ``perturbed``: a value of the same kind with other values — a tensor ``r + |r| + 1``
+  (integers ``+ 1``, booleans negated) of the same shape, dtype, device and
+  ``requires_grad``; numbers, strings, dtypes and sizes likewise; containers leaf by leaf;
+  ``None`` stays ``None`` (the call's side effects are what is taken away); an object of
+  another kind is the recorded run's own object (it is not made again), a context manager
+  made by a generator a ``nullcontext``. The rest of the case can use it, so the run goes on;
+- ``replayed``: the recorded run's result itself; used when the perturbed run ends early
+  (the case cannot go on with other values), so the ops after the call are still reached.
+A run without the API that still ends early decides nothing about the ops it never
+reached: the frames' footprint is kept, labelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import types
+from collections import defaultdict
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import _disable_current_modes
+
+from ..results.models import FootprintEntry, OwnFootprint
+
+PERTURBED, REPLAYED = "perturbed", "replayed"
+STUB_KINDS = (PERTURBED, REPLAYED)
+CODE, TORCH_FUNCTION = "code", "torch-function"
+
+# a class API's own functions that are construction or identity, not behaviour: taking
+# them away leaves an object the case cannot use at all
+_KEEP = frozenset({
+    "__init__", "__new__", "__del__", "__init_subclass__", "__class_getitem__", "__getattr__",
+    "__getattribute__", "__setattr__", "__delattr__", "__repr__", "__str__", "__hash__",
+    "__eq__", "__ne__", "__setstate__", "__getstate__", "__reduce__", "__reduce_ex__",
+    "__copy__", "__deepcopy__", "__dir__", "__format__", "__sizeof__", "__subclasshook__",
+})
+
+
+class ApiTakenAway(RuntimeError):
+    """A call of the API that the run without it cannot answer (no recorded call to stand
+    in for)."""
+
+
+# --- stand-ins ---------------------------------------------------------------------------
+
+def _no_modes():
+    """Make stand-ins outside every mode: the recorder must not see their ops."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(_disable_current_modes())
+    stack.enter_context(torch._C.DisableTorchFunction())
+    return stack
+
+
+def _keep(value: Any) -> Any:
+    """What the recorded run keeps of one call's result (tensors copied: the case may
+    change them in place after the call)."""
+    if isinstance(value, torch.Tensor):
+        try:
+            with _no_modes():
+                copy = value.detach().clone()
+            if value.requires_grad and (copy.is_floating_point() or copy.is_complex()):
+                copy.requires_grad_(True)
+            return copy
+        except Exception:  # a tensor that cannot be copied (meta, sparse ...): as it is
+            return value
+    if isinstance(value, (list, tuple)) and not hasattr(value, "__enter__"):
+        items = [_keep(v) for v in value]
+        if isinstance(value, torch.Size):
+            return value
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict) and type(value) is dict:
+        return {k: _keep(v) for k, v in value.items()}
+    return value
+
+
+def _perturb_tensor(t: torch.Tensor) -> torch.Tensor:
+    with _no_modes():
+        base = t.detach()
+        if base.numel() == 0:
+            out = base.clone()
+        elif base.dtype == torch.bool:
+            out = ~base
+        elif base.is_floating_point() or base.is_complex():
+            out = base + base.abs() + 1
+        else:
+            out = base + 1
+    if t.requires_grad and (out.is_floating_point() or out.is_complex()):
+        out.requires_grad_(True)
+    return out
+
+
+_DATA = (type(None), bool, int, float, complex, str, bytes, torch.dtype, torch.device, torch.Tensor)
+
+
+def is_data(value: Any) -> bool:
+    """Plain data (tensors, numbers, strings, dtypes, devices, containers of them): a
+    replayed value of this kind carries no behaviour of the API's."""
+    if isinstance(value, _DATA) or isinstance(value, contextlib.nullcontext):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(is_data(v) for v in value)
+    if isinstance(value, dict) and type(value) is dict:
+        return all(is_data(v) for v in value.values())
+    return False
+
+
+def _is_context_manager(value: Any) -> bool:
+    return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__")
+
+
+def perturbed(value: Any) -> Any:
+    """A stand-in of ``value``'s kind with other values (see the module doc); an object of
+    no such kind is None (replaying the recorded object would hand the case the API's
+    work), a context manager one that does nothing."""
+    if value is None:
+        return None
+    if isinstance(value, torch.Tensor):
+        try:
+            return _perturb_tensor(value)
+        except Exception:
+            return None
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return 0.0 if value != value else value + 1.0
+    if isinstance(value, complex):
+        return value + 1
+    if isinstance(value, (str, bytes)):
+        return value + (" (taken away)" if isinstance(value, str) else b"~")
+    if isinstance(value, torch.dtype):
+        return torch.float64 if value != torch.float64 else torch.float32
+    if isinstance(value, torch.Size):
+        return torch.Size([d + 1 for d in value]) if len(value) else torch.Size([1])
+    if isinstance(value, torch.device):
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [perturbed(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict) and type(value) is dict:
+        return {k: perturbed(v) for k, v in value.items()}
+    if _is_context_manager(value):
+        return contextlib.nullcontext()
+    return None
+
+
+def replayed(value: Any) -> Any:
+    """The recorded run's result itself (a generator's context manager, which runs once,
+    a ``nullcontext``)."""
+    if _is_context_manager(value) and hasattr(value, "gen"):
+        return contextlib.nullcontext()
+    return value
+
+
+_STAND_IN: Dict[str, Callable[[Any], Any]] = {PERTURBED: perturbed, REPLAYED: replayed}
+
+
+# --- interception --------------------------------------------------------------------------
+
+class _State(threading.local):
+    depth = 0
+
+
+class Takeaway:
+    """The API of one case, intercepted: :meth:`recording` records each top-level call's
+    result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
+    recorded one instead. ``how`` is None where the API cannot be taken away (``why``)."""
+
+    def __init__(self, api_obj: Any):
+        self.api_obj = api_obj
+        self.targets: List[Any] = []  # functions whose code is swapped
+        self.how: Optional[str] = None
+        self.why = ""
+        self.results: Dict[int, List[Any]] = defaultdict(list)  # target index -> results
+        self._state = _State()
+        self._mode: Optional[str] = None
+        self._served: Dict[int, int] = defaultdict(int)
+        self._choose()
+
+    # which mechanism
+    def _choose(self) -> None:
+        obj = self.api_obj
+        if isinstance(obj, type):
+            fns = []
+            for name, member in vars(obj).items():
+                if name in _KEEP:
+                    continue
+                if isinstance(member, (staticmethod, classmethod)):
+                    member = member.__func__
+                elif isinstance(member, property):
+                    member = member.fget
+                if isinstance(member, types.FunctionType):
+                    fns.append(member)
+            if fns:
+                self.targets, self.how = fns, CODE
+            else:
+                self.why = f"the class {obj.__name__} defines no function of its own to take away"
+            return
+        fn = obj.__func__ if isinstance(obj, (types.MethodType, staticmethod, classmethod)) else obj
+        if isinstance(fn, functools.partial):
+            fn = fn.func
+        if isinstance(fn, types.FunctionType):
+            self.targets, self.how = [fn], CODE
+        elif _routed(fn):
+            self.targets, self.how = [fn], TORCH_FUNCTION
+        else:
+            self.why = (f"{type(obj).__name__} is not a Python function nor a function torch "
+                        f"routes through __torch_function__: it cannot be taken away")
+
+    @property
+    def replays_data(self) -> bool:
+        """Every recorded result is plain data (:func:`is_data`): replaying it hands the
+        case none of the API's behaviour."""
+        return all(is_data(v) for vs in self.results.values() for v in vs)
+
+    @property
+    def calls(self) -> int:
+        return sum(len(v) for v in self.results.values())
+
+    def _call(self, index: int, call: Callable[[], Any]) -> Any:
+        state = self._state
+        if state.depth or self._mode is None:  # inside the API itself: its own business
+            return call()
+        state.depth += 1
+        try:
+            if self._mode == "record":
+                try:
+                    out = call()
+                except BaseException:
+                    self.results[index].append(None)
+                    raise
+                self.results[index].append(_keep(out))
+                return out
+            served = self._served[index]
+            recorded = self.results.get(index, [])
+            if served >= len(recorded):
+                raise ApiTakenAway(f"call {served + 1} of the API was taken away; the recorded "
+                                   f"run made {len(recorded)}")
+            self._served[index] = served + 1
+            return _STAND_IN[self._mode](recorded[served])
+        finally:
+            state.depth -= 1
+
+    @contextlib.contextmanager
+    def _active(self, mode: str):
+        self._mode = mode
+        self._served = defaultdict(int)
+        undo: List[Callable[[], None]] = []
+        try:
+            if self.how == CODE:
+                for i, fn in enumerate(self.targets):
+                    undo.append(_swap_code(fn, functools.partial(self._through, i)))
+                yield self
+            elif self.how == TORCH_FUNCTION:
+                with _Intercept(self.targets[0], self):
+                    yield self
+            else:
+                yield self
+        finally:
+            for u in reversed(undo):
+                u()
+            self._mode = None
+
+    def _through(self, index: int, original: Callable, args: tuple, kwargs: dict) -> Any:
+        return self._call(index, lambda: original(*args, **kwargs))
+
+    def recording(self):
+        """Every top-level call runs the API and its result is kept."""
+        self.results = defaultdict(list)
+        return self._active("record")
+
+    def stubbing(self, kind: str):
+        """Every top-level call returns a ``kind`` stand-in of the recorded call's result."""
+        return self._active(kind)
+
+
+class _Intercept(TorchFunctionMode):
+    def __init__(self, target: Any, takeaway: Takeaway):
+        super().__init__()
+        self.target = target
+        self.takeaway = takeaway
+
+    def __torch_function__(self, func, types_, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is self.target:
+            return self.takeaway._call(0, lambda: func(*args, **kwargs))
+        return func(*args, **kwargs)
+
+
+@functools.lru_cache(maxsize=1)
+def _routed_ids() -> frozenset:
+    ids = set()
+    for funcs in torch.overrides.get_overridable_functions().values():
+        ids.update(id(f) for f in funcs)
+    return frozenset(ids)
+
+
+def _routed(fn: Any) -> bool:
+    """torch routes ``fn``'s calls through ``__torch_function__`` (a mode sees them)."""
+    try:
+        return id(fn) in _routed_ids()
+    except Exception:
+        return False
+
+
+def _stub_code(n_free: int) -> types.CodeType:
+    """The code of ``def stub(*args, _tp_call_, **kwargs): return _tp_call_(args, kwargs)``
+    with ``n_free`` free variables (a function's code can only be swapped for code with as
+    many as its closure has cells)."""
+    names = [f"_tp_free{i}" for i in range(n_free)]
+    lines = ["def _tp_outer():"]
+    lines += [f"    {n} = None" for n in names]
+    lines.append("    def _tp_stub(*args, _tp_call_=None, **kwargs):")
+    if names:
+        lines.append(f"        ({', '.join(names)},)")
+    lines.append("        return _tp_call_(args, kwargs)")
+    lines.append("    return _tp_stub")
+    namespace: Dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<torchparity: the API taken away>", "exec"), namespace)
+    return namespace["_tp_outer"]().__code__
+
+
+def _swap_code(fn: types.FunctionType, through: Callable) -> Callable[[], None]:
+    """Swap ``fn``'s code for a stub's that hands each call to ``through(original, args,
+    kwargs)``; returns the undo."""
+    code, kwdefaults = fn.__code__, fn.__kwdefaults__
+    original = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    original.__kwdefaults__ = kwdefaults
+    original.__dict__.update(fn.__dict__)
+    fn.__code__ = _stub_code(len(code.co_freevars))
+    fn.__kwdefaults__ = {"_tp_call_": functools.partial(_hand_over, through, original)}
+
+    def undo() -> None:
+        fn.__code__ = code
+        fn.__kwdefaults__ = kwdefaults
+    return undo
+
+
+def _hand_over(through: Callable, original: Callable, args: tuple, kwargs: dict) -> Any:
+    return through(original, args, kwargs)
+
+
+# --- the own footprint -----------------------------------------------------------------------
+
+_ORDER = {"callable": 0, "api": 1, "scenario": 2}
+
+
+def own_entries(normal: Sequence[FootprintEntry], without: Sequence[FootprintEntry],
+                lower_bound: bool = False) -> Tuple[List[FootprintEntry], List[str]]:
+    """The recorded run's entries attributed by taking the API away: of each op's count,
+    what the run without the API does not make is the API's (``callable`` where the frames
+    saw user code the API called back, else ``api``), the rest the scenario's. Also the
+    moves against the frames' attribution, as ``"op: frames -> takeaway (n)"``.
+
+    ``lower_bound``: the run without the API replayed objects the API made (a function, a
+    module), whose work still ran: what disappeared is the API's, and what stayed keeps the
+    frames' attribution (it may be the API's work, run through its product)."""
+    left: Dict[str, int] = defaultdict(int)
+    for e in without:
+        left[e.op] += e.count
+    by_op: Dict[str, List[FootprintEntry]] = defaultdict(list)
+    for e in normal:
+        by_op[e.op].append(e)
+    out: List[FootprintEntry] = []
+    moves: List[str] = []
+    for op, group in by_op.items():
+        total = sum(e.count for e in group)
+        gone = max(total - left.get(op, 0), 0)
+        for e in sorted(group, key=lambda x: _ORDER.get(x.source, 3)):
+            own = min(e.count, gone)
+            gone -= own
+            rest = e.count - own
+            own_source = "callable" if e.source == "callable" else "api"
+            if own:
+                out.append(e.model_copy(update={"source": own_source, "count": own}))
+                if e.source not in ("api", "callable"):
+                    moves.append(f"{op}: {e.source} -> api ({own})")
+            if rest and lower_bound:
+                out.append(e.model_copy(update={"count": rest}))
+            elif rest:
+                out.append(e.model_copy(update={"source": "scenario", "count": rest}))
+                if e.source != "scenario":
+                    moves.append(f"{op}: {e.source} -> scenario ({rest})")
+    return _merged(out), sorted(moves)
+
+
+def steered(normal: Sequence[FootprintEntry], without: Sequence[FootprintEntry]) -> bool:
+    """The run without the API dispatched device ops the recorded run did not (by name, or
+    more of them): the API steers the scenario's device work (a flag, a level, a mode)."""
+    have: Dict[str, int] = defaultdict(int)
+    for e in normal:
+        have[e.op] += e.count
+    more: Dict[str, int] = defaultdict(int)
+    for e in without:
+        more[e.op] += e.count
+    return any(n > have.get(op, 0) for op, n in more.items())
+
+
+def _merged(entries: List[FootprintEntry]) -> List[FootprintEntry]:
+    counts: Dict[Tuple[str, str], int] = defaultdict(int)
+    dtypes: Dict[Tuple[str, str], set] = defaultdict(set)
+    for e in entries:
+        counts[(e.op, e.source)] += e.count
+        dtypes[(e.op, e.source)].update(e.dtypes)
+    return [FootprintEntry(op=op, source=src, count=n, dtypes=sorted(dtypes[(op, src)]))
+            for (op, src), n in sorted(counts.items())]
+
+
+def frames_only(reason: str, how: Optional[str] = None, calls: Optional[int] = None) -> OwnFootprint:
+    """The record of a case whose footprint stays the frames' (nothing taken away)."""
+    return OwnFootprint(method="frames", how=how, calls=calls, observes=None, reason=reason)
+

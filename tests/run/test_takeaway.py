@@ -1,0 +1,175 @@
+"""Taking the API away (issue 48): the API's own footprint is what disappears without it,
+and a case whose judged outcome does not change without it is hollow, never an answer."""
+
+from __future__ import annotations
+
+import torch
+
+from torchparity.api.classify import code_objects
+from torchparity.devices import get_adapter
+from torchparity.judge.evidence import row_evidence
+from torchparity.results.models import FootprintEntry, Text
+from torchparity.run.execute import execute
+from torchparity.run.takeaway import Takeaway, own_entries, perturbed
+from torchparity.scenarios.registry import Scenario
+
+T = Text(en="x", zh="x")
+
+
+def _run(fn, api_obj, dtype="float32", compare="values"):
+    sc = Scenario(id="c", api="x", fn=fn, description=T, expected=T, compare=compare)
+    result, entries = execute(sc, dtype, get_adapter("cpu"), footprint=True, api_obj=api_obj,
+                              api_codes=code_objects(api_obj))
+    result.evidence = row_evidence(result.status, result.cause, entries, own=result.own)
+    return result, entries
+
+
+def _ops(entries, source):
+    return {e.op for e in entries if e.source == source}
+
+
+def test_a_case_that_drops_the_apis_result_is_hollow(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        x = torch.ones(3, dtype=dtype, device=device)
+        lib.doubled(x)  # called, but nothing of it is returned
+        return x + 1
+
+    result, _ = _run(case, lib.doubled)
+    assert result.status == "skip" and result.cause == "not_comparable", result
+    assert "hollow" in result.tags and result.detail.startswith("hollow:")
+    assert result.own.observes is False and result.own.method == "takeaway"
+
+
+def test_a_case_that_never_calls_the_api_is_hollow(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        return torch.ones(3, dtype=dtype, device=device) * 2
+
+    result, _ = _run(case, lib.doubled)
+    assert result.status == "skip" and "never calls the API" in result.detail, result.detail
+    assert result.own.calls == 0
+
+
+def test_a_case_that_returns_the_apis_result_observes_it(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        return lib.doubled(torch.ones(3, dtype=dtype, device=device))
+
+    result, entries = _run(case, lib.doubled)
+    assert result.status == "pass" and result.own.observes is True, result
+    assert "aten.mul" in _ops(entries, "api")
+    assert result.evidence == "device-compute"
+
+
+def test_host_only_api_with_device_scaffolding_is_host_only(fixture_path):
+    """The frames say device-state ("indirect": the scenario's device work); taking the
+    API away leaves every device op in place: the API's own footprint is empty."""
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        x = torch.ones(2, 3, dtype=dtype, device=device)
+        y = torch.sin(x).sum()  # the scenario's own device work
+        return list(lib.shape_of(x)), y
+
+    result, entries = _run(case, lib.shape_of)
+    assert result.status == "pass" and result.own.observes is True, result
+    assert not _ops(entries, "api"), entries
+    assert result.evidence == "host-only"
+    # the frames' attribution alone (no own record) calls it device-state
+    assert row_evidence(result.status, result.cause, entries) == "device-state"
+
+
+def test_ops_of_a_helper_the_api_calls_are_its_own_and_the_scenarios_stay_the_scenarios(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        x = torch.ones(3, dtype=dtype, device=device)
+        return lib.scaled_loss(x), lib.helper(x - 5)  # the scenario calls the helper too
+
+    result, entries = _run(case, lib.scaled_loss)
+    api = {e.op: e.count for e in entries if e.source == "api"}
+    scen = {e.op: e.count for e in entries if e.source == "scenario"}
+    assert api.get("aten.mul") == 1 and api.get("aten.relu") == 1, entries
+    assert scen.get("aten.relu") == 1 and scen.get("aten.sub") == 1, entries
+
+
+def test_a_class_api_owns_the_methods_it_defines(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    take = Takeaway(lib.Stepper)
+    assert take.how == "code" and [f.__name__ for f in take.targets] == ["step"]
+
+    def case(device, dtype):
+        s = lib.Stepper(2.0)
+        return s.step(torch.zeros(3, dtype=dtype, device=device)) * 3
+
+    result, entries = _run(case, lib.Stepper)
+    assert result.own.observes is True
+    assert _ops(entries, "api") == {"aten.add"} and "aten.mul" in _ops(entries, "scenario"), entries
+
+
+def test_a_torch_function_is_taken_away_through_torch_function(fixture_path):
+    def case(device, dtype):
+        x = torch.arange(4, dtype=dtype, device=device)
+        return torch.cumsum(x, 0) + torch.sin(x)
+
+    result, entries = _run(case, torch.cumsum)
+    assert result.own.how == "torch-function" and result.own.observes is True, result.own
+    assert _ops(entries, "api") == {"aten.cumsum"}, entries
+    assert "aten.sin" in _ops(entries, "scenario")
+
+
+def test_a_case_that_cannot_go_on_without_the_apis_value_keeps_going_on_the_replayed_value(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        x = torch.ones(3, dtype=dtype, device=device)
+        n = lib.shape_of(x)[0]
+        return torch.zeros(4, dtype=dtype, device=device)[: n + 1].reshape(n + 1)  # needs n == 3
+
+    result, entries = _run(case, lib.shape_of)
+    # the perturbed shape (4,) makes the slice too short for reshape(5): the run without the
+    # API ends early, then the recorded shape is replayed and the case runs to its end
+    assert result.own.observes is True and result.own.stub == "replayed", result.own
+    assert result.evidence == "host-only"
+
+
+def test_the_code_swap_is_undone_and_calls_through_while_recording(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    take = Takeaway(lib.doubled)
+    code = lib.doubled.__code__
+    with take.recording():
+        assert torch.equal(lib.doubled(torch.ones(2)), torch.full((2,), 2.0))
+    with take.stubbing("perturbed"):
+        assert torch.equal(lib.doubled(torch.ones(2)), torch.full((2,), 5.0))  # 2 + |2| + 1
+    assert lib.doubled.__code__ is code and lib.doubled.__kwdefaults__ is None
+    assert torch.equal(lib.doubled(torch.ones(2)), torch.full((2,), 2.0))
+
+
+def test_stand_ins_differ_from_what_they_stand_in_for():
+    for value in (True, 0, -1.0, "a", torch.float32, torch.Size([2]), (1, 2.0), {"a": 1},
+                  torch.tensor([-1.0, 0.0, 3.0]), torch.tensor([0, 5]), torch.tensor([True, False])):
+        p = perturbed(value)
+        if isinstance(value, torch.Tensor):
+            assert not torch.equal(p, value), value
+        else:
+            assert p != value, value
+    assert perturbed(object()) is None  # an object's behaviour is not replayed
+
+
+def test_own_entries_move_what_stays_to_the_scenario_and_what_disappears_to_the_api():
+    e = lambda op, src, n: FootprintEntry(op=op, source=src, count=n, dtypes=["float32"])  # noqa: E731
+    normal = [e("aten.mm", "scenario", 1), e("aten.relu", "api", 2), e("aten.add", "callable", 1)]
+    without = [e("aten.relu", "scenario", 1)]
+    own, moved = own_entries(normal, without)
+    got = {(x.op, x.source): x.count for x in own}
+    assert got == {("aten.mm", "api"): 1, ("aten.relu", "api"): 1, ("aten.relu", "scenario"): 1,
+                   ("aten.add", "callable"): 1}
+    assert "aten.mm: scenario -> api (1)" in moved and "aten.relu: api -> scenario (1)" in moved
+    low, _ = own_entries(normal, without, lower_bound=True)
+    assert {(x.op, x.source): x.count for x in low}[("aten.relu", "api")] == 2
