@@ -173,3 +173,21 @@ def test_own_entries_move_what_stays_to_the_scenario_and_what_disappears_to_the_
     assert "aten.mm: scenario -> api (1)" in moved and "aten.relu: api -> scenario (1)" in moved
     low, _ = own_entries(normal, without, lower_bound=True)
     assert {(x.op, x.source): x.count for x in low}[("aten.relu", "api")] == 2
+
+
+def test_a_class_only_constructed_keeps_the_frames_and_one_never_made_is_hollow(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def made(device, dtype):
+        s = lib.Stepper(2.0)
+        return torch.full((2,), s.scale, dtype=dtype, device=device)
+
+    result, _ = _run(made, lib.Stepper)
+    assert result.status == "pass" and result.own.method == "frames", result.own
+    assert result.own.observes is None and "constructing it" in result.own.reason
+
+    def never(device, dtype):  # another class, as an example about a look-alike would
+        return torch.nn.Identity()(torch.ones(2, dtype=dtype, device=device))
+
+    result, _ = _run(never, lib.Stepper)
+    assert result.status == "skip" and "never calls the API" in result.detail, result.detail

@@ -384,6 +384,18 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
     if take.calls == 0 and recorded.raised:
         return entries, frames_only(f"the recorded run ended before it called the API "
                                     f"({recorded.describe()})", take.how, 0)
+    if take.calls == 0 and isinstance(api_obj, type) and (take.init is None or take.constructed):
+        return entries, frames_only("none of the class's own methods ran: constructing it is "
+                                    "not taken away", take.how, 0)
+    if recorded.raised:  # a partial footprint: the frames' attribution stays, the outcome is compared
+        _, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
+                                   around=take.stubbing(PERTURBED))
+        observes = not _same_outcome(sc, recorded, outcome, adapter)
+        return entries, OwnFootprint(
+            method="frames", how=take.how, stub=PERTURBED, calls=take.calls, observes=observes,
+            reason=(f"the recorded run raised ({recorded.describe()[:160]}): its footprint is "
+                    f"partial, the frames' attribution is kept; the outcome "
+                    f"{'changes' if observes else 'is the same'} without the API"))
     if take.calls == 0:
         own, moved = own_entries(entries, entries)
         return own, OwnFootprint(method="takeaway", how=take.how, calls=0, observes=False,
@@ -414,9 +426,16 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
 
 
 def hollow(judgement: Judgement, own: Optional[OwnFootprint]) -> bool:
-    """A judged row whose case does not observe its API is no answer: ``not_comparable``,
-    "hollow" (a device that got the API wrong would not turn it red)."""
-    if own is None or own.observes is not False or judgement.status not in (Status.PASS, Status.FAIL):
+    """A passing row whose case does not observe its API is no answer: ``not_comparable``,
+    "hollow" (a device that got the API wrong would not turn it red). Observation is
+    decided on a device run that agrees with the CPU: on a row that differs, the device
+    may already be wrong in the API (a counter stuck at 0 stays wrong with the API taken
+    away), so it is left undecided there and the row keeps its verdict."""
+    if own is None or own.observes is not False:
+        return False
+    if judgement.status != Status.PASS:
+        own.observes = None
+        own.reason += "; not decided: the device run differs from the CPU's"
         return False
     judgement.status, judgement.cause, judgement.warn = Status.SKIP, Cause.NOT_COMPARABLE, False
     judgement.detail = f"hollow: {own.reason}, so this row cannot tell a wrong API; {judgement.detail}"

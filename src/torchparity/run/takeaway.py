@@ -28,12 +28,14 @@ How a call is taken away (``how``):
 
 What a stand-in returns (``stub``), from the call's result in the recorded run:
 
-- ``perturbed``: a value of the same kind with other values — a tensor ``r + |r| + 1``
-  (integers ``+ 1``, booleans negated) of the same shape, dtype, device and
+- ``perturbed``: a value of the same kind with other values, moved by ``k`` for the API's
+  ``k``-th call (so that two readings of a counter differ by another amount) — a tensor
+  ``r + |r| + k`` (integers ``+ k``, booleans negated) of the same shape, dtype, device and
   ``requires_grad``; numbers, strings, dtypes and sizes likewise; containers leaf by leaf;
-  ``None`` stays ``None`` (the call's side effects are what is taken away); an object of
-  another kind is the recorded run's own object (it is not made again), a context manager
-  made by a generator a ``nullcontext``. The rest of the case can use it, so the run goes on;
+  ``None`` stays ``None`` (the call's side effects are what is taken away); a context
+  manager becomes a ``nullcontext``; an object of any other kind (a module, a handle, a
+  function) becomes ``None``: handing the case the recorded object would hand it the API's
+  work. Where the rest of the case can use the stand-in, the run goes on;
 - ``replayed``: the recorded run's result itself; used when the perturbed run ends early
   (the case cannot go on with other values), so the ops after the call are still reached.
 A run without the API that still ends early decides nothing about the ops it never
@@ -58,6 +60,7 @@ from ..results.models import FootprintEntry, OwnFootprint
 PERTURBED, REPLAYED = "perturbed", "replayed"
 STUB_KINDS = (PERTURBED, REPLAYED)
 CODE, TORCH_FUNCTION = "code", "torch-function"
+INIT = -1  # the index of a class API's own __init__ among the calls (counted, never taken away)
 
 # a class API's own functions that are construction or identity, not behaviour: taking
 # them away leaves an object the case cannot use at all
@@ -106,7 +109,7 @@ def _keep(value: Any) -> Any:
     return value
 
 
-def _perturb_tensor(t: torch.Tensor) -> torch.Tensor:
+def _perturb_tensor(t: torch.Tensor, step: int = 1) -> torch.Tensor:
     with _no_modes():
         base = t.detach()
         if base.numel() == 0:
@@ -114,9 +117,9 @@ def _perturb_tensor(t: torch.Tensor) -> torch.Tensor:
         elif base.dtype == torch.bool:
             out = ~base
         elif base.is_floating_point() or base.is_complex():
-            out = base + base.abs() + 1
+            out = base + base.abs() + step
         else:
-            out = base + 1
+            out = base + step
     if t.requires_grad and (out.is_floating_point() or out.is_complex()):
         out.requires_grad_(True)
     return out
@@ -141,27 +144,30 @@ def _is_context_manager(value: Any) -> bool:
     return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__")
 
 
-def perturbed(value: Any) -> Any:
+def perturbed(value: Any, call: int = 0) -> Any:
     """A stand-in of ``value``'s kind with other values (see the module doc); an object of
     no such kind is None (replaying the recorded object would hand the case the API's
-    work), a context manager one that does nothing."""
+    work), a context manager one that does nothing. The ``call``-th call of the API is
+    moved by ``call + 1``, so that a difference of two calls (a counter read before and
+    after) changes too."""
+    step = call + 1
     if value is None:
         return None
     if isinstance(value, torch.Tensor):
         try:
-            return _perturb_tensor(value)
+            return _perturb_tensor(value, step)
         except Exception:
             return None
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
-        return value + 1
+        return value + step
     if isinstance(value, float):
-        return 0.0 if value != value else value + 1.0
+        return 0.0 if value != value else value + step
     if isinstance(value, complex):
-        return value + 1
+        return value + step
     if isinstance(value, (str, bytes)):
-        return value + (" (taken away)" if isinstance(value, str) else b"~")
+        return value + (f" (taken away {step})" if isinstance(value, str) else b"~" * step)
     if isinstance(value, torch.dtype):
         return torch.float64 if value != torch.float64 else torch.float32
     if isinstance(value, torch.Size):
@@ -169,16 +175,16 @@ def perturbed(value: Any) -> Any:
     if isinstance(value, torch.device):
         return value
     if isinstance(value, (list, tuple)):
-        items = [perturbed(v) for v in value]
+        items = [perturbed(v, call) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, dict) and type(value) is dict:
-        return {k: perturbed(v) for k, v in value.items()}
+        return {k: perturbed(v, call) for k, v in value.items()}
     if _is_context_manager(value):
         return contextlib.nullcontext()
     return None
 
 
-def replayed(value: Any) -> Any:
+def replayed(value: Any, call: int = 0) -> Any:
     """The recorded run's result itself (a generator's context manager, which runs once,
     a ``nullcontext``)."""
     if _is_context_manager(value) and hasattr(value, "gen"):
@@ -186,7 +192,7 @@ def replayed(value: Any) -> Any:
     return value
 
 
-_STAND_IN: Dict[str, Callable[[Any], Any]] = {PERTURBED: perturbed, REPLAYED: replayed}
+_STAND_IN: Dict[str, Callable[[Any, int], Any]] = {PERTURBED: perturbed, REPLAYED: replayed}
 
 
 # --- interception --------------------------------------------------------------------------
@@ -209,12 +215,18 @@ class Takeaway:
         self._state = _State()
         self._mode: Optional[str] = None
         self._served: Dict[int, int] = defaultdict(int)
+        # a class API's own __init__, counted while recording (never taken away: an object
+        # the case cannot make is no run at all); None: not counted
+        self.init: Optional[types.FunctionType] = None
+        self.constructed = 0
         self._choose()
 
     # which mechanism
     def _choose(self) -> None:
         obj = self.api_obj
         if isinstance(obj, type):
+            init = vars(obj).get("__init__")
+            self.init = init if isinstance(init, types.FunctionType) else None
             fns = []
             for name, member in vars(obj).items():
                 if name in _KEEP:
@@ -237,9 +249,11 @@ class Takeaway:
             self.targets, self.how = [fn], CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
+        elif not callable(fn):
+            self.why = f"a {type(obj).__name__} value, not a function: there is no call to take away"
         else:
-            self.why = (f"{type(obj).__name__} is not a Python function nor a function torch "
-                        f"routes through __torch_function__: it cannot be taken away")
+            self.why = (f"a {type(obj).__name__} that is neither a Python function nor one torch "
+                        f"routes through __torch_function__: its calls cannot be taken away")
 
     @property
     def replays_data(self) -> bool:
@@ -257,6 +271,9 @@ class Takeaway:
             return call()
         state.depth += 1
         try:
+            if index == INIT:
+                self.constructed += 1
+                return call()
             if self._mode == "record":
                 try:
                     out = call()
@@ -271,7 +288,7 @@ class Takeaway:
                 raise ApiTakenAway(f"call {served + 1} of the API was taken away; the recorded "
                                    f"run made {len(recorded)}")
             self._served[index] = served + 1
-            return _STAND_IN[self._mode](recorded[served])
+            return _STAND_IN[self._mode](recorded[served], self._served_total())
         finally:
             state.depth -= 1
 
@@ -284,6 +301,8 @@ class Takeaway:
             if self.how == CODE:
                 for i, fn in enumerate(self.targets):
                     undo.append(_swap_code(fn, functools.partial(self._through, i)))
+                if mode == "record" and self.init is not None:
+                    undo.append(_swap_code(self.init, functools.partial(self._through, INIT)))
                 yield self
             elif self.how == TORCH_FUNCTION:
                 with _Intercept(self.targets[0], self):
@@ -295,12 +314,17 @@ class Takeaway:
                 u()
             self._mode = None
 
+    def _served_total(self) -> int:
+        """How many calls (of every target) were answered before this one."""
+        return sum(self._served.values()) - 1
+
     def _through(self, index: int, original: Callable, args: tuple, kwargs: dict) -> Any:
         return self._call(index, lambda: original(*args, **kwargs))
 
     def recording(self):
         """Every top-level call runs the API and its result is kept."""
         self.results = defaultdict(list)
+        self.constructed = 0
         return self._active("record")
 
     def stubbing(self, kind: str):
