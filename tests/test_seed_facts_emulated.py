@@ -44,7 +44,9 @@ def test_slow_mode_float64_passes_fast_mode_is_refused(a2, api):
 def test_emit_itt_is_a_build_configuration_limit(a2):
     _, _, by = a2
     itt = by["torch.autograd.profiler.emit_itt"]
-    assert itt[("disabled_noop", "float32")]["status"] == "pass"
+    # a no-op taken away is the same no-op: the case cannot tell a wrong API (issue 48)
+    noop = itt[("disabled_noop", "float32")]
+    assert (noop["status"], noop["own"]["observes"]) == ("skip", False) and "hollow" in noop["tags"]
     assert (itt[("enabled", "float32")]["status"], itt[("enabled", "float32")]["cause"]) == (
         "unsupported", "build_config")
 

@@ -1,7 +1,10 @@
 """torch.autograd.profiler.emit_itt (seed 000).
 
 A context manager that wraps each autograd op in an Intel ITT range. enabled=False is a
-no-op everywhere; enabled=True needs a PyTorch built with ITT: a build without it raises
+no-op everywhere (a no-op taken away is the same no-op: that case cannot observe the API,
+it is reported hollow); enabled=True turns the autograd profiler on, which the cases read
+inside the block (ITT's ranges themselves go to VTune, out of a case's sight), and needs a
+PyTorch built with ITT: a build without it raises
 "Can't use ITT profiler - PyTorch was compiled without ITT" (a build-configuration limit).
 """
 
@@ -50,7 +53,8 @@ def emit_itt_enabled(device, dtype):
     with emit_itt(enabled=True):
         b = (a * 2).sum()
         b.backward()
-    return b.detach(), a.grad
+        profiling = torch.autograd._profiler_enabled()  # what emit_itt itself turns on
+    return b.detach(), a.grad, profiling
 
 
 @scenario(API, "record_shapes", dtypes=["float32"],
@@ -68,4 +72,5 @@ def emit_itt_record_shapes(device, dtype, shape=(2, 3)):
     a = torch.rand(shape, dtype=dtype).to(device)
     with emit_itt(enabled=True, record_shapes=True):
         b = a.matmul(a.t())
-    return b
+        profiling = torch.autograd._profiler_enabled()  # what emit_itt itself turns on
+    return b, profiling
