@@ -191,3 +191,32 @@ def test_a_class_only_constructed_keeps_the_frames_and_one_never_made_is_hollow(
 
     result, _ = _run(never, lib.Stepper)
     assert result.status == "skip" and "never calls the API" in result.detail, result.detail
+
+
+def test_a_factory_torch_does_not_route_is_taken_away_through_its_bindings(fixture_path):
+    from torchparity.run.takeaway import _routed
+
+    assert not _routed(torch.fft.rfftfreq)
+
+    def case(device, dtype):
+        return torch.fft.rfftfreq(6, dtype=dtype, device=device) * 2
+
+    result, entries = _run(case, torch.fft.rfftfreq)
+    assert result.own.how == "attribute" and result.own.observes is True, result.own
+    assert result.own.calls == 1  # torch.fft's own name for it is not its __name__
+    assert "aten.mul" in _ops(entries, "scenario"), entries
+
+
+def test_a_python_property_is_taken_away_through_its_getter():
+    class Box:
+        @property
+        def size(self):
+            return 3
+
+    take = Takeaway(vars(Box)["size"])
+    assert take.how == "code"
+    with take.recording():
+        assert Box().size == 3
+    with take.stubbing("perturbed"):
+        assert Box().size == 4
+    assert Box().size == 3

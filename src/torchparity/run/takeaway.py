@@ -18,13 +18,16 @@ and the two runs are compared:
 
 How a call is taken away (``how``):
 
-- ``code``: a Python function (and each function a class API defines itself, not its
-  bases'): its ``__code__`` is swapped for a stub's while the run lasts, so every binding
+- ``code``: a Python function or property (and each function a class API defines
+  itself, not its bases'): its ``__code__`` is swapped for a stub's while the run lasts, so every binding
   of it (``from x import f``, a method looked up on a subclass) calls the stub;
 - ``torch-function``: a torch function or a ``Tensor`` method torch routes through
   ``__torch_function__``: a mode answers its calls;
-- ``None``: neither (a C function torch does not route, a property, a constant): nothing
-  is taken away, the footprint stays the frames' (``method="frames"``, reason given).
+- ``attribute``: another callable (a C function torch does not route, such as a factory):
+  every module global bound to it is rebound to a stub while the run
+  lasts (calls through a binding made otherwise are not seen);
+- ``None``: none of these (a C type's method or property, a constant): nothing is taken
+  away, the footprint stays the frames' (``method="frames"``, reason given).
 
 What a stand-in returns (``stub``), from the call's result in the recorded run:
 
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import threading
 import types
 from collections import defaultdict
@@ -59,7 +63,7 @@ from ..results.models import FootprintEntry, OwnFootprint
 
 PERTURBED, REPLAYED = "perturbed", "replayed"
 STUB_KINDS = (PERTURBED, REPLAYED)
-CODE, TORCH_FUNCTION = "code", "torch-function"
+CODE, TORCH_FUNCTION, ATTRIBUTE = "code", "torch-function", "attribute"
 INIT = -1  # the index of a class API's own __init__ among the calls (counted, never taken away)
 
 # a class API's own functions that are construction or identity, not behaviour: taking
@@ -245,10 +249,14 @@ class Takeaway:
         fn = obj.__func__ if isinstance(obj, (types.MethodType, staticmethod, classmethod)) else obj
         if isinstance(fn, functools.partial):
             fn = fn.func
+        if isinstance(fn, property) and isinstance(fn.fget, types.FunctionType):
+            fn = fn.fget  # a Python property: its getter is the API's code
         if isinstance(fn, types.FunctionType):
             self.targets, self.how = [fn], CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
+        elif callable(fn) and _bindings(fn):
+            self.targets, self.how = [fn], ATTRIBUTE
         elif not callable(fn):
             self.why = f"a {type(obj).__name__} value, not a function: there is no call to take away"
         else:
@@ -307,6 +315,9 @@ class Takeaway:
             elif self.how == TORCH_FUNCTION:
                 with _Intercept(self.targets[0], self):
                     yield self
+            elif self.how == ATTRIBUTE:
+                undo.append(_rebind(self.targets[0], functools.partial(self._through, 0)))
+                yield self
             else:
                 yield self
         finally:
@@ -359,6 +370,39 @@ def _routed(fn: Any) -> bool:
         return id(fn) in _routed_ids()
     except Exception:
         return False
+
+
+def _bindings(fn: Any) -> List[Tuple[Any, str]]:
+    """The (module, name) pairs of loaded modules whose global ``name`` is ``fn``
+    (``torch.fft.rfftfreq`` is ``torch._C._fft.fft_rfftfreq``; a scenario's ``from torch.fft
+    import ...``). A scan of every module's globals: tens of milliseconds, made only for a
+    callable no other way reaches."""
+    found = []
+    for mod in list(sys.modules.values()):
+        space = getattr(mod, "__dict__", None)
+        if not isinstance(space, dict):
+            continue
+        for name, value in list(space.items()):
+            if value is fn:
+                found.append((mod, name))
+    return found
+
+
+def _rebind(fn: Any, through: Callable) -> Callable[[], None]:
+    """Bind every module global that is ``fn`` (:func:`_bindings`) to a stub handing each
+    call to ``through(fn, args, kwargs)``; returns the undo."""
+    bound = _bindings(fn)
+
+    def stand_in(*args, **kwargs):
+        return through(fn, args, kwargs)
+
+    for mod, name in bound:
+        setattr(mod, name, stand_in)
+
+    def undo() -> None:
+        for mod, name in bound:
+            setattr(mod, name, fn)
+    return undo
 
 
 def _stub_code(n_free: int) -> types.CodeType:
