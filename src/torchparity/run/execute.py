@@ -30,7 +30,7 @@ from ..scenarios.registry import (
 from .conditioning import CorrectChip
 from .paths import record_path
 from .replay import Recording, Replaying
-from .takeaway import PERTURBED, Takeaway, frames_only, own_entries, steered
+from .takeaway import PERTURBED, Takeaway, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
 
 SEED = 0
@@ -410,7 +410,7 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             continue  # the run ended early: the ops after its end were never reached
         lower = kind == REPLAYED_STUB and not take.replays_data
         without = recorder.entries()
-        own, moved = own_entries(entries, without, lower_bound=lower)
+        own, moved = own_entries(entries, without, lower_bound=lower, api_names=take.names)
         steers = steered(entries, without)
         reason = ("the judged outcome changes without the API" if observes
                   else "the judged outcome is the same without the API")
@@ -484,7 +484,8 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         # draws' repeat (each ran the scenario once more on the device before)
         # ... and the draws' replay: what its random ops drew is recorded too
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
-        take = Takeaway(api_obj) if footprint and api_obj is not None and taking_away() else None
+        take = (Takeaway(counterpart(api_obj, adapter.type))
+                if footprint and api_obj is not None and taking_away() else None)
         with recording if recording is not None else contextlib.nullcontext():
             recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                              around=take.recording() if take is not None else None)

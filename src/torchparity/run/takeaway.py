@@ -201,6 +201,26 @@ _STAND_IN: Dict[str, Callable[[Any, int], Any]] = {PERTURBED: perturbed, REPLAYE
 
 # --- interception --------------------------------------------------------------------------
 
+DEVICE_FAMILIES = ("torch.cuda", "torch_npu", "torch.npu", "torch.xpu", "torch.mps")
+
+
+def counterpart(api_obj: Any, device_type: str) -> Any:
+    """What a case on ``device_type`` calls for ``api_obj``: a device-module function of
+    another device (``torch.cuda.memory_allocated`` asked of an NPU, as the devmod source
+    asks it) is answered by the device module's member of the same name; anything else is
+    itself."""
+    module = str(getattr(api_obj, "__module__", "") or "")
+    name = getattr(api_obj, "__name__", None)
+    if not name or not module.startswith(DEVICE_FAMILIES) or module.startswith(f"torch.{device_type}"):
+        return api_obj
+    try:
+        device_module = torch.get_device_module(device_type)
+    except Exception:
+        return api_obj
+    member = getattr(device_module, name, None)
+    return member if member is not None else api_obj
+
+
 class _State(threading.local):
     depth = 0
 
@@ -262,6 +282,11 @@ class Takeaway:
         else:
             self.why = (f"a {type(obj).__name__} that is neither a Python function nor one torch "
                         f"routes through __torch_function__: its calls cannot be taken away")
+
+    @property
+    def names(self) -> List[str]:
+        """The names the API's calls go by (its functions' ``__name__``)."""
+        return [n for n in (getattr(t, "__name__", None) for t in self.targets) if n]
 
     @property
     def replays_data(self) -> bool:
@@ -448,7 +473,8 @@ _ORDER = {"callable": 0, "api": 1, "scenario": 2}
 
 
 def own_entries(normal: Sequence[FootprintEntry], without: Sequence[FootprintEntry],
-                lower_bound: bool = False) -> Tuple[List[FootprintEntry], List[str]]:
+                lower_bound: bool = False, api_names: Sequence[str] = ()
+                ) -> Tuple[List[FootprintEntry], List[str]]:
     """The recorded run's entries attributed by taking the API away: of each op's count,
     what the run without the API does not make is the API's (``callable`` where the frames
     saw user code the API called back, else ``api``), the rest the scenario's. Also the
@@ -456,9 +482,15 @@ def own_entries(normal: Sequence[FootprintEntry], without: Sequence[FootprintEnt
 
     ``lower_bound``: the run without the API replayed objects the API made (a function, a
     module), whose work still ran: what disappeared is the API's, and what stayed keeps the
-    frames' attribution (it may be the API's work, run through its product)."""
+    frames' attribution (it may be the API's work, run through its product).
+
+    ``api_names``: where the API is a device-module function, the recorder counts each call
+    of it as a ``runtime.<module>.<name>`` entry around the stub too: those are the taken
+    away calls themselves, not calls the run without the API made."""
     left: Dict[str, int] = defaultdict(int)
     for e in without:
+        if e.op.startswith("runtime.") and e.op.rsplit(".", 1)[-1] in api_names:
+            continue
         left[e.op] += e.count
     by_op: Dict[str, List[FootprintEntry]] = defaultdict(list)
     for e in normal:

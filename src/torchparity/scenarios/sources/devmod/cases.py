@@ -347,45 +347,53 @@ def cuda_memory_allocated(device, dtype):
     c = Ctx(device)
     f = c.m("memory_allocated")
     if f is None:
-        return {"grows_by_nbytes": True, "back_after_free": True}
+        return {"grows_by_nbytes": True, "back_after_free": True, "is_the_allocators_stat": True}
     gc.collect()
     before = f()
     t = c.big()
     during = f()
+    exact = during == c.m("memory_stats")().get("allocated_bytes.all.current")
     del t
     gc.collect()
-    return {"grows_by_nbytes": during - before >= NBYTES, "back_after_free": f() <= during - NBYTES}
+    return {"grows_by_nbytes": during - before >= NBYTES, "back_after_free": f() <= during - NBYTES,
+            "is_the_allocators_stat": exact}
 
 
 def cuda_max_memory_allocated(device, dtype):
     c = Ctx(device)
     f = c.m("max_memory_allocated")
     if f is None:
-        return {"peak_covers_current": True, "peak_kept_after_free": True}
+        return {"peak_covers_current": True, "peak_kept_after_free": True, "is_the_allocators_stat": True}
     t = c.big()
     p = f()
     cur = c.m("memory_allocated")()
+    exact = p == c.m("memory_stats")().get("allocated_bytes.all.peak")
     del t
     gc.collect()
-    return {"peak_covers_current": p >= cur >= NBYTES, "peak_kept_after_free": f() >= p}
+    return {"peak_covers_current": p >= cur >= NBYTES, "peak_kept_after_free": f() >= p,
+            "is_the_allocators_stat": exact}
 
 
 def cuda_memory_reserved(device, dtype):
     c = Ctx(device)
     f = c.m("memory_reserved")
     if f is None:
-        return {"covers_allocated": True}
+        return {"covers_allocated": True, "is_the_allocators_stat": True}
     t = c.big()  # noqa: F841 (live while the counters are read)
-    return {"covers_allocated": f() >= c.m("memory_allocated")() >= NBYTES}
+    now = f()
+    return {"covers_allocated": now >= c.m("memory_allocated")() >= NBYTES,
+            "is_the_allocators_stat": now == c.m("memory_stats")().get("reserved_bytes.all.current")}
 
 
 def cuda_max_memory_reserved(device, dtype):
     c = Ctx(device)
     f = c.m("max_memory_reserved")
     if f is None:
-        return {"peak_covers_reserved": True}
+        return {"peak_covers_reserved": True, "is_the_allocators_stat": True}
     t = c.big()  # noqa: F841
-    return {"peak_covers_reserved": f() >= c.m("memory_reserved")() >= NBYTES}
+    peak = f()
+    return {"peak_covers_reserved": peak >= c.m("memory_reserved")() >= NBYTES,
+            "is_the_allocators_stat": peak == c.m("memory_stats")().get("reserved_bytes.all.peak")}
 
 
 def cuda_memory_cached(device, dtype):
@@ -974,6 +982,12 @@ def accelerator_get_device_capability(device, dtype):
     return {"dict": isinstance(torch.accelerator.get_device_capability(c.index), dict)}
 
 
+def _stat(module, key: str):
+    """One counter of ``module.memory_stats()`` (what torch's counter functions read), or
+    None where the backend keeps no such stat."""
+    return module.memory_stats().get(key)
+
+
 def accelerator_memory(device, dtype, member):
     """``torch.accelerator.memory.<member>`` around a device allocation: the promise its
     device-module counterpart makes (the CPU, no accelerator, answers with it)"""
@@ -985,7 +999,9 @@ def accelerator_memory(device, dtype, member):
         gc.collect()
         before = am.memory_allocated()
         t = c.big()
-        return {"grows_by_nbytes": am.memory_allocated() - before >= NBYTES}
+        now = am.memory_allocated()
+        return {"grows_by_nbytes": now - before >= NBYTES,
+                "is_the_allocators_stat": now == _stat(am, "allocated_bytes.all.current")}
     if member == "empty_host_cache":
         return {"returns_none": am.empty_host_cache() is None}
     if member == "get_memory_info":
@@ -993,11 +1009,17 @@ def accelerator_memory(device, dtype, member):
         return {"0<free<=total": 0 < free <= total}
     t = c.big()
     if member == "max_memory_allocated":
-        return {"peak_covers_current": am.max_memory_allocated() >= am.memory_allocated() >= NBYTES}
+        peak = am.max_memory_allocated()
+        return {"peak_covers_current": peak >= am.memory_allocated() >= NBYTES,
+                "is_the_allocators_stat": peak == _stat(am, "allocated_bytes.all.peak")}
     if member == "memory_reserved":
-        return {"covers_allocated": am.memory_reserved() >= am.memory_allocated() >= NBYTES}
+        now = am.memory_reserved()
+        return {"covers_allocated": now >= am.memory_allocated() >= NBYTES,
+                "is_the_allocators_stat": now == _stat(am, "reserved_bytes.all.current")}
     if member == "max_memory_reserved":
-        return {"peak_covers_reserved": am.max_memory_reserved() >= am.memory_reserved() >= NBYTES}
+        peak = am.max_memory_reserved()
+        return {"peak_covers_reserved": peak >= am.memory_reserved() >= NBYTES,
+                "is_the_allocators_stat": peak == _stat(am, "reserved_bytes.all.peak")}
     if member == "memory_stats":
         st = am.memory_stats()
         return {"current_matches": st.get("allocated_bytes.all.current") == am.memory_allocated()}
@@ -1017,8 +1039,10 @@ def accelerator_memory(device, dtype, member):
 
 # what each torch.accelerator.memory body returns (the CPU's promise: every key True)
 MEMORY_KEYS = {
-    "memory_allocated": ("grows_by_nbytes",), "max_memory_allocated": ("peak_covers_current",),
-    "memory_reserved": ("covers_allocated",), "max_memory_reserved": ("peak_covers_reserved",),
+    "memory_allocated": ("grows_by_nbytes", "is_the_allocators_stat"),
+    "max_memory_allocated": ("peak_covers_current", "is_the_allocators_stat"),
+    "memory_reserved": ("covers_allocated", "is_the_allocators_stat"),
+    "max_memory_reserved": ("peak_covers_reserved", "is_the_allocators_stat"),
     "memory_stats": ("current_matches",), "reset_peak_memory_stats": ("peak_back_to_current",),
     "reset_accumulated_memory_stats": ("dropped",), "empty_cache": ("reserved_covers_allocated",),
     "empty_host_cache": ("returns_none",), "get_memory_info": ("0<free<=total",),
