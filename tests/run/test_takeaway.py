@@ -220,3 +220,35 @@ def test_a_python_property_is_taken_away_through_its_getter():
     with take.stubbing("perturbed"):
         assert Box().size == 4
     assert Box().size == 3
+
+
+_COUNTERPART = r"""
+import torch
+from torchparity.devices import get_adapter
+from torchparity.judge.evidence import row_evidence
+from torchparity.run.execute import execute
+from torchparity.scenarios.sources import find
+
+adapter = get_adapter("emu:ascend-a2")
+adapter.setup()
+for api in ("torch.cuda.max_memory_reserved", "torch.cuda.reset_accumulated_host_memory_stats"):
+    obj = eval(api)
+    sc = find("devmod", api, obj, "devmod_" + api.rsplit(".", 1)[-1])
+    result, entries = execute(sc, "float32", adapter, footprint=True, api_obj=obj)
+    print(result.status, result.cause, result.own.observes,
+          row_evidence(result.status, result.cause, entries, own=result.own))
+"""
+
+
+def test_a_cuda_counter_asked_of_the_npu_is_its_counterpart_taken_away():
+    """torch.cuda.max_memory_reserved on the emulated NPU is answered by torch.npu's member:
+    taken away, the case's exact stat check turns, and the evidence is device-state; the
+    host-memory reset, which the emulator cannot count, is its limit, not a pass."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _COUNTERPART], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.split("\n")
+    assert lines[0].split() == ["pass", "None", "True", "device-state"], out.stdout
+    assert lines[1].split()[:2] == ["skip", "emulator_limit"], out.stdout
