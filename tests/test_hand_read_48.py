@@ -1,0 +1,60 @@
+"""The hand-read sample of issue 48 (item 7) is data: well-formed, and drawn, not chosen.
+
+``tests/data/hand-read-48.yaml`` holds a reviewer's reading of 40 vendor-listed APIs, before
+and after taking the API away; its API list must be exactly what
+``benchmarks/hand_sample.py --seed 48 --n 40`` draws, so the sample cannot be picked by hand.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data" / "hand-read-48.yaml"
+CLASSES = ("strong", "weak", "hollow", "wrong", "undetermined")
+
+
+def _reading():
+    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+
+
+def _hand_sample():
+    spec = importlib.util.spec_from_file_location("hand_sample_bench", REPO / "benchmarks" / "hand_sample.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_reading_is_well_formed():
+    doc = _reading()
+    assert doc["seed"] == 48 and doc["n"] == 40 and doc["torch_version"] == "2.13.0"
+    assert doc["draw"] == "python benchmarks/hand_sample.py --seed 48 --n 40"
+    assert set(doc["classes"]) == set(CLASSES)
+    for run in ("before", "after"):
+        assert re.fullmatch(r"[0-9a-f]{40}", doc["runs"][run]["commit"])
+    apis = doc["apis"]
+    assert len(apis) == doc["n"] and len({a["name"] for a in apis}) == doc["n"]
+    for a in apis:
+        for run in ("before", "after"):
+            assert a[run]["class"] in CLASSES, (a["name"], run)
+            assert len(a[run]["reason"].strip()) > 20, (a["name"], run)
+        # every API left wrong or hollow after the change names what would fix it
+        if a["after"]["class"] in ("wrong", "hollow"):
+            assert a.get("fix", "").strip(), a["name"]
+    for run in ("before", "after"):  # the shares are the counts of the classes read
+        counted = Counter(a[run]["class"] for a in apis)
+        assert doc["shares"][run] == {c: counted.get(c, 0) for c in CLASSES}, run
+
+
+def test_sample_is_the_seeded_draw():
+    doc = _reading()
+    drawn = _hand_sample().draw(doc["seed"], doc["n"], torch_version=doc["torch_version"])
+    assert [a["name"] for a in doc["apis"]] == drawn
+    # uniform and seeded: another seed draws another sample from the same list
+    assert _hand_sample().draw(doc["seed"] + 1, doc["n"], torch_version=doc["torch_version"]) != drawn
+
