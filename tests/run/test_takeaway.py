@@ -252,3 +252,33 @@ def test_a_cuda_counter_asked_of_the_npu_is_its_counterpart_taken_away():
     lines = out.stdout.split("\n")
     assert lines[0].split() == ["pass", "None", "True", "device-state"], out.stdout
     assert lines[1].split()[:2] == ["skip", "emulator_limit"], out.stdout
+
+
+def test_own_methods_called_by_the_constructor_are_construction_not_taken_away(fixture_path):
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        s = lib.Scheduler(torch.ones(2, dtype=dtype, device=device))  # step() once inside
+        s.step()  # and once by the case: the one taken away
+        return s.x
+
+    result, entries = _run(case, lib.Scheduler)
+    assert result.own.method == "takeaway" and result.own.stub == "perturbed", result.own
+    assert result.own.calls == 1 and result.own.observes is True
+    api = {e.op: e.count for e in entries if e.source == "api"}
+    assert api == {"aten.mul": 1}, entries
+
+
+def test_a_worlds_body_is_not_the_apis_indirect_work_but_a_level_it_sets_is():
+    from torchparity.judge.evidence import from_footprint
+    from torchparity.run.takeaway import frames_only
+
+    body = [FootprintEntry(op="c10d.broadcast_", source="scenario", count=1, dtypes=["float32"]),
+            FootprintEntry(op="aten.add", source="scenario", count=2, dtypes=["float32"])]
+    world = frames_only("a world's ranks run the API")
+    world.steers = False
+    assert from_footprint(body, world) == "host-only"
+    level = frames_only("the case cannot run without the API's results, even replayed")
+    level.steers = True
+    assert from_footprint(body, level) == "device-state"
+    assert from_footprint(body, frames_only("a constant")) == "device-state"  # undecided: as before

@@ -56,6 +56,7 @@ METADATA_OPS = frozenset({
     "new_empty", "new_empty_strided", "zeros_like", "ones_like", "zeros", "ones", "fill_",
     "zero_", "_fw_primal", "_make_dual", "_unpack_dual", "view_as_real", "view_as_complex",
     "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "sym_is_contiguous",
+    "_has_compatible_shallow_copy_type",  # a query (Module._apply asks it): computes nothing
 })
 
 
@@ -488,6 +489,8 @@ RUNTIME_PREFIX = "runtime."  # entries of device-module calls (FootprintRecorder
 # an entry saying that part of the case ran where no recorder reached (an RPC's callee
 # threads, a rank that sent no footprint): the footprint is incomplete, "not recorded"
 UNRECORDED = "runtime.unrecorded"
+# an entry saying that a world's ranks sent their footprints back and they are in it
+RANKS_RECORDED = "runtime.world.ranks_recorded"
 
 
 def is_runtime(entry: FootprintEntry) -> bool:

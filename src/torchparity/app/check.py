@@ -108,7 +108,7 @@ def case_result(answer: Answer, sc: Scenario, dtype: str, emulated: bool,
     if answer.outputs is not None and result.outputs is None:
         result.outputs = list(answer.outputs)
     # a world's device work runs in its rank processes: their footprints come back with
-    # their results (world.RANKS_RECORDED among the entries); a world row with no entry at
+    # their results (footprint.RANKS_RECORDED among the entries); a world row with no entry at
     # all (the ranks sent none, a launcher's children) is "not recorded", never host-only
     recorded = answer.recorded and not ("distributed" in sc.tags and not entries)
     result.evidence = row_evidence(result.status, result.cause, entries, recorded=recorded,

@@ -71,17 +71,18 @@ def from_footprint(entries: Iterable[FootprintEntry], own: Optional[OwnFootprint
     ``own``: how the entries were attributed (``run.takeaway``). Taken away, an entry is
     the API's only if it disappeared without the API, so the scenario's device work is
     the API's indirect effect only where the run without the API dispatched other device
-    ops (``own.steers``: a level, a flag, a mode the device work reads); otherwise it is
-    the scenario's own, and an API with no entry of its own is host-only. With the frames'
-    attribution (no ``own``, or ``own.method == "frames"``) any device work beyond moving
-    inputs and reading results back counts as indirect, as before."""
+    ops or could not run (``own.steers``: a level, a flag, a mode the device work reads);
+    otherwise it is the scenario's own, and an API with no entry of its own is host-only.
+    A world's body (``own.steers`` False) is the scenario's too. Where nothing decided it
+    (no ``own``, or the frames kept with ``own.steers`` None), any device work beyond
+    moving inputs and reading results back counts as indirect, as before."""
     entries = list(entries)
     mine = [e for e in entries if e.source in ("api", "callable")]
     if any(not is_runtime(e) and _name(e) not in METADATA_OPS for e in mine):
         return DEVICE_COMPUTE
     if mine:  # views, strides, allocation, or device-module calls (counters, streams)
         return DEVICE_STATE
-    if own is not None and own.method == TAKEAWAY:
+    if own is not None and (own.method == TAKEAWAY or own.steers is not None):
         return DEVICE_STATE if own.steers else HOST_ONLY
     if any(not is_runtime(e) and _name(e) not in TRANSFER_OPS for e in entries):
         return DEVICE_STATE  # device work under the state the API set up (indirect)

@@ -94,9 +94,10 @@ class OwnFootprint(Strict):
     reason: str = ""
     # where taking the API away disagrees with the frames: "op: frames -> takeaway (n)"
     moved: List[str] = Field(default_factory=list)
-    # the run without the API dispatched device ops the recorded run did not: the API
-    # steers the scenario's device work (a level, a flag, a mode) without ops of its own
-    steers: bool = False
+    # the API steers the scenario's device work (a level, a flag, a mode) without ops of
+    # its own: the run without it dispatched device ops the recorded run did not, or could
+    # not run at all; False: it does not (taken away, or a world's body); None: unknown
+    steers: Optional[bool] = None
 
 
 class Analysis(Strict):

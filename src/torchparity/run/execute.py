@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import torch
 from torch.utils._pytree import tree_map
 
-from ..api.footprint import METADATA_OPS, UNRECORDED, FootprintRecorder, is_runtime
+from ..api.footprint import METADATA_OPS, RANKS_RECORDED, UNRECORDED, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
 from ..judge.compare import Judgement, compare_outputs, output_kinds
 from ..judge.paths import path_difference
@@ -374,9 +374,12 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
     whether the case observes the API: the recorded run (``entries``, ``recorded``) beside
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
     go on, by the recorded results replayed."""
-    if "distributed" in sc.tags:
-        return entries, frames_only("a world's ranks run the API in processes of their own, "
-                                    "where it is not taken away")
+    if any(e.op == RANKS_RECORDED for e in entries) or ("distributed" in sc.tags and take is not None
+                                                        and take.how is not None and take.calls == 0):
+        own = frames_only("a world's ranks run the API in processes of their own, where it is not "
+                          "taken away")
+        own.steers = False  # the world's own collectives and device work are its body's
+        return entries, own
     if take is None or take.how is None or recorded is None:
         return entries, frames_only(take.why if take is not None else "no API to take away")
     if any(e.op == UNRECORDED for e in entries):
@@ -420,7 +423,10 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
                           "the frames' attribution"))
         return own, OwnFootprint(method="takeaway", how=take.how, stub=kind, calls=take.calls,
                                  observes=observes, reason=reason, moved=moved, steers=steers)
+    # the scenario's device work cannot run without the API: it depends on what the API
+    # set up (a level, a mode), which is the API's indirect involvement
     return entries, OwnFootprint(method="frames", how=take.how, calls=take.calls, observes=observes,
+                                 steers=True,
                                  reason="the case cannot run without the API's results, even "
                                         "replayed: the frames' attribution is kept")
 

@@ -170,8 +170,10 @@ def perturbed(value: Any, call: int = 0) -> Any:
         return 0.0 if value != value else value + step
     if isinstance(value, complex):
         return value + step
-    if isinstance(value, (str, bytes)):
-        return value + (f" (taken away {step})" if isinstance(value, str) else b"~" * step)
+    if isinstance(value, str):  # another string as a whole (a version's major.minor too)
+        return f"<taken away {step}>" if value != f"<taken away {step}>" else ""
+    if isinstance(value, bytes):
+        return b"~" * step if value != b"~" * step else b""
     if isinstance(value, torch.dtype):
         return torch.float64 if value != torch.float64 else torch.float32
     if isinstance(value, torch.Size):
@@ -304,8 +306,8 @@ class Takeaway:
             return call()
         state.depth += 1
         try:
-            if index == INIT:
-                self.constructed += 1
+            if index == INIT:  # construction is never taken away, nor what it calls
+                self.constructed += self._mode == "record"
                 return call()
             if self._mode == "record":
                 try:
@@ -334,7 +336,7 @@ class Takeaway:
             if self.how == CODE:
                 for i, fn in enumerate(self.targets):
                     undo.append(_swap_code(fn, functools.partial(self._through, i)))
-                if mode == "record" and self.init is not None:
+                if self.init is not None:  # counted while recording; what it calls is its own
                     undo.append(_swap_code(self.init, functools.partial(self._through, INIT)))
                 yield self
             elif self.how == TORCH_FUNCTION:

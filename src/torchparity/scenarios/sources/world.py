@@ -45,7 +45,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from ...api.footprint import UNRECORDED, StackRecorder, active_recorder
+from ...api.footprint import RANKS_RECORDED, UNRECORDED, StackRecorder, active_recorder
 from ...results.error_rules import classify_exception
 from ..registry import HarnessFailure, ScaffoldingRefused
 
@@ -247,7 +247,6 @@ def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-RANKS_RECORDED = "runtime.world.ranks_recorded"  # footprint entry: the ranks' ops are in it
 
 
 def absorb_footprints(per_rank: List[dict], device: str) -> None:

@@ -790,12 +790,17 @@ def cuda_manual_seed(device, dtype, member="manual_seed", seed=123):
 def cuda_seed(device, dtype, member="seed", replay="manual_seed"):
     """``seed`` / ``seed_all`` (``member``): the seed it picked replays its draws"""
     c = Ctx(device)
-    c.m(member)()
+    c.m("manual_seed")(7)
+    fixed = torch.rand(5, device=c.device)
+    c.m("manual_seed")(7)
+    c.m(member)()  # picks a new, non-deterministic seed
     s1 = c.m("initial_seed")()
     a = torch.rand(5, device=c.device)
     c.m(replay)(s1)
     b = torch.rand(5, device=c.device)
-    return {"int_seed": isinstance(s1, int), "seed_replays": torch.equal(a, b)}
+    return {"int_seed": isinstance(s1, int), "seed_replays": torch.equal(a, b),
+            # a seed() that does nothing leaves seed 7 and its draws in place
+            "reseeded": s1 != 7 and not torch.equal(a, fixed)}
 
 
 def cuda_initial_seed(device, dtype):
