@@ -456,3 +456,44 @@ def test_a_replayed_refusal_names_its_dtype_in_the_kernel_fact():
         fact = a.evidence["kernel_facts"][0]
         assert fact["op"] == "aten.random_" and fact["dtype"] == want
     assert "uint16" not in prof.op_support("aten.random_").dtypes
+
+
+_REPLAY_ONE = """\
+import json, sys, unittest, warnings
+warnings.filterwarnings("ignore")
+import torch
+from torchparity.devices import get_adapter
+get_adapter("emu:ascend-a2").setup()
+from torchparity.app.explain_skips_replay import _Outcomes
+
+class T(unittest.TestCase):
+    def test_close(self):
+        x = torch.ones(2, dtype=torch.complex64, device="npu")
+        torch.testing.assert_close(x, x.clone())
+
+result = _Outcomes()
+unittest.TestSuite([T("test_close")]).run(result)
+print(json.dumps(result.row))
+"""
+
+
+@pytest.mark.slow
+def test_a_replayed_assert_close_over_a_refused_isclose_is_the_devices_dtype_refusal(tmp_path):
+    """assert_close on the emulated A2 in complex64: its isclose is refused, and torch.testing
+    re-raises "Comparing ... resulted in the unexpected exception above". The replay's row
+    keeps the device's refusal under that wrapper and the entry classifies on it (DTYPE),
+    not on the wrapper (an unknown device error, OTHER)."""
+    from torchparity.run.upstream_handler import compare
+
+    script = tmp_path / "one.py"
+    script.write_text(_REPLAY_ONE)
+    env = dict(os.environ, PYTHONPATH=str(Path(X.__file__).resolve().parents[2]), TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert row["outcome"] == "error" and "Comparing" in row["detail"]
+    payload = compare({"variants": {"-": {"outcome": "pass", "detail": ""}}}, X._side(row), "npu")
+    assert payload["cause"] == "dtype_limit", payload
+    e = X.parse_entry("test_close_npu (__main__.TPRIVATEUSE1)", None, NAMES)
+    a = X.classify_replay(e, payload, True, "emu:ascend-a2")
+    assert a.category == "DTYPE" and "isclose" in a.reason and "Comparing" in a.reason

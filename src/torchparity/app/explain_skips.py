@@ -1042,7 +1042,7 @@ def _side(row: Optional[Dict[str, str]]) -> Dict[str, Any]:
         return {outcome: row.get("detail", "")}
     if outcome == "file_error":
         return {"error": f"the test file does not import: {row.get('detail', '')}"}
-    return {"variants": {"-": {k: v for k, v in row.items() if k in ("outcome", "detail", "exc_type")}}}
+    return {"variants": {"-": {k: v for k, v in row.items() if k in ("outcome", "detail", "exc_type", "chain")}}}
 
 
 def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs,

@@ -51,19 +51,23 @@ class _Outcomes(unittest.TestResult):
         self.row: Optional[Dict[str, str]] = None
         self.sub_failed = False
 
-    def _set(self, outcome: str, detail: str = "", exc_type: str = "") -> None:
+    def _set(self, outcome: str, detail: str = "", exc_type: str = "", inner=None) -> None:
         if self.row is not None and self.row["outcome"] in ("fail", "error"):
             return  # the first failure (of a subtest) is the test's
         self.row = {"outcome": outcome, "detail": _short(detail)}
         if exc_type:
             self.row["exc_type"] = exc_type
+        if inner:  # what it was raised from or while handling: the device's own error, kept whole
+            self.row["chain"] = [{"exc_type": r["exc_type"], "detail": _short(r["detail"])} for r in inner]
 
     def _exc(self, err, outcome: str) -> None:
+        from ..run.upstream_runner import inner_errors
+
         exc_type, value, _ = err
         name = getattr(exc_type, "__name__", str(exc_type))
         if name == TestOverran.__name__:
             outcome = "timeout"
-        self._set(outcome, f"{name}: {value}".strip(), name)
+        self._set(outcome, f"{name}: {value}".strip(), name, inner_errors(value))
 
     def addSuccess(self, test) -> None:
         if self.row is None:
