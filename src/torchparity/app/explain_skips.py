@@ -40,6 +40,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
+from ..results.error_rules import refused_kernels
 
 VENDOR_CATEGORIES = ("DTYPE", "VALUE", "MEMORY", "NOT_SUPPORT", "HCCL", "ERROR_MSG_UNMATCH", "OTHER")
 CATEGORIES = VENDOR_CATEGORIES + ("STALE", "UNDETERMINED")
@@ -1147,7 +1148,6 @@ def _timing(row: Dict[str, Any], side: str) -> Dict[str, Any]:
             if v is not None}
 
 
-_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for \'(\w+)\'')
 # the scalar type names of c10's messages -> dtype names
 _SCALAR_TYPES = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
                  "ComplexDouble": "complex128", "ComplexFloat": "complex64", "ComplexHalf": "complex32",
@@ -1162,16 +1162,25 @@ def _refused_dtype(name: str):
 
 
 def _add_kernel_fact(a: Answer, profile) -> None:
-    """The profile's fact behind a dtype refusal a replay met (the emulator names the op's
-    kernel in its message), with its source."""
-    m = _KERNEL.search(a.reason)
-    if profile is None or not m:
+    """The profile's fact behind a dtype refusal a replay met, with its source: the op the
+    message names (c10's '"isclose_npu" not implemented for ...', or torch_npu's
+    'isclose: NPU function error: call aclnnIsClose failed ... not implemented for DT_X'),
+    and where the words come from (``chips/messages.yaml``)."""
+    found = refused_kernels(a.reason)
+    if profile is None or not found:
         return
-    entry = profile.op_support(f"aten.{m.group(1)}")
+    op, scalar, aclnn = found[0]
+    entry = profile.op_support(f"aten.{op}")
     if entry is None:
         return
-    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtype": _refused_dtype(m.group(2)),
-                                   "dtypes": entry.dtypes, "source": entry.source}]
+    from ..devices.profiles import vendor_messages
+
+    fact = {"op": f"aten.{op}", "dtype": _refused_dtype(scalar), "dtypes": entry.dtypes, "source": entry.source}
+    words = vendor_messages(getattr(profile, "vendor", None))
+    if aclnn and words is not None and words.aclnn_dtype_check is not None:
+        fact["wording"] = {"kernel": aclnn, "sources": words.aclnn_dtype_check.sources
+                           + (words.aclnn_failure.sources if words.aclnn_failure else [])}
+    a.evidence["kernel_facts"] = [fact]
     a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
 
 

@@ -96,6 +96,31 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
 )
 
 
+# a device kernel's dtype refusal in the two shapes the NPU words it: c10's dispatch macros
+# and op-plugin's own checks ('"dot_npu" not implemented for 'Double''), and an aclnn
+# kernel's dtype check as torch_npu raises it ('dot: NPU function error: call aclnnDot failed,
+# ... Tensor self not implemented for DT_DOUBLE, ...', devices/profiles/chips/messages.yaml)
+_REFUSED_C10 = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_xpu|_mps)?" not implemented for \'(\w+)\'')
+_REFUSED_ACLNN = re.compile(r"(\w+): NPU function error: call (aclnn\w+) failed\b.*?not implemented for (DT_\w+)", re.S)
+# aclnn's dtype names -> c10's scalar type names (the names the c10 shape prints)
+ACLNN_SCALAR_TYPES = {"DT_FLOAT": "Float", "DT_DOUBLE": "Double", "DT_FLOAT16": "Half",
+                      "DT_BFLOAT16": "BFloat16", "DT_COMPLEX32": "ComplexHalf", "DT_COMPLEX64": "ComplexFloat",
+                      "DT_COMPLEX128": "ComplexDouble", "DT_INT64": "Long", "DT_INT32": "Int",
+                      "DT_INT16": "Short", "DT_INT8": "Char", "DT_UINT8": "Byte", "DT_BOOL": "Bool",
+                      "DT_UINT16": "UInt16", "DT_UINT32": "UInt32", "DT_UINT64": "UInt64"}
+
+
+def refused_kernels(text: str) -> List[Tuple[str, str, Optional[str]]]:
+    """(op, c10 scalar type name, aclnn kernel or None) of each dtype refusal in ``text``:
+    ``"dot_npu" not implemented for 'Double'`` -> ("dot", "Double", None); torch_npu's
+    ``dot: NPU function error: call aclnnDot failed ... not implemented for DT_DOUBLE`` ->
+    ("dot", "Double", "aclnnDot")."""
+    found = [(m.start(), (m.group(1), m.group(2), None)) for m in _REFUSED_C10.finditer(text)]
+    found += [(m.start(), (m.group(1), ACLNN_SCALAR_TYPES.get(m.group(3), m.group(3)), m.group(2)))
+              for m in _REFUSED_ACLNN.finditer(text)]
+    return [f for _, f in sorted(found, key=lambda x: x[0])]
+
+
 def classify_exception(exc_type: str, message: str,
                        extra_rules: Sequence[Tuple[str, str, str]] = ()) -> Optional[Tuple[Status, Cause]]:
     """(status, cause) for a device exception that means "unsupported", else None."""
