@@ -56,6 +56,19 @@ OPS_TESTS_FILE = Path(__file__).with_name("explain_skips_ops_tests.yaml")
 _SHIPPED: Dict[str, Dict[str, Any]] = {}
 
 
+NO_CPU_FILE = Path(__file__).with_name("explain_skips_no_cpu.yaml")
+_NO_CPU: Dict[str, Dict[str, Any]] = {}
+
+
+def no_cpu_classes() -> Dict[str, Dict[str, Any]]:
+    """class -> {"source": ...}: generic classes upstream never instantiates for the CPU."""
+    if not _NO_CPU:
+        import yaml
+
+        _NO_CPU.update(yaml.safe_load(NO_CPU_FILE.read_text(encoding="utf-8")) or {})
+    return _NO_CPU
+
+
 def shipped_ops_tests() -> Dict[str, Dict[str, Any]]:
     """class -> {"tests": [...], "source": "repo path@commit"}."""
     if not _SHIPPED:
@@ -1069,7 +1082,9 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
                 e = owners[i]
                 tests.append({"cls": e.base_cls if cases[i]["generic"] else e.cls, "generic": cases[i]["generic"],
                               "names": _listed_names(e, "device") if side == "device" else _listed_names(e, "cpu"),
-                              "cpu_names": _listed_names(e, "cpu")})
+                              "cpu_names": _listed_names(e, "cpu"),
+                              # a generic test renamed by @parametrize since the list named it
+                              "head": e.head if e.generic else None, "tail": f"_{e.rest}" if e.rest else ""})
             out.append({"id": f"{side}:{rel}", "root": root, "rel": rel, "side": side, "tests": tests,
                         "owners": idx, "torch_device": adapter.torch_device, "per_test": side_timeout,
                         "load_timeout": load_timeout})
@@ -1079,10 +1094,14 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
     done = [0]
     total = len(cases)
 
-    def finish(i: int, payload: Dict[str, Any], method: Optional[str]) -> None:
+    def finish(i: int, payload: Dict[str, Any], method: Optional[str], renamed=None) -> None:
         e = owners[i]
         a = classify_replay(e, payload, emulated, spec)
         a.evidence["method"] = method or cases[i]["test"]
+        if renamed:  # the listed name is outdated: its test's parametrized copies answered
+            a.evidence["renamed"] = renamed
+            a.reason += (f"; the listed name matches no test of this tree (renamed upstream by "
+                         f"@parametrize): ran its copies {', '.join(renamed)}")
         a.evidence["replay"] = "batched per file" + (" under torchparity's torch_npu stand-in"
                                                       if env.get("TORCHPARITY_TORCH_NPU") else "")
         if a.category == "DTYPE":
@@ -1114,12 +1133,15 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
         timings[i] = _timing(row, req["side"])
         if row.get("outcome") in ("pass", "xfail"):
             finish(i, {"status": "pass", "cause": None, "detail": f"{row.get('method')}: {row['outcome']}",
-                       "outcomes": {"device": row["outcome"]}}, row.get("method"))
+                       "outcomes": {"device": row["outcome"]}}, row.get("method"), row.get("renamed"))
         elif row.get("outcome") == "file_error":  # the same import fails on the CPU side
             finish(i, {"status": "skip", "cause": "not_comparable", "detail": "cannot replay here: the test "
                        f"file does not import: {row.get('detail', '')}"}, None)
         elif i in on_cpu_side:  # a CPU test of the list that fails: nothing of the device in it
             finish(i, compare(_side(row), None, "cpu"), row.get("method"))
+        elif cases[i]["generic"] and owners[i].base_cls in no_cpu_classes() and row.get("outcome") != "absent":
+            # upstream never runs this class on the CPU: the device's round alone answers
+            finish(i, _device_only(row, owners[i].base_cls, adapter), row.get("method"), row.get("renamed"))
         else:
             first[i] = row
             store.put_device_row(spec, owners[i].key, row)
@@ -1136,9 +1158,24 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
         dev = first[i]
         cpu = _side(row)
         payload = compare(cpu, _side(dev) if "variants" in cpu else None, adapter.type, adapter.error_patterns())
-        finish(i, payload, dev.get("method"))
+        finish(i, payload, dev.get("method"), dev.get("renamed"))
 
     R.run_requests(requests("cpu", sorted(again)), spec, env, jobs, on_cpu, pool)
+
+
+def _device_only(row: Dict[str, Any], cls: str, adapter) -> Dict[str, Any]:
+    """The payload of a listed test of a class upstream never instantiates for the CPU
+    (``explain_skips_no_cpu.yaml``): its device row, classified as the comparison would."""
+    from ..run.upstream_handler import classify_row
+
+    side = _side(row)
+    if "variants" not in side:
+        kind, text = next(iter(side.items()))
+        return {"status": "skip", "cause": "not_comparable", "detail": f"on {adapter.type}, {kind}: {text}"}
+    status, cause, detail = classify_row(side["variants"]["-"], adapter.error_patterns())
+    why = f"no CPU round: upstream never runs {cls} on the CPU [{no_cpu_classes()[cls]['source']}]"
+    return {"status": status.value, "cause": cause.value,
+            "detail": f"{row.get('outcome')} on {adapter.type}: {detail}; {why}", "outcomes": {"device": row.get("outcome")}}
 
 
 def _timing(row: Dict[str, Any], side: str) -> Dict[str, Any]:

@@ -189,7 +189,7 @@ def _row(status: Status, cause: Optional[Cause], detail: str, **extra) -> Dict[s
     return out
 
 
-def _classify(row: Dict[str, Any], patterns) -> Tuple[Status, Cause, str]:
+def classify_row(row: Dict[str, Any], patterns) -> Tuple[Status, Cause, str]:
     """(status, cause, detail) of a device row: an error is classified on the innermost
     exception of its chain a rule knows (the device's refusal under assert_close's
     "Comparing ..." wrapper), whose text then leads the detail."""
@@ -248,7 +248,7 @@ def compare(cpu: Dict[str, Any], dev: Optional[Dict[str, Any]], device_type: str
         elif d["outcome"] == "skip":
             skipped.append(f"{label}skipped on {device_type}: {d['detail']}")
         else:
-            status, cause, detail = _classify(d, patterns)
+            status, cause, detail = classify_row(d, patterns)
             bad.append((key, status, cause, f"{label}{d['outcome']} on {device_type}: {detail}"))
     others = len(cpu_rows) - len(runnable)
     tail = f"; {others} variant(s) not comparable (fail or skip on the CPU)" if others else ""
