@@ -20,9 +20,16 @@ extrapolated per part and says so:
 code before a change): prints how many entries have the same category in both, and the
 ones that differ.
 
+``--vendor-types FILE``: the vendor's own typed list (Ascend/pytorch
+``test/unsupported_test_cases/disabled_tests_type.json``: ``{"test (module.Class)": {"DTYPE":
+"reason"}}``, also a valid ``--disabled``): prints how many entries get the vendor's
+category, in this run and in ``--baseline``'s, and each other entry with its explanation
+from ``--explained`` (``tests/data/explain_skips/vendor-typed-explained.yaml``: why the vendor's
+category is not the answer here, with the line that shows it) or as unexplained.
+
     python benchmarks/explain_skips.py [--disabled FILE] [--tests DIR] [--sample 2000]
         [--stratified] [--device emu:ascend-a2] [--jobs 2] [--side-timeout 60] [--out DIR]
-        [--baseline DIR]
+        [--baseline DIR] [--vendor-types FILE [--explained YAML]]
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import time
 from pathlib import Path
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "data" / "explain_skips" / "pytorch-disabled-tests.fixture.json"
+EXPLAINED = FIXTURE.with_name("vendor-typed-explained.yaml")
 
 
 def main() -> int:
@@ -49,6 +57,8 @@ def main() -> int:
     ap.add_argument("--side-timeout", type=float, default=60.0)
     ap.add_argument("--out", default=None, help="keep the outputs (and resume) here")
     ap.add_argument("--baseline", default=None, help="an earlier run's --out folder: compare categories")
+    ap.add_argument("--vendor-types", default=None, help="the vendor's disabled_tests_type.json: agreement")
+    ap.add_argument("--explained", default=str(EXPLAINED), help="why an entry's vendor category is not ours")
     args = ap.parse_args()
     from torchparity.app import explain_skips as X
 
@@ -95,6 +105,12 @@ def main() -> int:
             ops_s + model["replay_s"] + r.phases.get("setup", 0.0))
     if args.baseline:
         report["same_category_as_baseline"] = compare(args.baseline, r)
+    if args.vendor_types:
+        ours = {k: a.category for k, a in r.answers.items()}
+        report["vendor_category"] = vendor_agreement(args.vendor_types, ours, args.explained)
+        if args.baseline:
+            report["vendor_category_baseline"] = vendor_agreement(
+                args.vendor_types, categories(args.baseline), args.explained)["agree"]
     print(json.dumps(report, indent=1))
     return 0
 
@@ -126,6 +142,32 @@ def replay_model(r, tree, whole, jobs):
     return {"timed_entries": n, "test_s_per_entry": round(per_test, 3), "import_s_per_file_side": round(per_import, 2),
             "whole_files": len(whole_files), "fixed_s": round(fixed, 1),
             "replay_s": round((per_test * whole_replayable + per_import * len(whole_files) * 2) / jobs + fixed)}
+
+
+def categories(out) -> dict:
+    """key -> category of an earlier run's explained.json."""
+    return {row["key"]: row["category"]
+            for row in json.loads((Path(out) / "explained.json").read_text(encoding="utf-8"))["rows"]}
+
+
+def vendor_agreement(typed_path, ours, explained_path) -> dict:
+    """{"agree": [n, of], "explained": {key: {vendor, ours, why, shown_by}}, "unexplained":
+    {key: [vendor, ours]}} of the vendor's typed entries against ``ours`` (key -> category)."""
+    import yaml
+
+    typed = json.loads(Path(typed_path).read_text(encoding="utf-8"))
+    why = yaml.safe_load(Path(explained_path).read_text(encoding="utf-8")) or {} if explained_path else {}
+    agree, explained, unexplained = 0, {}, {}
+    for key, value in typed.items():
+        vendor = next(iter(value)) if isinstance(value, dict) and value else None
+        got = ours.get(key)
+        if got == vendor:
+            agree += 1
+        elif key in why:
+            explained[key] = {"vendor": vendor, "ours": got, **why[key]}
+        else:
+            unexplained[key] = [vendor, got]
+    return {"agree": [agree, len(typed)], "explained": explained, "unexplained": unexplained}
 
 
 def compare(baseline, r):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -456,3 +457,111 @@ def test_a_replayed_refusal_names_its_dtype_in_the_kernel_fact():
         fact = a.evidence["kernel_facts"][0]
         assert fact["op"] == "aten.random_" and fact["dtype"] == want
     assert "uint16" not in prof.op_support("aten.random_").dtypes
+
+
+_REPLAY_ONE = """\
+import json, sys, unittest, warnings
+warnings.filterwarnings("ignore")
+import torch
+from torchparity.devices import get_adapter
+get_adapter("emu:ascend-a2").setup()
+from torchparity.app.explain_skips_replay import _Outcomes
+
+class T(unittest.TestCase):
+    def test_close(self):
+        x = torch.ones(2, dtype=torch.complex64, device="npu")
+        torch.testing.assert_close(x, x.clone())
+
+result = _Outcomes()
+unittest.TestSuite([T("test_close")]).run(result)
+print(json.dumps(result.row))
+"""
+
+
+@pytest.mark.slow
+def test_a_replayed_assert_close_over_a_refused_isclose_is_the_devices_dtype_refusal(tmp_path):
+    """assert_close on the emulated A2 in complex64: its isclose is refused, and torch.testing
+    re-raises "Comparing ... resulted in the unexpected exception above". The replay's row
+    keeps the device's refusal under that wrapper and the entry classifies on it (DTYPE),
+    not on the wrapper (an unknown device error, OTHER)."""
+    from torchparity.run.upstream_handler import compare
+
+    script = tmp_path / "one.py"
+    script.write_text(_REPLAY_ONE)
+    env = dict(os.environ, PYTHONPATH=str(Path(X.__file__).resolve().parents[2]), TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    row = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert row["outcome"] == "error" and "Comparing" in row["detail"]
+    payload = compare({"variants": {"-": {"outcome": "pass", "detail": ""}}}, X._side(row), "npu")
+    assert payload["cause"] == "dtype_limit", payload
+    e = X.parse_entry("test_close_npu (__main__.TPRIVATEUSE1)", None, NAMES)
+    a = X.classify_replay(e, payload, True, "emu:ascend-a2")
+    assert a.category == "DTYPE" and "isclose" in a.reason and "Comparing" in a.reason
+
+
+def test_a_renamed_generic_test_runs_its_parametrized_copies():
+    """test_addcmul gained @parametrize("use_cpu_scalar") after the vendor listed
+    test_addcmul_npu_int16: the listed name matches no method, its copies do (their
+    function is the generic test's), and a different test sharing the prefix does not."""
+    from torchparity.app.explain_skips_replay import renamed_copies
+
+    def test_addcmul(self, device, dtype):
+        pass
+
+    def test_addcmul_cuda_errors_with_cpu_scalars(self, device):
+        pass
+
+    klass = type("TestTorchDeviceTypeNPU", (), {
+        "test_addcmul_use_cpu_scalar_True_npu_int16": test_addcmul,
+        "test_addcmul_use_cpu_scalar_False_npu_int16": test_addcmul,
+        "test_addcmul_use_cpu_scalar_True_npu_float32": test_addcmul,
+        "test_addcmul_cuda_errors_with_cpu_scalars_npu": test_addcmul_cuda_errors_with_cpu_scalars})
+    assert renamed_copies(klass, "test_addcmul", "_int16", ("npu",)) == [
+        "test_addcmul_use_cpu_scalar_False_npu_int16", "test_addcmul_use_cpu_scalar_True_npu_int16"]
+    assert renamed_copies(klass, "test_addcmul", "", ("npu",)) == []  # no dtype: no copy is its
+    assert renamed_copies(klass, "test_addcmul", "_int16", ("cpu",)) == []
+
+
+def test_a_class_upstream_never_runs_on_the_cpu_is_answered_by_the_device_alone():
+    """TestDevicePrecision.test_advancedindex_mixed_devices_error mixes the device with the
+    CPU: on the CPU it fails too (nothing is mixed), which is no reference; upstream
+    instantiates the class except_for='cpu' (explain_skips_no_cpu.yaml, with its source)."""
+    from torchparity.devices import get_adapter
+
+    assert "except_for='cpu'" in X.no_cpu_classes()["TestDevicePrecision"]["source"]
+    e = X.parse_entry("test_advancedindex_mixed_devices_error_npu (__main__.TestDevicePrecisionPRIVATEUSE1)",
+                      None, NAMES)
+    row = {"outcome": "fail", "detail": "AssertionError: RuntimeError not raised", "exc_type": "AssertionError"}
+    payload = X._device_only(row, e.base_cls, get_adapter("emu:ascend-a2"))
+    a = X.classify_replay(e, payload, True, "emu:ascend-a2")
+    assert a.category == "ERROR_MSG_UNMATCH" and "no CPU round" in a.reason and "except_for='cpu'" in a.reason
+
+
+VENDOR_EXPLAINED = DATA / "vendor-typed-explained.yaml"
+
+
+def test_every_explained_vendor_entry_says_why_with_the_lines():
+    why = yaml.safe_load(VENDOR_EXPLAINED.read_text(encoding="utf-8"))
+    assert why and all(k.endswith(")") and " (__main__." in k for k in why)
+    for key, e in why.items():
+        assert e["kind"] in ("renamed", "outdated", "host", "no_fact"), key
+        assert len(e["why"]) > 80 and e["shown_by"], key
+        assert all(re.search(r"@[0-9a-f]{12}|torch 2\.13", s) for s in e["shown_by"]), key
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get(ASCEND), reason=f"set {ASCEND} to an Ascend/pytorch checkout")
+def test_the_vendors_typed_entries_get_its_category_or_an_explanation(tmp_path):
+    """The vendor's 31 typed entries (disabled_tests_type.json) replayed on emu:ascend-a2:
+    each gets the vendor's category or is explained in vendor-typed-explained.yaml."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from explain_skips import vendor_agreement
+
+    root = Path(os.environ[ASCEND])
+    typed = root / "test" / "unsupported_test_cases" / "disabled_tests_type.json"
+    r = X.explain_skips(disabled=str(typed), tests=str(root / "test"), device="emu:ascend-a2",
+                        out=str(tmp_path), side_timeout=60)
+    got = vendor_agreement(str(typed), {k: a.category for k, a in r.answers.items()}, str(VENDOR_EXPLAINED))
+    assert not got["unexplained"], got["unexplained"]
+    assert got["agree"][0] >= 25 and got["agree"][1] == 31, got["agree"]

@@ -25,6 +25,33 @@ def test_device_dtype_refusal_is_unsupported():
     assert (j.status.value, j.cause.value) == ("unsupported", "dtype_limit")
 
 
+def test_a_scenarios_wrapped_device_refusal_is_the_answer():
+    """A scenario whose assert_close hits the device's refused isclose: torch.testing raises
+    "Comparing ... resulted in the unexpected exception above" while handling the refusal;
+    the refusal (kept in the chain) is the answer, and the detail names both."""
+    try:
+        try:
+            raise RuntimeError("\"isclose_npu\" not implemented for 'ComplexFloat'")
+        except RuntimeError:
+            raise RuntimeError("Comparing\n\nTensorOrArrayPair(...)\n\nresulted in the unexpected exception above.")  # noqa: B904
+    except RuntimeError as exc:
+        wrapped = exc
+    j = judge_outcomes(_sc(), Outcome(value=1), Outcome(exc=wrapped), ADAPTER)
+    assert (j.status.value, j.cause.value) == ("unsupported", "dtype_limit")
+    assert j.detail.startswith("RuntimeError: \"isclose_npu\"") and "raised within RuntimeError: Comparing" in j.detail
+
+
+def test_a_refusal_on_a_later_line_is_described():
+    """torch_npu's aclnn failures say why on a later line; the one-line detail keeps it."""
+    msg = ("isclose: NPU function error: call aclnnIsClose failed, error code is 161002\n"
+           "[ERROR] ERR00100 PTA call acl api failed.\n"
+           "AclNN_Parameter_Error(EZ1001): Tensor self not implemented for DT_COMPLEX64, should be in "
+           "dtype support list [DT_FLOAT].")
+    j = judge_outcomes(_sc(), Outcome(value=1), Outcome(exc=RuntimeError(msg)), ADAPTER)
+    assert (j.status.value, j.cause.value) == ("unsupported", "dtype_limit")
+    assert "call aclnnIsClose failed" in j.detail and "not implemented for DT_COMPLEX64" in j.detail
+
+
 def test_build_config_even_when_the_cpu_reference_raised_too():
     exc = RuntimeError("Can't use ITT profiler - PyTorch was compiled without ITT")
     j = judge_outcomes(_sc(), Outcome(exc=exc), Outcome(exc=exc), ADAPTER)

@@ -40,6 +40,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from ..dtypes import DTYPE_NAMES
 from ..errors import InputError
+from ..results.error_rules import refused_kernels
 
 VENDOR_CATEGORIES = ("DTYPE", "VALUE", "MEMORY", "NOT_SUPPORT", "HCCL", "ERROR_MSG_UNMATCH", "OTHER")
 CATEGORIES = VENDOR_CATEGORIES + ("STALE", "UNDETERMINED")
@@ -53,6 +54,19 @@ _SUFFIXES = (("PRIVATEUSE1", ("npu", "privateuse1")), ("CPU", ("cpu",)), ("CUDA"
 # vendor's list names, read from the files their sources name (data, shipped beside this)
 OPS_TESTS_FILE = Path(__file__).with_name("explain_skips_ops_tests.yaml")
 _SHIPPED: Dict[str, Dict[str, Any]] = {}
+
+
+NO_CPU_FILE = Path(__file__).with_name("explain_skips_no_cpu.yaml")
+_NO_CPU: Dict[str, Dict[str, Any]] = {}
+
+
+def no_cpu_classes() -> Dict[str, Dict[str, Any]]:
+    """class -> {"source": ...}: generic classes upstream never instantiates for the CPU."""
+    if not _NO_CPU:
+        import yaml
+
+        _NO_CPU.update(yaml.safe_load(NO_CPU_FILE.read_text(encoding="utf-8")) or {})
+    return _NO_CPU
 
 
 def shipped_ops_tests() -> Dict[str, Dict[str, Any]]:
@@ -1042,7 +1056,7 @@ def _side(row: Optional[Dict[str, str]]) -> Dict[str, Any]:
         return {outcome: row.get("detail", "")}
     if outcome == "file_error":
         return {"error": f"the test file does not import: {row.get('detail', '')}"}
-    return {"variants": {"-": {k: v for k, v in row.items() if k in ("outcome", "detail", "exc_type")}}}
+    return {"variants": {"-": {k: v for k, v in row.items() if k in ("outcome", "detail", "exc_type", "chain")}}}
 
 
 def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, side_timeout, jobs,
@@ -1068,7 +1082,9 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
                 e = owners[i]
                 tests.append({"cls": e.base_cls if cases[i]["generic"] else e.cls, "generic": cases[i]["generic"],
                               "names": _listed_names(e, "device") if side == "device" else _listed_names(e, "cpu"),
-                              "cpu_names": _listed_names(e, "cpu")})
+                              "cpu_names": _listed_names(e, "cpu"),
+                              # a generic test renamed by @parametrize since the list named it
+                              "head": e.head if e.generic else None, "tail": f"_{e.rest}" if e.rest else ""})
             out.append({"id": f"{side}:{rel}", "root": root, "rel": rel, "side": side, "tests": tests,
                         "owners": idx, "torch_device": adapter.torch_device, "per_test": side_timeout,
                         "load_timeout": load_timeout})
@@ -1078,10 +1094,14 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
     done = [0]
     total = len(cases)
 
-    def finish(i: int, payload: Dict[str, Any], method: Optional[str]) -> None:
+    def finish(i: int, payload: Dict[str, Any], method: Optional[str], renamed=None) -> None:
         e = owners[i]
         a = classify_replay(e, payload, emulated, spec)
         a.evidence["method"] = method or cases[i]["test"]
+        if renamed:  # the listed name is outdated: its test's parametrized copies answered
+            a.evidence["renamed"] = renamed
+            a.reason += (f"; the listed name matches no test of this tree (renamed upstream by "
+                         f"@parametrize): ran its copies {', '.join(renamed)}")
         a.evidence["replay"] = "batched per file" + (" under torchparity's torch_npu stand-in"
                                                       if env.get("TORCHPARITY_TORCH_NPU") else "")
         if a.category == "DTYPE":
@@ -1113,12 +1133,15 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
         timings[i] = _timing(row, req["side"])
         if row.get("outcome") in ("pass", "xfail"):
             finish(i, {"status": "pass", "cause": None, "detail": f"{row.get('method')}: {row['outcome']}",
-                       "outcomes": {"device": row["outcome"]}}, row.get("method"))
+                       "outcomes": {"device": row["outcome"]}}, row.get("method"), row.get("renamed"))
         elif row.get("outcome") == "file_error":  # the same import fails on the CPU side
             finish(i, {"status": "skip", "cause": "not_comparable", "detail": "cannot replay here: the test "
                        f"file does not import: {row.get('detail', '')}"}, None)
         elif i in on_cpu_side:  # a CPU test of the list that fails: nothing of the device in it
             finish(i, compare(_side(row), None, "cpu"), row.get("method"))
+        elif cases[i]["generic"] and owners[i].base_cls in no_cpu_classes() and row.get("outcome") != "absent":
+            # upstream never runs this class on the CPU: the device's round alone answers
+            finish(i, _device_only(row, owners[i].base_cls, adapter), row.get("method"), row.get("renamed"))
         else:
             first[i] = row
             store.put_device_row(spec, owners[i].key, row)
@@ -1135,9 +1158,24 @@ def _answer_replays_batched(cases, owners, answers, store, adapter, emulated, si
         dev = first[i]
         cpu = _side(row)
         payload = compare(cpu, _side(dev) if "variants" in cpu else None, adapter.type, adapter.error_patterns())
-        finish(i, payload, dev.get("method"))
+        finish(i, payload, dev.get("method"), dev.get("renamed"))
 
     R.run_requests(requests("cpu", sorted(again)), spec, env, jobs, on_cpu, pool)
+
+
+def _device_only(row: Dict[str, Any], cls: str, adapter) -> Dict[str, Any]:
+    """The payload of a listed test of a class upstream never instantiates for the CPU
+    (``explain_skips_no_cpu.yaml``): its device row, classified as the comparison would."""
+    from ..run.upstream_handler import classify_row
+
+    side = _side(row)
+    if "variants" not in side:
+        kind, text = next(iter(side.items()))
+        return {"status": "skip", "cause": "not_comparable", "detail": f"on {adapter.type}, {kind}: {text}"}
+    status, cause, detail = classify_row(side["variants"]["-"], adapter.error_patterns())
+    why = f"no CPU round: upstream never runs {cls} on the CPU [{no_cpu_classes()[cls]['source']}]"
+    return {"status": status.value, "cause": cause.value,
+            "detail": f"{row.get('outcome')} on {adapter.type}: {detail}; {why}", "outcomes": {"device": row.get("outcome")}}
 
 
 def _timing(row: Dict[str, Any], side: str) -> Dict[str, Any]:
@@ -1147,7 +1185,6 @@ def _timing(row: Dict[str, Any], side: str) -> Dict[str, Any]:
             if v is not None}
 
 
-_KERNEL = re.compile(r'"(\w+?)(?:_npu)?" not implemented for \'(\w+)\'')
 # the scalar type names of c10's messages -> dtype names
 _SCALAR_TYPES = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
                  "ComplexDouble": "complex128", "ComplexFloat": "complex64", "ComplexHalf": "complex32",
@@ -1162,16 +1199,25 @@ def _refused_dtype(name: str):
 
 
 def _add_kernel_fact(a: Answer, profile) -> None:
-    """The profile's fact behind a dtype refusal a replay met (the emulator names the op's
-    kernel in its message), with its source."""
-    m = _KERNEL.search(a.reason)
-    if profile is None or not m:
+    """The profile's fact behind a dtype refusal a replay met, with its source: the op the
+    message names (c10's '"isclose_npu" not implemented for ...', or torch_npu's
+    'isclose: NPU function error: call aclnnIsClose failed ... not implemented for DT_X'),
+    and where the words come from (``chips/messages.yaml``)."""
+    found = refused_kernels(a.reason)
+    if profile is None or not found:
         return
-    entry = profile.op_support(f"aten.{m.group(1)}")
+    op, scalar, aclnn = found[0]
+    entry = profile.op_support(f"aten.{op}")
     if entry is None:
         return
-    a.evidence["kernel_facts"] = [{"op": f"aten.{m.group(1)}", "dtype": _refused_dtype(m.group(2)),
-                                   "dtypes": entry.dtypes, "source": entry.source}]
+    from ..devices.profiles import vendor_messages
+
+    fact = {"op": f"aten.{op}", "dtype": _refused_dtype(scalar), "dtypes": entry.dtypes, "source": entry.source}
+    words = vendor_messages(getattr(profile, "vendor", None))
+    if aclnn and words is not None and words.aclnn_dtype_check is not None:
+        fact["wording"] = {"kernel": aclnn, "sources": words.aclnn_dtype_check.sources
+                           + (words.aclnn_failure.sources if words.aclnn_failure else [])}
+    a.evidence["kernel_facts"] = [fact]
     a.reason += f"; the kernel takes {', '.join(entry.dtypes or [])} [{entry.source}]"
 
 

@@ -51,19 +51,23 @@ class _Outcomes(unittest.TestResult):
         self.row: Optional[Dict[str, str]] = None
         self.sub_failed = False
 
-    def _set(self, outcome: str, detail: str = "", exc_type: str = "") -> None:
+    def _set(self, outcome: str, detail: str = "", exc_type: str = "", inner=None) -> None:
         if self.row is not None and self.row["outcome"] in ("fail", "error"):
             return  # the first failure (of a subtest) is the test's
         self.row = {"outcome": outcome, "detail": _short(detail)}
         if exc_type:
             self.row["exc_type"] = exc_type
+        if inner:  # what it was raised from or while handling: the device's own error, kept whole
+            self.row["chain"] = [{"exc_type": r["exc_type"], "detail": _short(r["detail"])} for r in inner]
 
     def _exc(self, err, outcome: str) -> None:
+        from ..run.upstream_runner import inner_errors
+
         exc_type, value, _ = err
         name = getattr(exc_type, "__name__", str(exc_type))
         if name == TestOverran.__name__:
             outcome = "timeout"
-        self._set(outcome, f"{name}: {value}".strip(), name)
+        self._set(outcome, f"{name}: {value}".strip(), name, inner_errors(value))
 
     def addSuccess(self, test) -> None:
         if self.row is None:
@@ -143,7 +147,28 @@ def _find(mod, test: Dict[str, Any], side: str):
         copies = parametrized(klass, test["names"][0])
         if copies:
             return klass, sorted(copies.values())[0]
+    elif test.get("head"):
+        copies = renamed_copies(klass, test["head"], test.get("tail", ""),
+                                CPU_NAMES if side == "cpu" else DEVICE_NAMES)
+        if copies:
+            return klass, copies
     return None, f"{klass.__name__} has no test {names[0]}"
+
+
+CPU_NAMES = ("cpu",)
+
+
+def renamed_copies(klass, head: str, tail: str, devices) -> List[str]:
+    """The copies of generic test ``head`` that ``@parametrize`` made since the list named
+    it (``test_addcmul_npu_int16`` became ``test_addcmul_use_cpu_scalar_True_npu_int16`` and
+    ``..._False_...``): methods ``head_<params>_<device><tail>`` whose function is ``head``."""
+    out = []
+    for n in sorted(dir(klass)):
+        if n.startswith(head + "_") and any(n.endswith(f"_{d}{tail}") for d in devices):
+            fn = getattr(klass, n, None)
+            if callable(fn) and getattr(fn, "__name__", None) == head:
+                out.append(n)
+    return out
 
 
 def _run_one(mod, test: Dict[str, Any], side: str, torch_device: str, per_test: float) -> Dict[str, str]:
@@ -152,6 +177,7 @@ def _run_one(mod, test: Dict[str, Any], side: str, torch_device: str, per_test: 
     klass, name = _find(mod, test, side)
     if klass is None:
         return {"outcome": "absent", "detail": name}
+    names = name if isinstance(name, list) else [name]  # a renamed test: all its copies
     result = _Outcomes()
 
     def overran(signum, frame):
@@ -163,7 +189,7 @@ def _run_one(mod, test: Dict[str, Any], side: str, torch_device: str, per_test: 
     try:
         if default:
             torch.set_default_device(torch_device)
-        unittest.TestSuite([klass(name)]).run(result)
+        unittest.TestSuite([klass(n) for n in names]).run(result)
     except TestOverran as exc:  # in a fixture outside the test
         result._set("timeout", str(exc), TestOverran.__name__)
     except BaseException as exc:  # noqa: BLE001 - the test's own problem is its answer
@@ -174,7 +200,9 @@ def _run_one(mod, test: Dict[str, Any], side: str, torch_device: str, per_test: 
         if default:
             torch.set_default_device(None)
     row = result.row or {"outcome": "error", "detail": "the test did not run"}
-    row["method"] = f"{klass.__name__}.{name}"
+    row["method"] = ", ".join(f"{klass.__name__}.{n}" for n in names)
+    if isinstance(name, list):
+        row["renamed"] = names
     return row
 
 

@@ -15,13 +15,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..dtypes import DTYPE_FREE
 from ..judge.causes import CAUSE_TEXT, LIMIT_CAUSES
+from ..results.error_rules import refused_kernels
 from ..results.models import Cause, DeviceInfo, Environment, Report
 from .format import relpath
 from .vocab import term
 
 LIMITS = {c.value for c in LIMIT_CAUSES}
-# a refusal message of a device kernel: "linalg_vector_norm_npu" not implemented for 'Double'
-REFUSED_OP = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_xpu|_mps)?" not implemented for \'(\w+)\'')
+# a refusal message of a device kernel ("linalg_vector_norm_npu" not implemented for 'Double',
+# or torch_npu's aclnn failure): results.error_rules.refused_kernels
 TORCH_DTYPE = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16",
                "ComplexDouble": "complex128", "ComplexFloat": "complex64", "Long": "int64",
                "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
@@ -512,7 +513,7 @@ def refused_ops(scenarios: Sequence[Dict[str, Any]], lang: str = "en") -> List[s
     out: List[str] = []
     lp, rp = ("（", "）") if lang == "zh" else (" (", ")")
     for s in scenarios:
-        for op, dt in REFUSED_OP.findall(s.get("detail") or ""):
+        for op, dt, _ in refused_kernels(s.get("detail") or ""):
             label = f"{code(op)}{lp}{TORCH_DTYPE.get(dt, dt)}{rp}"
             if label not in out:
                 out.append(label)
@@ -523,7 +524,7 @@ def refused_phrase(scenarios: Sequence[Dict[str, Any]], lang: str) -> str:
     """"设备算子 `a`、`b` 不支持 float64": the refused kernels of the details, by dtype."""
     by_dtype: Dict[str, List[str]] = {}
     for s in scenarios:
-        for op, dt in REFUSED_OP.findall(s.get("detail") or ""):
+        for op, dt, _ in refused_kernels(s.get("detail") or ""):
             ops = by_dtype.setdefault(TORCH_DTYPE.get(dt, dt), [])
             if op not in ops:
                 ops.append(op)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
@@ -10,6 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError
+from ..results.error_rules import refused_kernels
 from ..results.models import Analysis, Cause, ScenarioResult, Status, Text, Verdict
 from ..yamlmodel import load_yaml_model
 from .causes import CAUSE_TEXT, LIMIT_CAUSES
@@ -77,15 +77,14 @@ def categorise(facts: Dict[str, Any], rules: Optional[CategoryRules] = None) -> 
 
 
 # whole kernel names: "linalg_vector_norm_npu" -> linalg_vector_norm, "normal__npu" -> normal_
-_OP_IN_DETAIL = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_xpu|_mps)?" not implemented for \'(\w+)\'')
 
 
 def _limit_phrase(results: Sequence[ScenarioResult]) -> str:
     ops = []
     for r in results:
-        m = _OP_IN_DETAIL.search(r.detail or "")
-        if m and f"{m.group(1)} ({m.group(2)})" not in ops:
-            ops.append(f"{m.group(1)} ({m.group(2)})")
+        found = refused_kernels(r.detail or "")
+        if found and f"{found[0][0]} ({found[0][1]})" not in ops:
+            ops.append(f"{found[0][0]} ({found[0][1]})")
     return f" [{', '.join(ops)}]" if ops else ""
 
 

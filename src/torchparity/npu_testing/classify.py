@@ -24,6 +24,7 @@ from typing import Dict, Optional
 
 from pydantic import BaseModel
 
+from ..results.error_rules import refused_kernels
 from . import GAP, LIMIT, NOT_EMULATED
 
 CLASSES = ("chip_limit", "emulator", "adapter_gap", "environment")
@@ -127,9 +128,9 @@ def _chip_limit(body: str, profile, line: str) -> Optional[Failure]:
     """A refusal shaped like the profile's messages, confirmed by the profile's own entry."""
     if profile is None:
         return None
-    m = re.search(r"\"(\w+?)_npu\" not implemented for '(\w+)'", body)
-    if m:
-        op, dtype = f"aten.{m.group(1)}", _DTYPE_OF.get(m.group(2), m.group(2))
+    found = refused_kernels(body)
+    if found:
+        op, dtype = f"aten.{found[0][0]}", _DTYPE_OF.get(found[0][1], found[0][1])
         entry = profile.op_support(op)
         if entry is not None and entry.supported and entry.dtypes is not None \
                 and dtype not in entry.dtypes:

@@ -47,6 +47,13 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
     # the dtype-dispatch macros of every backend, torch_npu's "dot_npu" included
     ErrorRule(r"not implemented for '(\w+)'", Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
               "\"dot_npu\" not implemented for 'Double'"),
+    # aclnn's dtype check (OP_CHECK_DTYPE_NOT_SUPPORT, hicann/ops-math
+    # common/inc/external/aclnn_kernels/common/op_error_check.h:108-112), as torch_npu
+    # raises it ("call aclnnX failed, error code is 161002 ... EZ1001: ...")
+    ErrorRule(r"not implemented for DT_\w+|should be in dtype support list",
+              Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
+              "AclNN_Parameter_Error(EZ1001): Tensor self not implemented for DT_COMPLEX64, "
+              "should be in dtype support list [DT_FLOAT16,DT_FLOAT,DT_BFLOAT16]."),
     ErrorRule(r"(?i)(dtype|data type)\b.{0,80}\b(is )?not supported|not support(ed)? (the )?dtype|"
               r"unsupported (data ?type|dtype)|doesn't support float64|does not support float64|"
               r"DT_DOUBLE",
@@ -89,6 +96,31 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
 )
 
 
+# a device kernel's dtype refusal in the two shapes the NPU words it: c10's dispatch macros
+# and op-plugin's own checks ('"dot_npu" not implemented for 'Double''), and an aclnn
+# kernel's dtype check as torch_npu raises it ('dot: NPU function error: call aclnnDot failed,
+# ... Tensor self not implemented for DT_DOUBLE, ...', devices/profiles/chips/messages.yaml)
+_REFUSED_C10 = re.compile(r'"(\w+?)(?:_npu|_cuda|_cpu|_xpu|_mps)?" not implemented for \'(\w+)\'')
+_REFUSED_ACLNN = re.compile(r"(\w+): NPU function error: call (aclnn\w+) failed\b.*?not implemented for (DT_\w+)", re.S)
+# aclnn's dtype names -> c10's scalar type names (the names the c10 shape prints)
+ACLNN_SCALAR_TYPES = {"DT_FLOAT": "Float", "DT_DOUBLE": "Double", "DT_FLOAT16": "Half",
+                      "DT_BFLOAT16": "BFloat16", "DT_COMPLEX32": "ComplexHalf", "DT_COMPLEX64": "ComplexFloat",
+                      "DT_COMPLEX128": "ComplexDouble", "DT_INT64": "Long", "DT_INT32": "Int",
+                      "DT_INT16": "Short", "DT_INT8": "Char", "DT_UINT8": "Byte", "DT_BOOL": "Bool",
+                      "DT_UINT16": "UInt16", "DT_UINT32": "UInt32", "DT_UINT64": "UInt64"}
+
+
+def refused_kernels(text: str) -> List[Tuple[str, str, Optional[str]]]:
+    """(op, c10 scalar type name, aclnn kernel or None) of each dtype refusal in ``text``:
+    ``"dot_npu" not implemented for 'Double'`` -> ("dot", "Double", None); torch_npu's
+    ``dot: NPU function error: call aclnnDot failed ... not implemented for DT_DOUBLE`` ->
+    ("dot", "Double", "aclnnDot")."""
+    found = [(m.start(), (m.group(1), m.group(2), None)) for m in _REFUSED_C10.finditer(text)]
+    found += [(m.start(), (m.group(1), ACLNN_SCALAR_TYPES.get(m.group(3), m.group(3)), m.group(2)))
+              for m in _REFUSED_ACLNN.finditer(text)]
+    return [f for _, f in sorted(found, key=lambda x: x[0])]
+
+
 def classify_exception(exc_type: str, message: str,
                        extra_rules: Sequence[Tuple[str, str, str]] = ()) -> Optional[Tuple[Status, Cause]]:
     """(status, cause) for a device exception that means "unsupported", else None."""
@@ -99,6 +131,47 @@ def classify_exception(exc_type: str, message: str,
         if re.search(rule.pattern, text):
             return rule.status, rule.cause
     return None
+
+
+def exception_chain(exc: BaseException, limit: int = 8) -> List[BaseException]:
+    """``exc`` and the exceptions it was raised from or while handling (``__cause__``, else
+    ``__context__`` unless suppressed), outermost first. ``assert_close``'s "Comparing ...
+    resulted in the unexpected exception above" wraps the device's own error this way. The
+    chain stops at a test's failure (an ``AssertionError``): what it was raised while
+    handling is what the test judged (``assertRaisesRegex`` whose message did not match)."""
+    out: List[BaseException] = []
+    seen = set()
+    while exc is not None and id(exc) not in seen and len(out) < limit:
+        out.append(exc)
+        seen.add(id(exc))
+        if isinstance(exc, AssertionError):
+            break
+        exc = exc.__cause__ if exc.__cause__ is not None else (
+            None if exc.__suppress_context__ else exc.__context__)
+    return out
+
+
+def classify_chain(chain: Sequence[Tuple[str, str]], extra_rules: Sequence[Tuple[str, str, str]] = ()
+                   ) -> Tuple[Optional[Tuple[Status, Cause]], int]:
+    """(status, cause) of a chain of (type name, message), outermost first, and the index of
+    the exception that decided it: the innermost one a rule classifies (the device's
+    refusal under a wrapper), else the outermost's answer (None when no rule matches)."""
+    for i in range(len(chain) - 1, 0, -1):
+        found = classify_exception(chain[i][0], chain[i][1], extra_rules)
+        if found is not None:
+            return found, i
+    if not chain:
+        return None, 0
+    return classify_exception(chain[0][0], chain[0][1], extra_rules), 0
+
+
+def classify_exception_chain(exc: BaseException, extra_rules: Sequence[Tuple[str, str, str]] = ()
+                             ) -> Tuple[Optional[Tuple[Status, Cause]], BaseException]:
+    """:func:`classify_chain` of ``exc``'s :func:`exception_chain`: (status, cause) or None,
+    and the exception that decided it (``exc`` itself when nothing inside it classifies)."""
+    chain = exception_chain(exc)
+    found, i = classify_chain([(type(e).__name__, str(e)) for e in chain], extra_rules)
+    return found, chain[i]
 
 
 def is_refusal(exc: BaseException, extra_rules: Sequence[Tuple[str, str, str]] = ()) -> bool:

@@ -16,7 +16,7 @@ from ..api.footprint import METADATA_OPS, RANKS_RECORDED, UNRECORDED, FootprintR
 from ..devices.base import DeviceAdapter
 from ..judge.compare import Judgement, compare_outputs, output_kinds
 from ..judge.paths import path_difference
-from ..results.error_rules import classify_exception
+from ..results.error_rules import classify_exception, classify_exception_chain
 from ..results.models import Cause, FootprintEntry, OwnFootprint, ScenarioResult, Status
 from ..scenarios.registry import (
     HarnessFailure,
@@ -57,9 +57,23 @@ class Outcome:
 def describe_exception(exc: BaseException) -> str:
     text = str(exc).strip()
     # the first meaningful line; torch errors often carry a long C++ trace after it
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = lines[0] if lines else ""
     detail = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    if len(lines) > 1 and classify_exception(type(exc).__name__, first) is None:
+        # a refusal whose reason is on a later line (torch_npu: "call aclnnX failed, error
+        # code is 161002" / "AclNN_Parameter_Error(EZ1001): Tensor self not implemented for ...")
+        why = next((ln for ln in lines[1:] if classify_exception(type(exc).__name__, ln) is not None), None)
+        if why:
+            detail += f" ... {why}"
     return detail[:DETAIL_LIMIT]
+
+
+def _describe_chain(outer: BaseException, inner: Optional[BaseException]) -> str:
+    """The deciding exception, and the one that wraps it when they differ."""
+    if inner is None or inner is outer:
+        return describe_exception(outer)
+    return f"{describe_exception(inner)} (raised within {describe_exception(outer)[:120]})"
 
 
 def _run(fn, device: str, dtype: torch.dtype, adapter: Optional[DeviceAdapter]) -> Outcome:
@@ -117,9 +131,11 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
         if isinstance(side.exc, ScaffoldingRefused):
             return Judgement(Status.SKIP, Cause.NOT_COMPARABLE, f"scaffolding refused: {side.exc}")
     if dev.raised:
-        unsupported = classify_exception(type(dev.exc).__name__, str(dev.exc), extra)
+        # the device's own error under a wrapper (assert_close's "Comparing ... resulted in
+        # the unexpected exception above", a stage's re-raise) decides; the whole chain is kept
+        unsupported, inner = classify_exception_chain(dev.exc, extra)
     else:
-        unsupported = None
+        unsupported, inner = None, None
 
     if sc.raises is not None:
         if dev.raised and _matches(dev.exc, sc.raises):
@@ -127,7 +143,7 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
                 f"; note: the CPU reference gave {cpu.describe()}")
             return Judgement(Status.PASS, None, f"raised as expected: {dev.describe()}{note}")
         if unsupported:
-            return Judgement(unsupported[0], unsupported[1], dev.describe())
+            return Judgement(unsupported[0], unsupported[1], _describe_chain(dev.exc, inner))
         if dev.raised:
             return Judgement(Status.ERROR, Cause.DEVICE_ERROR,
                              f"expected {sc.raises.type} matching {sc.raises.match!r}, got {dev.describe()}")
@@ -138,7 +154,7 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
         if unsupported:
             note = (f"; the CPU reference raised {cpu.describe()}" if cpu.raised
                     else f"; the CPU reference returned {_short(cpu.value)}")
-            return Judgement(unsupported[0], unsupported[1], dev.describe() + note)
+            return Judgement(unsupported[0], unsupported[1], _describe_chain(dev.exc, inner) + note)
         if cpu.raised:
             return Judgement(Status.ERROR, Cause.HARNESS_ERROR,
                              f"fails on the CPU too: {cpu.describe()}")

@@ -25,7 +25,7 @@ from ..judge.compare import compare_outputs, output_kinds
 from ..judge.evidence import DEVICE_COMPUTE, from_footprint
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
-from ..results.error_rules import classify_exception
+from ..results.error_rules import classify_exception, classify_exception_chain
 from ..results.models import Cause, Status
 from ..scenarios import opinfo as oi
 from . import opinfo_restricted as RS
@@ -272,8 +272,10 @@ class _Case:
                 return _cat("same_error", Judgement(Status.UNSUPPORTED, Cause.OP_LIMIT,
                                                     f"{msg} (the CPU raises {type(cpu.exc).__name__} too)"),
                             cpu_raised=True)
-            cls = classify_exception(type(dev.exc).__name__, str(dev.exc), self.extra_rules)
+            cls, inner = classify_exception_chain(dev.exc, self.extra_rules)
             if cls is not None:
+                if inner is not dev.exc:  # the device's error under a wrapper decides
+                    msg = f"{describe_exception(inner)} (raised within {msg[:120]})"
                 return _cat("unsupported", Judgement(cls[0], cls[1], msg))
             return _cat("error", Judgement(Status.ERROR, Cause.DEVICE_ERROR, msg))
         if cpu.exc is not None:

@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..results.error_rules import classify_exception
+from ..results.error_rules import classify_chain
 from ..results.models import Cause, Status
 from . import proctree
 from .answer import Answer
@@ -189,13 +189,21 @@ def _row(status: Status, cause: Optional[Cause], detail: str, **extra) -> Dict[s
     return out
 
 
-def _classify(row: Dict[str, str], patterns) -> Tuple[Status, Cause]:
+def classify_row(row: Dict[str, Any], patterns) -> Tuple[Status, Cause, str]:
+    """(status, cause, detail) of a device row: an error is classified on the innermost
+    exception of its chain a rule knows (the device's refusal under assert_close's
+    "Comparing ..." wrapper), whose text then leads the detail."""
+    detail = row.get("detail", "")
     if row["outcome"] == "fail":
-        return Status.FAIL, Cause.MISMATCH
+        return Status.FAIL, Cause.MISMATCH, detail
     if row["outcome"] == "xpass":
-        return Status.FAIL, Cause.EXCEPTION_MISMATCH
-    found = classify_exception(row.get("exc_type", ""), row.get("detail", ""), patterns)
-    return found if found else (Status.ERROR, Cause.DEVICE_ERROR)
+        return Status.FAIL, Cause.EXCEPTION_MISMATCH, detail
+    chain = [(row.get("exc_type", ""), detail)] + [(c.get("exc_type", ""), c.get("detail", ""))
+                                                   for c in row.get("chain") or []]
+    found, i = classify_chain(chain, patterns)
+    if i:
+        detail = f"{chain[i][1]} (raised within {' '.join(detail.split())[:120]})"
+    return (found if found else (Status.ERROR, Cause.DEVICE_ERROR)) + (detail,)
 
 
 def compare(cpu: Dict[str, Any], dev: Optional[Dict[str, Any]], device_type: str,
@@ -240,8 +248,8 @@ def compare(cpu: Dict[str, Any], dev: Optional[Dict[str, Any]], device_type: str
         elif d["outcome"] == "skip":
             skipped.append(f"{label}skipped on {device_type}: {d['detail']}")
         else:
-            status, cause = _classify(d, patterns)
-            bad.append((key, status, cause, f"{label}{d['outcome']} on {device_type}: {d['detail']}"))
+            status, cause, detail = classify_row(d, patterns)
+            bad.append((key, status, cause, f"{label}{d['outcome']} on {device_type}: {detail}"))
     others = len(cpu_rows) - len(runnable)
     tail = f"; {others} variant(s) not comparable (fail or skip on the CPU)" if others else ""
     outcomes = {"cpu": {k: r["outcome"] for k, r in cpu_rows.items()},

@@ -37,6 +37,19 @@ def short(text: str) -> str:
     """A message on one line, without the rerun hint, at most DETAIL_CHARS."""
     text = _RERUN_HINT.sub("", str(text))
     return " ".join(text.split())[:DETAIL_CHARS]
+
+
+def inner_errors(value: BaseException) -> List[Dict[str, str]]:
+    """The exceptions a test's exception was raised from or while handling, outermost
+    first and without itself (``results.error_rules.exception_chain``): assert_close's
+    "Comparing ... resulted in the unexpected exception above" keeps the device's own
+    error here, for the row to be classified on it."""
+    from ..results.error_rules import exception_chain
+
+    return [{"exc_type": type(e).__name__, "detail": short(f"{type(e).__name__}: {e}")}
+            for e in exception_chain(value)[1:]] if isinstance(value, BaseException) else []
+
+
 CLASS_SUFFIX = {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS", "xpu": "XPU", "meta": "META"}
 
 
@@ -125,10 +138,13 @@ class _Result(unittest.TestResult):
     def _name(test) -> str:
         return getattr(test, "_testMethodName", str(test))
 
-    def _set(self, test, outcome: str, detail: str = "", exc_type: str = "") -> None:
-        row = {"outcome": outcome, "detail": short(detail)}
+    def _set(self, test, outcome: str, detail: str = "", exc_type: str = "",
+             inner: Optional[List[Dict[str, str]]] = None) -> None:
+        row: Dict[str, Any] = {"outcome": outcome, "detail": short(detail)}
         if exc_type:
             row["exc_type"] = exc_type
+        if inner:
+            row["chain"] = inner
         self.outcomes[self._name(test)] = row
 
     def addSuccess(self, test) -> None:
@@ -137,7 +153,7 @@ class _Result(unittest.TestResult):
     def _exc(self, test, err, outcome: str) -> None:
         exc_type, value, _ = err
         message = f"{getattr(exc_type, '__name__', exc_type)}: {value}".strip()
-        self._set(test, outcome, message, getattr(exc_type, "__name__", str(exc_type)))
+        self._set(test, outcome, message, getattr(exc_type, "__name__", str(exc_type)), inner_errors(value))
 
     def addFailure(self, test, err) -> None:
         self._exc(test, err, "fail")

@@ -12,6 +12,12 @@ result, after the CPU computed it and before the device sees it.
 The message has the real backend's shape, from the profile's ``errors`` templates:
 ``"dot_npu" not implemented for 'Double'`` for a dtype the op lacks, ``Could not run
 'aten::dot' with arguments from the 'PrivateUse1' backend...`` for an op it lacks.
+Where the vendor's device words a refusal its own way (``devices/profiles/chips/messages.yaml``,
+with the lines each wording comes from) the emulator raises those words instead: the
+fact's own ``message`` (op-plugin's text), op-plugin's "X_npu" form, or an aclnn kernel's
+dtype check as torch_npu raises it (``isclose: NPU function error: call aclnnIsClose
+failed, error code is 161002 ... Tensor self not implemented for DT_COMPLEX64, ...``);
+``argchecks`` does the same for a kernel's argument checks.
 Ops the profile does not list are allowed with ``default: allow``; with
 ``default: deny`` they are refused, except the plumbing every backend has (allocation,
 copies, views, storage re-pointing) so that tensors can still reach the device.
@@ -26,11 +32,13 @@ A hand-written ``default: allow`` (``allow-all``) is its author's claim and reco
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import torch
 
 from ...dtypes import dtype_name
+from ..profiles import vendor_messages
 from ..profiles.model import DTYPES, NO_FACT_NEEDED
 
 # The names the dtype dispatch macros print (c10::toString(ScalarType)).
@@ -51,17 +59,22 @@ PLUMBING = frozenset({
 
 
 class OpRule:
-    """The profile's verdict for one op overload, applied per call to the checked dtype."""
+    """The profile's verdict for one op overload, applied per call to the checked dtype.
+    ``wording`` (a template with ``{dtype}`` (c10's name), ``{dt}`` (aclnn's) and the
+    template fields) is how the device words a dtype refusal of this op; None: the
+    profile's ``errors.dtype`` template."""
 
-    __slots__ = ("op_name", "kernel", "supported", "dtypes", "errors", "allowed")
+    __slots__ = ("op_name", "kernel", "supported", "dtypes", "errors", "allowed", "wording")
 
-    def __init__(self, op_name: str, kernel: str, supported: bool, dtypes, errors):
+    def __init__(self, op_name: str, kernel: str, supported: bool, dtypes, errors,
+                 wording: Optional[str] = None):
         self.op_name = op_name  # "aten::dot"
         self.kernel = kernel  # "dot_npu"
         self.supported = supported
         self.dtypes = frozenset(dtypes) if dtypes is not None else None
         self.errors = errors
         self.allowed: dict = {}  # dtype -> True once checked and allowed (the verdict per call)
+        self.wording = wording
 
     def check(self, dtype: Optional[torch.dtype]) -> None:
         if dtype in self.allowed:
@@ -77,9 +90,52 @@ class OpRule:
         if dtype is None or self.dtypes is None:
             return
         if dtype_name(dtype) not in self.dtypes:
-            raise RuntimeError(self.errors.dtype.format(
-                op=self.op_name, backend="PrivateUse1", kernel=self.kernel,
-                dtype=_scalar_type_name(dtype)))
+            template = self.wording or self.errors.dtype
+            raise RuntimeError(_fill(template, op=self.op_name, backend="PrivateUse1", kernel=self.kernel,
+                                     dtype=_scalar_type_name(dtype), dt=aclnn_dtype_name(dtype_name(dtype))))
+
+
+def _fill(template: str, **fields) -> str:
+    """``template`` with ``fields``; a text with braces of its own (op-plugin's message
+    quoting a C++ expression) as written."""
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def aclnn_dtype_name(name: str) -> str:
+    """aclnn's name of a dtype (op::ToString(DataType)): float32 -> DT_FLOAT."""
+    return ACLNN_DTYPES.get(name) or "DT_" + name.upper()
+
+
+ACLNN_DTYPES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_FLOAT16",
+                "bfloat16": "DT_BFLOAT16", "bool": "DT_BOOL"}
+_ACLNN_KERNEL = re.compile(r"\bkernel (aclnn\w+)\b")
+
+
+def wording_for(profile, schema_name: str, overload: str, entry) -> Optional[str]:
+    """How the device words a dtype refusal of this op (``chips/messages.yaml``, first
+    found): the fact's own ``message`` (op-plugin's text), op-plugin's "X_npu" form, aclnn's
+    dtype check as torch_npu raises it (the fact cites an aclnn kernel); None: the
+    profile's ``errors.dtype`` template."""
+    message = getattr(entry, "message", None)  # op-plugin's refusal text, where the fact has one
+    if message:
+        return message
+    words = vendor_messages(getattr(profile, "vendor", None))
+    if words is None:
+        return None
+    namespace, _, base = schema_name.partition("::")
+    form = words.kernel_form.get(f"{namespace}.{base}.{overload}") or words.kernel_form.get(f"{namespace}.{base}")
+    if form is not None:
+        return profile.errors.dtype.replace("{kernel}", form.kernel)
+    m = _ACLNN_KERNEL.search(getattr(entry, "source", None) or "")
+    if m is None or words.aclnn_failure is None or words.aclnn_dtype_check is None:
+        return None
+    supported = ",".join(aclnn_dtype_name(d) for d in entry.dtypes or [])
+    check = words.aclnn_dtype_check.text.replace("{tensor}", "self").replace("{supported}", supported)
+    text = words.aclnn_failure.text.replace("{func}", base).replace("{aclnn}", m.group(1))
+    return text.replace("{check}", check.replace("{", "{{").replace("}", "}}").replace("{{dt}}", "{dt}"))
 
 
 class Unverified:
@@ -136,4 +192,5 @@ def rule_for(profile, op, device_type: str) -> Optional[OpRule]:
         return OpRule(schema_name, kernel, False, None, profile.errors)
     if entry.supported and entry.dtypes is None:
         return None
-    return OpRule(schema_name, kernel, entry.supported, entry.dtypes, profile.errors)
+    return OpRule(schema_name, kernel, entry.supported, entry.dtypes, profile.errors,
+                  wording_for(profile, schema_name, overload, entry) if entry.supported else None)

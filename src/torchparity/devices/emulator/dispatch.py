@@ -40,7 +40,7 @@ import torch
 
 from ...dtypes import dtype_name
 from .. import precision
-from . import faults
+from . import argchecks, faults
 from . import storage as st
 from .checks import OpRule, rule_for
 from .noise import declared_precision
@@ -189,6 +189,9 @@ class Plan:
         self.precision = declared_precision(op, profile.name if profile is not None else None)
         if faults.ACTIVE or faults.NOISE:  # injected bugs / device noise: once per plan
             faults.install(self, T, profile.name if profile is not None else None)
+        own = argchecks.checks_for(profile, op)
+        if own:  # the device's own argument checks where the CPU kernel's do not run on it
+            self.call = argchecks.wrap(self.call, own)
         # the common shape (add, mul, sum, ...): positional Tensor / Tensor? arguments only,
         # nothing to replace (device, generator, pin_memory, layout), nothing mutated, one
         # new tensor returned; :func:`run` maps it without the general bookkeeping

@@ -7,6 +7,8 @@ from .model import (
     chip_identity,
     dump_profile,
     load_profile,
+    vendor_messages,
 )
 
-__all__ = ["ChipIdentity", "Profile", "chip_identity", "builtin_profiles", "dump_profile", "load_profile"]
+__all__ = ["ChipIdentity", "Profile", "chip_identity", "builtin_profiles", "dump_profile", "load_profile",
+           "vendor_messages"]

@@ -128,6 +128,7 @@ class ChipIdentity(_Strict):
 
 
 IDENTITY_FILE = PROFILE_DIR / "chips" / "identity.yaml"
+MESSAGES_FILE = PROFILE_DIR / "chips" / "messages.yaml"
 
 
 class Profile(_Strict):
@@ -185,6 +186,57 @@ class Profile(_Strict):
         if not entry.supported:
             return False
         return entry.dtypes is None or dtype in entry.dtypes
+
+
+class Wording(_Strict):
+    """A message template and the lines it comes from."""
+
+    text: str
+    sources: List[str] = Field(default_factory=list)
+
+
+class KernelForm(_Strict):
+    """op-plugin's own check words the op's refusal as c10's dispatch macros do."""
+
+    kernel: str  # "round_npu"
+    source: str
+
+
+class ArgCheck(_Strict):
+    """A kernel's argument check that answers where torch's CPU check would (op-plugin
+    registers the op itself, so the CPU kernel's meta checks never run on the device)."""
+
+    check: str  # the predicate's name in devices/emulator/argchecks.py
+    func: str  # the op-plugin function that calls the kernel
+    aclnn: str
+    text: str  # the kernel's words; {fields} the predicate gives
+    replaces: Optional[str] = None  # the CPU check it stands for
+    sources: List[str] = Field(default_factory=list)
+
+
+class VendorMessages(_Strict):
+    """How a vendor's device words what it refuses (``chips/messages.yaml``)."""
+
+    aclnn_failure: Optional[Wording] = None
+    aclnn_dtype_check: Optional[Wording] = None
+    kernel_form: Dict[str, KernelForm] = Field(default_factory=dict)
+    arg_checks: Dict[str, List[ArgCheck]] = Field(default_factory=dict)
+
+
+_MESSAGES: Dict[str, VendorMessages] = {}
+
+
+def vendor_messages(vendor: Optional[str]) -> Optional[VendorMessages]:
+    """The wordings of ``vendor``'s device (a profile's ``vendor``), or None."""
+    if not vendor:
+        return None
+    if not _MESSAGES:
+        raw = safe_load(MESSAGES_FILE.read_text(encoding="utf-8")) or {}
+        try:
+            _MESSAGES.update({k: VendorMessages.model_validate(v) for k, v in raw.items()})
+        except ValueError as exc:
+            raise ProfileError(f"{MESSAGES_FILE.name}: {exc}") from None
+    return _MESSAGES.get(vendor)
 
 
 def chip_identity(profile: "Profile") -> ChipIdentity:
