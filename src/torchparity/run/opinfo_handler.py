@@ -529,9 +529,10 @@ def sample_footprint(ctx: WorkerContext, fn, samples) -> List[Dict[str, Any]]:
     recorder over them: the first sample that computes on the device ends it, else up to
     ``FOOTPRINT_SAMPLES``. The first sample alone is not enough: ``atleast_3d`` of a 4-d
     input returns the input itself, while of a 2-d one it is a view on the device."""
-    from ..api.footprint import FootprintRecorder
+    from ..api.footprint import UNRECORDED, FootprintRecorder
 
     recorder = FootprintRecorder(ctx.adapter.type, api_objects=[fn])
+    completed = 0
     for sample in samples[:FOOTPRINT_SAMPLES]:
         try:
             # a sample the device refuses to hold (a sparse CSR input on the emulated
@@ -539,17 +540,26 @@ def sample_footprint(ctx: WorkerContext, fn, samples) -> List[Dict[str, Any]]:
             tree = device_tree(oi.sample_parts(sample), ctx.adapter.torch_device)
         except Exception:
             continue
-        seed_device(oi.SEED, ctx.adapter.type)
-        try:
-            with recorder:
-                inp, args, kwargs = tree
-                fn(inp, *args, **kwargs)
-                ctx.adapter.synchronize()
-        except Exception:
-            pass  # the judged run already reported it; ops up to the failure are recorded
+        for attempt in (tree, None):
+            if attempt is None:  # an in-place sample on a leaf that requires grad: as the
+                tree = _map(tree, lambda t: t.detach())  # judged run, retried without autograd
+            seed_device(oi.SEED, ctx.adapter.type)
+            try:
+                with recorder:
+                    inp, args, kwargs = tree
+                    fn(inp, *args, **kwargs)
+                    ctx.adapter.synchronize()
+                completed += 1
+            except Exception as exc:  # the judged run already reported it; ops up to it are recorded
+                if attempt is not None and _grad_error(exc):
+                    continue
+            break
         if from_footprint(recorder.entries()) == DEVICE_COMPUTE:
             break
-    return [e.model_dump(mode="json") for e in recorder.entries()]
+    entries = [e.model_dump(mode="json") for e in recorder.entries()]
+    if not completed:  # no sample ran to its end: what the op does was not seen, not host-only
+        entries.append({"op": UNRECORDED, "dtypes": [], "count": 1, "source": "api"})
+    return entries
 
 
 @register("opinfo")
