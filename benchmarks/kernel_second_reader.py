@@ -1,0 +1,447 @@
+"""A second reader of the kernel facts (issue 44, item 4): per (profile, op, dtype), the
+shipped profile's verdict against an independent reading of the vendor's sources.
+
+    python benchmarks/kernel_second_reader.py --repos-root /path/to/mirrors
+    TORCHPARITY_OPS_NN_GIT=... TORCHPARITY_OPS_MATH_GIT=... python benchmarks/kernel_second_reader.py
+    python benchmarks/kernel_second_reader.py ... --list unexplained     # every disagreement
+
+Repositories are git directories (bare or not); each is given by a flag (--op-plugin,
+--ops-nn, --ops-math, --ops-cv, --ops-transformer), an environment variable
+(TORCHPARITY_OP_PLUGIN_GIT, TORCHPARITY_OPS_NN_GIT, ...), or found under --repos-root as
+``<owner>+<name>/repo`` or ``<name>``. Files are read with ``git show COMMIT:path`` at the
+commit the facts file cites, so the working copy's checkout does not matter.
+
+The reading is this file's own code; it shares with the extraction only the loading of the
+YAML files (the facts files name the kernel file and commit per op, nothing else is taken
+from them). Three readings, each with its citation:
+
+1. **kernel**: every ``initializer_list<DataType>`` / ``vector<DataType>`` constant of the
+   kernel's aclnn file, assigned to a chip by the ``GetDtypeSupportListV1/V2/V3(l1, l2)``
+   call that selects it (level2_base.h: V1 gives l1 on DAV_2201 only, V2 and V3 on DAV_2201
+   and DAV_3510), else by its name (910B/910_93/BF16 -> DAV_2201, 910_95/950/REGBASE/ARCH35
+   -> DAV_3510, 910 alone/310 -> neither), else generic (every chip). Constants named for
+   another argument (index, out, mask, scalar, weight, bias, AiCore routing ...) are left
+   out. If the remaining lists of a chip agree, that list is the reading; where they
+   differ, a dtype in all is accepted, one in none refused, and the reader abstains on
+   the rest. No list: the reader abstains.
+2. **op-plugin**: the ``TORCH_CHECK``s on the first tensor argument's ``scalar_type()``
+   in the op-plugin function of the op's name (``x.scalar_type() != at::kDouble`` refuses
+   float64; ``== a || == b`` refuses all but a, b; it never accepts). They override the kernel reading.
+3. **docs**: the vendor docs section ``torch.<op>`` / ``torch.Tensor.<op>`` /
+   ``torch.nn.functional.<op>`` (torch version of the profile): a chip marked unsupported
+   refuses all; a restriction "`input`/`self` 仅支持 a, b" accepts only those.
+
+A cell where a reading has a verdict and the profile has the other is a disagreement;
+``tests/data/kernel-second-reader-explained.yaml`` explains some, each with the line that
+settles it. Prints: cells compared, agree, disagree (explained / unexplained), per reading.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILES = ROOT / "src" / "torchparity" / "devices" / "profiles"
+SOURCES = PROFILES / "sources"
+EXPLAINED = ROOT / "tests" / "data" / "kernel-second-reader-explained.yaml"
+DEFAULT_PROFILES = ["ascend-a2", "ascend-a2-latest", "ascend-a3", "ascend-950dt"]
+REPOS = {"Ascend/op-plugin": "op-plugin", "hicann/ops-nn": "ops-nn", "hicann/ops-math": "ops-math",
+         "hicann/ops-cv": "ops-cv", "hicann/ops-transformer": "ops-transformer"}
+# the dtypes a profile speaks of: the cells
+UNIVERSE = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+            "bool", "complex64", "complex128"]
+DT = {"DT_FLOAT": "float32", "DT_FLOAT16": "float16", "DT_BF16": "bfloat16", "DT_DOUBLE": "float64",
+      "DT_INT8": "int8", "DT_INT16": "int16", "DT_INT32": "int32", "DT_INT64": "int64",
+      "DT_UINT8": "uint8", "DT_UINT16": "uint16", "DT_UINT32": "uint32", "DT_UINT64": "uint64",
+      "DT_BOOL": "bool", "DT_COMPLEX64": "complex64", "DT_COMPLEX128": "complex128",
+      "DT_COMPLEX32": "complex32"}
+AT = {"Double": "float64", "Float": "float32", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
+      "Long": "int64", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+      "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+DOC_DT = {"fp16": "float16", "fp32": "float32", "fp64": "float64", "bf16": "bfloat16", "int8": "int8",
+          "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "bool": "bool",
+          "complex64": "complex64", "complex128": "complex128", "double": "float64"}
+CHIPS = ("dav_2201", "dav_3510")
+
+_CONST = re.compile(r"(?:initializer_list|vector)\s*<\s*(?:op::|ge::)?DataType\s*>\s*&?\s*(\w+)\s*(?:\[\s*\])?\s*=\s*\{",
+                    re.S)
+_SELECT = re.compile(r"GetDtypeSupportListV([123])\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+_SECONDARY = re.compile(r"INDEX|IDX|INDICE|OUT|MASK|SCALAR|TARGET|WEIGHT|BIAS|ARGMAX|SEED|OFFSET|AICORE|AI_CORE|"
+                        r"SHAPE|SIZE|ALPHA|BETA|DIM|SCALE|ZERO|QUANT|GROUP|ROUTING|EXPERT|LENGTH|LABEL|COUNT",
+                        re.I)
+_ARCH_3510 = re.compile(r"910_?95|950|REGBASE|REG_BASE|ARCH35|3510|DAVID", re.I)
+_ARCH_2201 = re.compile(r"910_?B|910_?93|BF16|2201|A2\b", re.I)
+_ARCH_OLD = re.compile(r"910(?!_?B|_?9)|310|1001|NOT_SUPPORT_BF16|WITHOUT_BF16|NO_BF16", re.I)
+
+
+class Repos:
+    """git show COMMIT:path, cached; the only I/O on the vendor's sources."""
+
+    def __init__(self, dirs):
+        self.dirs = dirs
+        self.cache = {}
+
+    def show(self, repo, commit, path):
+        key = (repo, commit, path)
+        if key not in self.cache:
+            d = self.dirs.get(repo)
+            if d is None:
+                self.cache[key] = None
+            else:
+                r = subprocess.run(["git", "--git-dir", str(d), "show", f"{commit}:{path}"],
+                                   capture_output=True, text=True, errors="replace")
+                self.cache[key] = r.stdout if r.returncode == 0 else None
+        return self.cache[key]
+
+    def grep(self, repo, commit, pattern, under):
+        d = self.dirs.get(repo)
+        if d is None:
+            return []
+        r = subprocess.run(["git", "--git-dir", str(d), "grep", "-n", "-E", pattern, commit, "--", under],
+                           capture_output=True, text=True, errors="replace")
+        return r.stdout.splitlines()
+
+
+def _git_dir(path: Path) -> Path:
+    return path / ".git" if (path / ".git").exists() else path
+
+
+def find_repos(args) -> dict:
+    out = {}
+    for repo, short in REPOS.items():
+        flag = getattr(args, short.replace("-", "_"))
+        env = os.environ.get("TORCHPARITY_" + short.upper().replace("-", "_") + "_GIT")
+        cand = flag or env
+        if not cand and args.repos_root:
+            for sub in (Path(args.repos_root) / repo.replace("/", "+") / "repo", Path(args.repos_root) / short):
+                if sub.exists():
+                    cand = str(sub)
+                    break
+        if cand:
+            out[repo] = _git_dir(Path(cand))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# reading 1: the kernel file's dtype-list constants, grouped by the arch that selects them
+
+def _line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+def constants(text):
+    """name -> (line, dtypes) for every DataType list constant of the file."""
+    out = {}
+    for m in _CONST.finditer(text):
+        end = text.index("}", m.end())
+        body = text[m.end():end]
+        dts = [DT[d] for d in re.findall(r"\bDT_\w+", body) if d in DT]
+        out.setdefault(m.group(1), (_line_of(text, m.start(1)), dts))
+    return out
+
+
+def _role_ok(name):
+    bare = re.sub(r"SUPPORT|LIST|DTYPE|TYPE", "", name.upper())
+    return not _SECONDARY.search(bare)
+
+
+def kernel_reading(text):
+    """chip -> (accepted set, refused set, citation) or None (abstain), from the constants."""
+    consts = {n: v for n, v in constants(text).items() if _role_ok(n) and v[1]}
+    if not consts:
+        return {c: None for c in CHIPS}
+    chosen = {c: {} for c in CHIPS}
+    selected = set()
+    for m in _SELECT.finditer(text):
+        ver, l1, l2 = m.group(1), m.group(2), m.group(3)
+        line = _line_of(text, m.start())
+        for name, chips in ((l1, ("dav_2201",) if ver == "1" else CHIPS), (l2, ("dav_3510",) if ver == "1" else ())):
+            if name in consts:
+                selected.add(name)
+                for c in chips:
+                    chosen[c][name] = f"GetDtypeSupportListV{ver} at :{line}"
+    for name in consts:
+        if name in selected:
+            continue
+        if _ARCH_3510.search(name):
+            chosen["dav_3510"].setdefault(name, "named for DAV_3510")
+        elif _ARCH_2201.search(name):
+            chosen["dav_2201"].setdefault(name, "named for DAV_2201")
+        elif _ARCH_OLD.search(name):
+            continue
+    generic = [n for n in consts if n not in selected and not (
+        _ARCH_3510.search(n) or _ARCH_2201.search(n) or _ARCH_OLD.search(n))]
+    out = {}
+    for c in CHIPS:
+        names = dict(chosen[c])
+        if not names:
+            names = {n: "generic" for n in generic}
+            if not names and c == "dav_3510":
+                # a file with DAV_2201-named lists and none for DAV_3510: the 2201 list is the
+                # only one left that a DAV_3510 path can take (no arch gate read here)
+                names = {n: "named for DAV_2201, none for DAV_3510" for n in chosen["dav_2201"]}
+        if not names:
+            out[c] = None
+            continue
+        sets = [set(consts[n][1]) for n in names]
+        acc = set.intersection(*sets)
+        allx = set.union(*sets)
+        cite = ", ".join(f"{n} :{consts[n][0]} ({why})" for n, why in sorted(names.items()))
+        out[c] = (acc, set(UNIVERSE) - allx, cite)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# reading 2: op-plugin's TORCH_CHECKs on the first tensor's scalar_type
+
+def _plugin_functions(repos, commit, fname):
+    key = ("index", commit)
+    if key not in repos.cache:
+        index = defaultdict(list)
+        for h in repos.grep("Ascend/op-plugin", commit, r"^(at::Tensor|std::tuple|void|at::Tensor&)[^(]*\b\w+\(",
+                            "op_plugin/ops/opapi"):
+            _, path, line, text = h.split(":", 3)
+            m = re.search(r"(\w+)\(", text)
+            if m:
+                index[m.group(1)].append((path, int(line)))
+        repos.cache[key] = index
+    return repos.cache[key].get(fname, [])
+
+
+def plugin_reading(repos, commit, op):
+    """(refused set, only-accepted set or None, citation) or None."""
+    fname = op.split(".", 1)[1]
+    refused, only, cites = set(), None, []
+    for path, line in _plugin_functions(repos, commit, fname):
+        text = repos.show("Ascend/op-plugin", commit, path) or ""
+        lines = text.splitlines()
+        sig = []
+        i = line - 1
+        while i < len(lines):
+            sig.append(lines[i])
+            if ")" in lines[i]:
+                break
+            i += 1
+        m = re.search(r"\(\s*(?:const\s+)?at::Tensor\s*&?\s*(\w+)", " ".join(sig))
+        if not m:
+            continue
+        names = {m.group(1)}
+        j = i
+        while j < len(lines) and not lines[j].startswith("}"):
+            alias = re.search(r"at::Tensor\s+(\w+)\s*=\s*(\w+)\s*;", lines[j])
+            if alias and alias.group(2) in names:  # at::Tensor self = self_ex;
+                names.add(alias.group(1))
+            first = "(?:" + "|".join(sorted(names)) + ")"
+            if "TORCH_CHECK" in lines[j]:
+                stmt, k = lines[j], j
+                while ";" not in stmt and k + 1 < len(lines):
+                    k += 1
+                    stmt += lines[k]
+                cond = stmt.split(",")[0] if "(" in stmt else stmt
+                cond = stmt[stmt.index("TORCH_CHECK") + len("TORCH_CHECK"):]
+                cond = cond.split('"', 1)[0]
+                ne = re.findall(rf"\b{first}\.scalar_type\(\)\s*!=\s*at::(?:ScalarType::|k)(\w+)", cond)
+                eq = re.findall(rf"\b{first}\.scalar_type\(\)\s*==\s*at::(?:ScalarType::|k)(\w+)", cond)
+                if ne and not eq and "||" not in cond:
+                    refused |= {AT[x] for x in ne if x in AT}
+                    cites.append(f"Ascend/op-plugin {path}:{j + 1}")
+                elif eq and not ne and "&&" not in cond:
+                    got = {AT[x] for x in eq if x in AT}
+                    only = got if only is None else only & got
+                    cites.append(f"Ascend/op-plugin {path}:{j + 1}")
+            j += 1
+    if not cites:
+        return None
+    return refused, only, "; ".join(f"{c}@{commit[:12]}" for c in cites)
+
+
+# ---------------------------------------------------------------------------------------
+# reading 3: the vendor docs
+
+def docs_sections(docs_dir: Path):
+    """'torch.x' -> (file, line, {chip term: bool}, [(arg, dtypes, line, chip terms in line)])."""
+    out = {}
+    for f in sorted(docs_dir.glob("*.md")):
+        lines = f.read_text(encoding="utf-8").splitlines()
+        cur = None
+        for n, text in enumerate(lines, 1):
+            m = re.match(r"^###\s+(torch\.[\w.]+)\s*$", text)
+            if m:
+                cur = out.setdefault(m.group(1), [f"{docs_dir.name}/{f.name}", n, {}, []])
+                continue
+            if cur is None:
+                continue
+            t = re.match(r"^\|\s*<term>(.+?)</term>\s*\|\s*(\S+)\s*\|", text)
+            if t:
+                cur[2][t.group(1)] = "✔" in t.group(2)
+                continue
+            for r in re.finditer(r"`(\w+)`仅支持([^。；;]*)", text):
+                dts = [DOC_DT[w] for w in re.findall(r"[a-z0-9]+", r.group(2).lower()) if w in DOC_DT]
+                if dts:
+                    cur[3].append((r.group(1), set(dts), n, re.findall(r"<term>(.+?)</term>", text)))
+    return out
+
+
+def docs_reading(sections, op, chip_term):
+    base = op.split(".", 1)[1]
+    names = [base, base.rstrip("_")]
+    for n in list(names):
+        for pre, strip in (("linalg_", "torch.linalg."), ("special_", "torch.special."), ("fft_", "torch.fft.")):
+            if n.startswith(pre):
+                names.append(strip[6:] + n[len(pre):])
+    for n in names:
+        for full in (f"torch.{n}", f"torch.Tensor.{n}", f"torch.nn.functional.{n}"):
+            s = sections.get(full)
+            if not s:
+                continue
+            file, line, chips, only = s
+            if chip_term in chips and not chips[chip_term]:
+                return set(), set(UNIVERSE), f"docs {full} ({file}:{line}): unsupported on {chip_term}"
+            for arg, dts, ln, terms in only:
+                if arg in ("input", "self", "tensor", "tensors") and (not terms or chip_term in terms):
+                    return dts, set(UNIVERSE) - dts, f"docs {full} ({file}:{ln})"
+            return None
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+
+def profile_cells(profile):
+    """(op, dtype) -> supported? for the profile's kernel-sourced entries."""
+    for op, e in profile["ops"].items():
+        if not str(e.get("source", "")).startswith("kernel "):
+            continue
+        if not e.get("supported"):
+            yield op, {d: False for d in UNIVERSE}, e["source"]
+        elif "dtypes" in e:
+            yield op, {d: d in e["dtypes"] for d in UNIVERSE}, e["source"]
+        # supported without dtypes: the profile says nothing per dtype (no check refuses)
+        # and the reader cannot refute "no check" from constants alone: not compared
+
+
+def chip_of(profile):
+    return "dav_3510" if any("950" in c for c in profile["chips"]) else "dav_2201"
+
+
+def run(args):
+    repos = Repos(find_repos(args))
+    missing = [r for r in REPOS if r not in repos.dirs]
+    if missing:
+        print("missing repositories: " + ", ".join(missing) + " (give --repos-root, flags or env)", file=sys.stderr)
+        return None
+    docs_root = Path(args.docs)
+    explained = yaml.safe_load(EXPLAINED.read_text(encoding="utf-8"))["explained"] if EXPLAINED.exists() else []
+    rows = []
+    for pname in args.profiles:
+        profile = yaml.safe_load((PROFILES / f"{pname}.yaml").read_text(encoding="utf-8"))
+        m = re.search(r"--kernel-facts (\S+)", profile["generated"]["command"])
+        facts = yaml.safe_load((SOURCES / m.group(1)).read_text(encoding="utf-8"))
+        tv = re.search(r"--torch-version (\S+)", profile["generated"]["command"]).group(1)
+        sections = docs_sections(docs_root / ("pytorch_" + tv.replace(".", "-")))
+        chip = chip_of(profile)
+        term = profile["chips"][0]
+        plugin_commit = facts["repos"]["Ascend/op-plugin"]
+        for op, says, psource in profile_cells(profile):
+            k = facts["ops"].get(op)
+            readings = []
+            if k:
+                repo, path = k["kernel"].split(" ", 1)
+                commit = facts["repos"][repo]
+                text = repos.show(repo, commit, path)
+                if text:
+                    kr = kernel_reading(text).get(chip)
+                    if kr:
+                        readings.append(("kernel", kr[0], kr[1], f"{repo} {path} {kr[2]}@{commit[:12]}"))
+            pr = plugin_reading(repos, plugin_commit, op)
+            if pr:
+                refused, only, cite = pr
+                acc = set()  # op-plugin passing a dtype on says nothing of the kernel
+                ref = set(refused) | (set(UNIVERSE) - only if only is not None else set())
+                readings.append(("op-plugin", acc, ref, cite))
+                # op-plugin's refusals override the kernel reading
+                readings = [(w, a - ref, r | ref, c) if w == "kernel" else (w, a, r, c) for w, a, r, c in readings]
+            dr = docs_reading(sections, op, term)
+            if dr:
+                readings.append(("docs", dr[0], dr[1], dr[2]))
+            for d in UNIVERSE:
+                for who, acc, ref, cite in readings:
+                    verdict = True if d in acc else False if d in ref else None
+                    if verdict is None:
+                        continue
+                    row = {"profile": pname, "chip": chip, "op": op, "dtype": d, "reading": who,
+                           "profile_says": says[d], "reader_says": verdict,
+                           "profile_source": psource, "reader_source": cite}
+                    row["why"] = _explain(row, explained)
+                    rows.append(row)
+    return rows
+
+
+def _explain(row, explained):
+    for e in explained:
+        if e["op"] != row["op"] or e["reading"] != row["reading"]:
+            continue
+        if e.get("profiles") and row["profile"] not in e["profiles"]:
+            continue
+        if e.get("dtypes") and row["dtype"] not in e["dtypes"]:
+            continue
+        return e
+    return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repos-root", default=os.environ.get("TORCHPARITY_KERNEL_REPOS"),
+                    help="folder holding <owner>+<name>/repo or <name> git directories")
+    for short in REPOS.values():
+        ap.add_argument("--" + short, default=None, help=f"git directory of {short}")
+    ap.add_argument("--docs", default=os.environ.get("TORCHPARITY_ASCEND_DOCS",
+                                                     str(ROOT / "tests" / "data" / "ascend-native-api-docs")))
+    ap.add_argument("--profiles", nargs="+", default=DEFAULT_PROFILES)
+    ap.add_argument("--list", choices=["none", "unexplained", "all"], default="none")
+    ap.add_argument("--reading", choices=["kernel", "op-plugin", "docs"], default=None,
+                    help="list only this reading's disagreements")
+    a = ap.parse_args(argv)
+    for p in a.profiles:
+        if not (PROFILES / f"{p}.yaml").exists():
+            print(f"no profile {p}", file=sys.stderr)
+            return 2
+    rows = run(a)
+    if rows is None:
+        return 2
+    tally = Counter()
+    for r in rows:
+        agree = r["profile_says"] == r["reader_says"]
+        tally[(r["reading"], "agree" if agree else "explained" if r["why"] else "unexplained")] += 1
+    print("| reading | cells compared | agree | disagree | explained | unexplained |")
+    print("|---|---:|---:|---:|---:|---:|")
+    tot = Counter()
+    for who in ("kernel", "op-plugin", "docs"):
+        a_, e_, u_ = tally[(who, "agree")], tally[(who, "explained")], tally[(who, "unexplained")]
+        tot.update({"a": a_, "e": e_, "u": u_})
+        print(f"| {who} | {a_ + e_ + u_} | {a_} | {e_ + u_} | {e_} | {u_} |")
+    print(f"| all | {tot['a'] + tot['e'] + tot['u']} | {tot['a']} | {tot['e'] + tot['u']} | {tot['e']} | {tot['u']} |")
+    by_op = defaultdict(list)
+    for r in rows:
+        if r["profile_says"] != r["reader_says"] and (a.list == "all" or (a.list == "unexplained" and not r["why"])):
+            if a.reading and r["reading"] != a.reading:
+                continue
+            by_op[(r["profile"], r["op"], r["reading"], r["profile_says"], r["reader_says"])].append(r)
+    for (p, op, who, ps, rs), rs_ in sorted(by_op.items()):
+        r = rs_[0]
+        dts = ",".join(x["dtype"] for x in rs_)
+        why = f"  EXPLAINED: {r['why']['settled_by']}" if r["why"] else ""
+        print(f"{p} {op} [{dts}] profile={'yes' if ps else 'no'} {who}={'yes' if rs else 'no'}\n"
+              f"    profile: {r['profile_source']}\n    {who}: {r['reader_source']}{why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
