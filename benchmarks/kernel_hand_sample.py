@@ -25,17 +25,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "src" / "torchparity" / "devices" / "profiles" / "sources"
 FACTS = {"newest": SOURCES / "ascend-kernels.yaml", "cann8.5.0": SOURCES / "ascend-kernels-cann8.5.0.yaml"}
 VERIFIED = ROOT / "tests" / "data" / "kernels-hand-verified.yaml"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def population(exclude_verified: bool = True):
     done = set()
     if exclude_verified and VERIFIED.exists():
-        data = yaml.safe_load(VERIFIED.read_text(encoding="utf-8"))
+        data = yaml.load(VERIFIED.read_text(encoding="utf-8"), Loader=_LOADER)
         # cells drawn by this script stay in the population, so a re-draw gives the same cells
         done = {(v["op"], v["chip"], v["facts"]) for v in data["facts"] if "drawn" not in v}
     cells = []
     for name, path in FACTS.items():
-        facts = yaml.safe_load(path.read_text(encoding="utf-8"))
+        facts = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
         for op, k in facts["ops"].items():
             repo, file = k["kernel"].split(" ", 1)
             for chip, ck in k["chips"].items():
