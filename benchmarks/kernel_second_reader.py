@@ -21,7 +21,9 @@ from them). Three readings, each with its citation:
    and DAV_3510), else by its name (910B/910_93/BF16 -> DAV_2201, 910_95/950/REGBASE/ARCH35
    -> DAV_3510, 910 alone/310 -> neither), else generic (every chip). Constants named for
    another argument (index, out, mask, scalar, weight, bias, AiCore routing ...) are left
-   out. If the remaining lists of a chip agree, that list is the reading; where they
+   out, and so are lists only used to pick a route (``if (CheckType(x, NAME))``): a list
+   counts where it is checked (OP_CHECK_DTYPE_NOT_SUPPORT, ``if (!CheckType(x, NAME)) {...
+   return false``), returned or passed by a selector, or assigned. If the remaining lists of a chip agree, that list is the reading; where they
    differ, a dtype in all is accepted, one in none refused, and the reader abstains on
    the rest. No list: the reader abstains.
 2. **op-plugin**: the ``TORCH_CHECK``s on the first tensor argument's ``scalar_type()``
@@ -153,9 +155,48 @@ def _role_ok(name):
     return not _SECONDARY.search(bare)
 
 
+def _chip_of_name(name):
+    if _ARCH_3510.search(name):
+        return {"dav_3510"}
+    if _ARCH_2201.search(name):
+        return {"dav_2201"}
+    if _ARCH_OLD.search(name):
+        return set()
+    return set(CHIPS)
+
+
+def inplace_out_lists(text):
+    """chip -> (union of the out/self-ref lists that apply, citation): an in-place op's self is
+    its out, so a dtype in none of them is refused."""
+    allc = constants(text)
+    outs = {n: v for n, v in allc.items() if re.search(r"OUT|SELFREF|SELF_REF|INPLACE", n, re.I) and v[1]}
+    sel = {}
+    for m in _SELECT.finditer(text):
+        ver, l1, l2 = m.group(1), m.group(2), m.group(3)
+        for name, chips in ((l1, ("dav_2201",) if ver == "1" else CHIPS), (l2, ("dav_3510",) if ver == "1" else ())):
+            if name in outs:
+                sel.setdefault(name, set()).update(chips)
+    res = {}
+    for c in CHIPS:
+        names = [n for n in outs if c in sel.get(n, _chip_of_name(n))]
+        if names:
+            res[c] = (set().union(*(set(outs[n][1]) for n in names)),
+                      ", ".join(f"{n} :{outs[n][0]} (in place: self is out)" for n in sorted(names)))
+    return res
+
+
+def _checks(text, name):
+    """Is the constant used as a check (OP_CHECK_DTYPE_NOT_SUPPORT, a selector's return or
+    argument, an assignment) rather than only to pick a route (CheckType(x, NAME) in an if)?"""
+    n = re.escape(name)
+    return bool(re.search(rf"OP_CHECK_DTYPE_NOT_SUPPORT\([^;]*\b{n}\b|return\s+&?{n}\s*;|[?:]\s*{n}\b|"
+                          rf"=\s*{n}\s*;|GetDtypeSupportListV[123]\s*\([^)]*\b{n}\b|"
+                          rf"!\s*(?:op::)?CheckType\([^)]*\b{n}\b\)\s*\)\s*\{{[^}}]*(?:return false|OP_LOGE)", text))
+
+
 def kernel_reading(text):
     """chip -> (accepted set, refused set, citation) or None (abstain), from the constants."""
-    consts = {n: v for n, v in constants(text).items() if _role_ok(n) and v[1]}
+    consts = {n: v for n, v in constants(text).items() if _role_ok(n) and v[1] and _checks(text, n)}
     if not consts:
         return {c: None for c in CHIPS}
     chosen = {c: {} for c in CHIPS}
@@ -358,6 +399,10 @@ def run(args):
                 text = repos.show(repo, commit, path)
                 if text:
                     kr = kernel_reading(text).get(chip)
+                    base = op.split(".", 1)[1]
+                    outs = inplace_out_lists(text).get(chip) if base.endswith("_") and not base.endswith("__") else None
+                    if kr and outs:
+                        kr = (kr[0] & outs[0], kr[1] | (set(UNIVERSE) - outs[0]), kr[2] + "; " + outs[1])
                     if kr:
                         readings.append(("kernel", kr[0], kr[1], f"{repo} {path} {kr[2]}@{commit[:12]}"))
             pr = plugin_reading(repos, plugin_commit, op)
