@@ -18,7 +18,8 @@ from them). Three readings, each with its citation:
 1. **kernel**: every ``initializer_list<DataType>`` / ``vector<DataType>`` constant of the
    kernel's aclnn file, assigned to a chip by the ``GetDtypeSupportListV1/V2/V3(l1, l2)``
    call that selects it (level2_base.h: V1 gives l1 on DAV_2201 only, V2 and V3 on DAV_2201
-   and DAV_3510), else by its name (910B/910_93/BF16 -> DAV_2201, 910_95/950/REGBASE/ARCH35
+   and DAV_3510), else by the branch of a selector that returns it (``if (arch cond) return
+   A; else return B;``, ``flag ? A : B``; the condition's tokens name the arch), else by its name (910B/910_93/BF16 -> DAV_2201, 910_95/950/REGBASE/ARCH35
    -> DAV_3510, 910 alone/310 -> neither), else generic (every chip). Constants named for
    another argument (index, out, mask, scalar, weight, bias, AiCore routing ...) are left
    out, and so are lists only used to pick a route (``if (CheckType(x, NAME))``): a list
@@ -77,7 +78,7 @@ _CONST = re.compile(r"(?:initializer_list|vector)\s*<\s*(?:op::|ge::)?DataType\s
                     re.S)
 _SELECT = re.compile(r"GetDtypeSupportListV([123])\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _SECONDARY = re.compile(r"INDEX|IDX|INDICE|OUT|MASK|SCALAR|TARGET|WEIGHT|BIAS|ARGMAX|SEED|OFFSET|AICORE|AI_CORE|"
-                        r"SHAPE|SIZE|ALPHA|BETA|DIM|SCALE|ZERO|QUANT|GROUP|ROUTING|EXPERT|LENGTH|LABEL|COUNT",
+                        r"SHAPE|SIZE|ALPHA|BETA|DIM|SCALE|ZERO|QUANT|GROUP|ROUTING|EXPERT|LENGTH|LABEL|COUNT|STEP",
                         re.I)
 _ARCH_3510 = re.compile(r"910_?95|950|REGBASE|REG_BASE|ARCH35|3510|DAVID", re.I)
 _ARCH_2201 = re.compile(r"910_?B|910_?93|BF16|2201|A2\b", re.I)
@@ -151,7 +152,7 @@ def constants(text):
 
 
 def _role_ok(name):
-    bare = re.sub(r"SUPPORT|LIST|DTYPE|TYPE", "", name.upper())
+    bare = re.sub(r"SUPPORT|LIST|DTYPE|TYPE|WITHOUT", "", name.upper())
     return not _SECONDARY.search(bare)
 
 
@@ -169,7 +170,8 @@ def inplace_out_lists(text):
     """chip -> (union of the out/self-ref lists that apply, citation): an in-place op's self is
     its out, so a dtype in none of them is refused."""
     allc = constants(text)
-    outs = {n: v for n, v in allc.items() if re.search(r"OUT|SELFREF|SELF_REF|INPLACE", n, re.I) and v[1]}
+    outs = {n: v for n, v in allc.items()
+            if re.search(r"OUT|SELFREF|SELF_REF|INPLACE", re.sub(r"WITHOUT", "", n, flags=re.I), re.I) and v[1]}
     sel = {}
     for m in _SELECT.finditer(text):
         ver, l1, l2 = m.group(1), m.group(2), m.group(3)
@@ -194,6 +196,68 @@ def _checks(text, name):
                           rf"!\s*(?:op::)?CheckType\([^)]*\b{n}\b\)\s*\)\s*\{{[^}}]*(?:return false|OP_LOGE)", text))
 
 
+_COND_2201 = re.compile(r"DAV_2201|ASCEND910B\b|ASCEND910_93")
+_COND_3510 = re.compile(r"IsReg[Bb]ase|DAV_3510|ASCEND950|ASCEND910_95|IsNpuArch3510")
+_COND_RANGE = re.compile(r">=\s*(?:op::)?SocVersion::ASCEND910B\s*&&[^;{]*<=\s*(?:op::)?SocVersion::ASCEND910E")
+
+
+def _cond_chips(cond):
+    """The chips an arch condition holds on, or None where it cannot be read (negations)."""
+    if "!=" in cond or re.search(r"!\s*(?:Ops::NN::AclnnUtil::)?IsReg", cond):
+        return None
+    chips = set()
+    if _COND_RANGE.search(cond):
+        chips |= set(CHIPS)  # the 910B..910E range holds 910B/910_93 and 910_95 (950)
+    if _COND_2201.search(cond):
+        chips.add("dav_2201")
+    if _COND_3510.search(cond):
+        chips.add("dav_3510")
+    return chips
+
+
+def selector_returns(text, names):
+    """name -> chips, read from selector functions: `if (cond) { return A; } else if (cond)
+    {...} else { return B; }`, and `cond ? A : B` ternaries. The arch a branch holds on is read
+    from its condition's tokens; `else` holds on the chips no earlier branch took."""
+    out = {}
+    lines = text.splitlines()
+    covered, cur = set(), None
+    for i, line in enumerate(lines):
+        if re.match(r"^\S.*\)\s*(const)?\s*\{?\s*$", line) or line.startswith("}"):
+            covered, cur = set(), None  # a new top-level function
+        m = re.search(r"\b(?:else\s+)?if\s*\((.*)", line)
+        if m:
+            cond = m.group(1)
+            k = i
+            while cond.count("(") >= cond.count(")") and k + 1 < len(lines) and k < i + 4:
+                k += 1
+                cond += lines[k]
+            if not line.strip().startswith(("if", "} else if", "else if")):
+                pass
+            got = _cond_chips(cond)
+            if "else" not in line:
+                covered = set()
+            cur = None if got is None else got - covered
+            if got:
+                covered |= got
+            continue
+        if re.search(r"\belse\b\s*\{?\s*$", line):
+            cur = set(CHIPS) - covered
+            continue
+        r = re.search(r"return\s+&?(\w+)\s*;", line)
+        if r and r.group(1) in names and cur is not None:
+            out.setdefault(r.group(1), set()).update(cur)
+        t = re.search(r"(\w+)\s*\?\s*(\w+)\s*:\s*(\w+)", line)
+        if t and t.group(2) in names and t.group(3) in names:
+            # flag ? A : B with the flag defined from an arch condition a few lines up
+            flag = re.search(rf"\b{t.group(1)}\s*=\s*([^;]*)", "\n".join(lines[max(0, i - 6):i + 1]))
+            got = _cond_chips(flag.group(1)) if flag else None
+            if got:  # a flag with no arch token in its definition is not read
+                out.setdefault(t.group(2), set()).update(got)
+                out.setdefault(t.group(3), set()).update(set(CHIPS) - got)
+    return out
+
+
 def kernel_reading(text):
     """chip -> (accepted set, refused set, citation) or None (abstain), from the constants."""
     consts = {n: v for n, v in constants(text).items() if _role_ok(n) and v[1] and _checks(text, n)}
@@ -209,6 +273,10 @@ def kernel_reading(text):
                 selected.add(name)
                 for c in chips:
                     chosen[c][name] = f"GetDtypeSupportListV{ver} at :{line}"
+    for name, chips in selector_returns(text, set(consts) - selected).items():
+        selected.add(name)
+        for c in chips:
+            chosen[c][name] = "selected by an arch branch"
     for name in consts:
         if name in selected:
             continue
