@@ -125,3 +125,37 @@ def test_every_settled_disagreement_cites_its_line_and_who_is_right():
         assert r["reading"] in ("kernel", "op-plugin", "docs")
         assert "op" in r or "op_prefix" in r
         assert re.search(r"\S+\.(cpp|h|yaml):\d+", r["settled_by"]) and "@" in r["settled_by"], r["settled_by"]
+
+
+HELPER = """
+static const std::initializer_list<op::DataType> LIST_BF16 = {op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> LIST_OLD = {op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> OUTPUT_SUPPORT_LIST = {op::DataType::DT_FLOAT};
+static inline bool CheckSocVersionGe910B(void)
+{
+    auto curArch = GetCurrentPlatformInfo().GetCurNpuArch();
+    return curArch == NpuArch::DAV_2201 || IsRegBase(curArch);
+}
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
+{
+    if (CheckSocVersionGe910B()) {
+        return LIST_BF16;
+    } else {
+        return LIST_OLD;
+    }
+}
+static bool CheckDtypeValid(const aclTensor* self)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, GetDtypeSupportList(), return false);
+    if (!CheckType(self->GetDataType(), OUTPUT_SUPPORT_LIST)) {
+        OP_LOGW("no accuracy guarantee");
+    }
+    return true;
+}
+"""
+
+
+def test_a_condition_calling_a_helper_reads_the_helpers_arch_tokens_and_a_warning_list_is_no_check():
+    got = reader.kernel_reading(HELPER)
+    assert got["dav_3510"][0] == {"float32", "bfloat16"}
+    assert reader.inplace_out_lists(HELPER) == {}  # OUTPUT_SUPPORT_LIST only warns
