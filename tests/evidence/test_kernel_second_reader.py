@@ -1,0 +1,161 @@
+"""The second reader of the kernel facts (benchmarks/kernel_second_reader.py, issue 44 item 4)
+reads the arch selectors, skips route-only lists, reads an in-place op's out list and
+op-plugin's own checks; and every rule that settles a disagreement cites the line that does."""
+
+import importlib.util
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("kernel_second_reader", ROOT / "benchmarks" / "kernel_second_reader.py")
+reader = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reader)
+
+KERNEL = """
+static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> ASCEND910B_DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> AICORE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> DTYPE_OUT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+
+static bool IsAiCoreSupport(const aclTensor* self)
+{
+    return CheckType(self->GetDataType(), AICORE_DTYPE_SUPPORT_LIST);
+}
+
+static bool CheckDtypeValid(const aclTensor* self, const aclTensor* out)
+{
+    auto supportList = GetDtypeSupportListV1(ASCEND910B_DTYPE_SUPPORT_LIST, ASCEND910_DTYPE_SUPPORT_LIST);
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, supportList, return false);
+    return true;
+}
+
+static bool CheckInplaceDtypeValid(const aclTensor* selfRef)
+{
+    auto inplaceSupportList = GetDtypeSupportListV2(DTYPE_OUT_LIST, ASCEND910_DTYPE_SUPPORT_LIST);
+    OP_CHECK_DTYPE_NOT_SUPPORT(selfRef, inplaceSupportList, return false);
+    return true;
+}
+"""
+
+SELECTOR = """
+static const std::initializer_list<DataType> LIST_A = {DataType::DT_FLOAT, DataType::DT_BF16};
+static const std::initializer_list<DataType> LIST_B = {DataType::DT_FLOAT};
+static const std::initializer_list<DataType>& GetDtypeSupportList()
+{
+    if (GetCurrentPlatformInfo().GetCurNpuArch() == NpuArch::DAV_2201 || IsRegBase()) {
+        return LIST_A;
+    } else {
+        return LIST_B;
+    }
+}
+static bool CheckDtypeValid(const aclTensor* self)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, GetDtypeSupportList(), return false);
+    return true;
+}
+"""
+
+
+def test_the_reader_follows_the_v1_selector_and_skips_route_only_lists():
+    got = reader.kernel_reading(KERNEL)
+    acc, ref, cite = got["dav_2201"]
+    assert acc == {"float32", "float16", "bfloat16", "int32"}  # V1 gives l1 on DAV_2201
+    assert "float64" in ref
+    assert "AICORE" not in cite  # CheckType(x, AICORE...) only picks a route
+    acc, ref, _ = got["dav_3510"]
+    assert acc == {"float32", "float16"} and "bfloat16" in ref  # V1 gives l2 elsewhere
+
+
+def test_an_in_place_op_reads_its_out_list():
+    outs = reader.inplace_out_lists(KERNEL)
+    assert outs["dav_2201"][0] == {"float32", "bfloat16"}  # V2 gives the out list on both chips
+    assert outs["dav_3510"][0] == {"float32", "bfloat16"}
+
+
+def test_the_reader_follows_an_if_else_selector():
+    got = reader.kernel_reading(SELECTOR)
+    assert got["dav_2201"][0] == {"float32", "bfloat16"}
+    assert got["dav_3510"][0] == {"float32", "bfloat16"}  # IsRegBase() takes LIST_A too
+
+
+class _FakeRepos:
+    cache: dict = {}
+
+    def __init__(self, text):
+        self.text = text
+        self.cache = {}
+
+    def grep(self, repo, commit, pattern, under):
+        return [f"{commit}:op_plugin/ops/opapi/UpKernelNpuOpApi.cpp:{n}:{line}"
+                for n, line in enumerate(self.text.splitlines(), 1) if re.search(pattern, line)]
+
+    def show(self, repo, commit, path):
+        return self.text
+
+
+PLUGIN = """at::Tensor upsample_bilinear2d(
+    const at::Tensor& self_ex,
+    at::IntArrayRef output_size)
+{
+    at::Tensor self = self_ex;
+    TORCH_CHECK(
+        self.scalar_type() != at::ScalarType::Double,
+        "not support torch.fp64 dtypes");
+    EXEC_NPU_CMD(aclnnUpsampleBilinear2d, self, output_size, result);
+}
+"""
+
+
+def test_op_plugin_checks_on_an_alias_of_the_first_tensor_refuse():
+    refused, only, cite = reader.plugin_reading(_FakeRepos(PLUGIN), "0" * 40, "aten.upsample_bilinear2d")
+    assert refused == {"float64"} and only is None
+    assert "UpKernelNpuOpApi.cpp:6@" in cite
+
+
+def test_every_settled_disagreement_cites_its_line_and_who_is_right():
+    data = yaml.safe_load((ROOT / "tests" / "data" / "kernel-second-reader-explained.yaml").read_text(encoding="utf-8"))
+    rules = data["explained"]
+    assert rules
+    for r in rules:
+        assert r["right"] in ("profile", "reader")
+        assert r["reading"] in ("kernel", "op-plugin", "docs")
+        assert "op" in r or "op_prefix" in r
+        assert re.search(r"\S+\.(cpp|h|yaml):\d+", r["settled_by"]) and "@" in r["settled_by"], r["settled_by"]
+
+
+HELPER = """
+static const std::initializer_list<op::DataType> LIST_BF16 = {op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> LIST_OLD = {op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> OUTPUT_SUPPORT_LIST = {op::DataType::DT_FLOAT};
+static inline bool CheckSocVersionGe910B(void)
+{
+    auto curArch = GetCurrentPlatformInfo().GetCurNpuArch();
+    return curArch == NpuArch::DAV_2201 || IsRegBase(curArch);
+}
+static const std::initializer_list<op::DataType>& GetDtypeSupportList()
+{
+    if (CheckSocVersionGe910B()) {
+        return LIST_BF16;
+    } else {
+        return LIST_OLD;
+    }
+}
+static bool CheckDtypeValid(const aclTensor* self)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, GetDtypeSupportList(), return false);
+    if (!CheckType(self->GetDataType(), OUTPUT_SUPPORT_LIST)) {
+        OP_LOGW("no accuracy guarantee");
+    }
+    return true;
+}
+"""
+
+
+def test_a_condition_calling_a_helper_reads_the_helpers_arch_tokens_and_a_warning_list_is_no_check():
+    got = reader.kernel_reading(HELPER)
+    assert got["dav_3510"][0] == {"float32", "bfloat16"}
+    assert reader.inplace_out_lists(HELPER) == {}  # OUTPUT_SUPPORT_LIST only warns
