@@ -269,7 +269,7 @@ def test_own_methods_called_by_the_constructor_are_construction_not_taken_away(f
     assert api == {"aten.mul": 1}, entries
 
 
-def test_a_worlds_body_is_not_the_apis_indirect_work_but_a_level_it_sets_is():
+def test_a_worlds_body_is_not_the_apis_indirect_work():
     from torchparity.judge.evidence import from_footprint
     from torchparity.run.takeaway import frames_only
 
@@ -278,7 +278,7 @@ def test_a_worlds_body_is_not_the_apis_indirect_work_but_a_level_it_sets_is():
     world = frames_only("a world's ranks run the API")
     world.steers = False
     assert from_footprint(body, world) == "host-only"
-    level = frames_only("the case cannot run without the API's results, even replayed")
-    level.steers = True
-    assert from_footprint(body, level) == "device-state"
+    steering = frames_only("taken away, the run dispatched other device ops")
+    steering.steers = True
+    assert from_footprint(body, steering) == "device-state"
     assert from_footprint(body, frames_only("a constant")) == "device-state"  # undecided: as before

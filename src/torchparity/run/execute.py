@@ -439,10 +439,10 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
                           "the frames' attribution"))
         return own, OwnFootprint(method="takeaway", how=take.how, stub=kind, calls=take.calls,
                                  observes=observes, reason=reason, moved=moved, steers=steers)
-    # the scenario's device work cannot run without the API: it depends on what the API
-    # set up (a level, a mode), which is the API's indirect involvement
+    # whether the scenario's device work depends on what the API set up (a forward-AD level)
+    # or only its host code fails without it (a tracer's proxies) is not told by the run's
+    # end (neither raises in a device op): left undecided, the frames' rule
     return entries, OwnFootprint(method="frames", how=take.how, calls=take.calls, observes=observes,
-                                 steers=True,
                                  reason="the case cannot run without the API's results, even "
                                         "replayed: the frames' attribution is kept")
 
