@@ -390,3 +390,17 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
     ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
     return GeneratedFile(api=api, style=style, name=name, text=text,
                          tests=sum(len(c.runs) for c in cases))
+
+
+def expand_styles(styles: Sequence[str]) -> List[str]:
+    """``all`` means every style, ``none`` none; unknown names are refused before anything runs."""
+    out: List[str] = []
+    if "none" in styles:
+        return []
+    for style in styles:
+        for name in (STYLES if style == "all" else [style]):
+            if name not in STYLES:
+                raise InputError(f"--gentest {name}: unknown style; use one of: {', '.join(STYLES)}, all")
+            if name not in out:
+                out.append(name)
+    return out

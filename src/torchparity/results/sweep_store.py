@@ -293,6 +293,19 @@ def _masked(text: str) -> str:
     return re.sub(r"(//[^/@:]*):[^@/]*@", r"\1:***@", " ".join(text.split()))
 
 
+def parse_store_flag(text: str):
+    """The URL a ``--store`` value names, checked before any work: a value that is no URL
+    (``--store 'not a url'``) is refused, never taken for the name of a SQLite file in the
+    current folder; the default store is ``OUT/results.sqlite``, named by ``--out``."""
+    if not is_url(text):
+        from ..errors import shown
+
+        raise InputError(f"--store {shown(_masked(text))}: not a database URL (sqlite:///FILE or "
+                         "postgresql://USER@HOST:PORT/DB; without --store the results go to "
+                         "OUT/results.sqlite)")
+    return _parse_url(text)
+
+
 def _parse_url(text: str):
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -352,6 +365,7 @@ def open_store(out_dir: Path, must_exist: bool = False,
     if url is None and is_url(str(out_dir)):
         url = str(out_dir)
     if url is not None:
+        parse_store_flag(url)
         return SweepStore(url)
     path = Path(out_dir)
     if must_exist and path.is_file():
