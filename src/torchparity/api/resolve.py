@@ -89,6 +89,17 @@ def namespaces() -> List[str]:
     return list(NAMESPACES) + [n for n in extra if n not in NAMESPACES]
 
 
+def allow_namespaces(modules) -> None:
+    """The modules a user names with ``--scenarios`` (dotted names, not ``.py`` files): their
+    top-level packages become namespaces too, in this process and the workers it starts (the
+    user asked for that module to be imported; it may check its own APIs)."""
+    roots = [m.split(".", 1)[0] for m in modules if m and not m.endswith(".py")]
+    new = [r for r in dict.fromkeys(roots) if r.isidentifier() and r not in namespaces()]
+    if new:
+        current = os.environ.get(NAMESPACES_ENV, "")
+        os.environ[NAMESPACES_ENV] = ",".join([p for p in current.split(",") if p.strip()] + new)
+
+
 def check_dotted(name: str) -> str:
     """``name`` stripped, or :class:`UnknownApiError` when it is not a dotted Python name
     (``!!!!``, ``../../etc/passwd``, ``__import__('os')``) or lies outside torch's

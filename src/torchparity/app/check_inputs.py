@@ -45,9 +45,10 @@ def installed_torch_version() -> Optional[str]:
         return None
 
 
-def check_apis(apis: Sequence[str]) -> List[str]:
-    from ..api.resolve import check_dotted
+def check_apis(apis: Sequence[str], scenarios: Sequence[str] = ()) -> List[str]:
+    from ..api.resolve import allow_namespaces, check_dotted
 
+    allow_namespaces(scenarios)  # a module the user names may check its own APIs
     return [check_dotted(name) for name in apis]
 
 
@@ -131,7 +132,7 @@ def preflight(apis: Sequence[str], *, config: Optional[Path] = None, device: Opt
     if not apis:
         raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck, "
                          "or use --apis-from-vendor-docs DIR")
-    names = check_apis(apis)
+    names = check_apis(apis, scenarios)
     opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
                          torch_version=torch_version, chips=list(chips), timeout=timeout, jobs=jobs)
     for spec in device_specs(opts["device"]):

@@ -38,13 +38,13 @@ def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool
                         scenario_modules: Sequence[str] = (),
                         max_samples: Optional[int] = None,
                         tests_dir: Optional[str] = None,
-                        tasks: Optional[Sequence[Task]] = ()) -> List[Writer]:
+                        tasks: Optional[Sequence[Task]] = (), force: bool = False) -> List[Writer]:
     writers: List[Writer] = []
     if screenshot:
         writers.append(lambda report, out: write_screenshot(report, out, png=png))
     for style in dict.fromkeys(gentest_styles):
         writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples,
-                                      tests_dir=tests_dir))
+                                      tests_dir=tests_dir, force=force))
     writers.append(issues_writer(tasks or ()))  # after the tests: its commands name them
     if html:
         writers.append(write_html)

@@ -63,6 +63,8 @@ def check(
     store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    force: bool = typer.Option(False, "--force", help="With --out: overwrite test files of the same "
+                               "name that are not torchparity's (default: keep them and say so)."),
     task: List[str] = typer.Option([], "--task", help="With --out: NAME=API,API files these APIs as one issue "
                                    "(issues/task-NAME.{zh,en}.md; repeatable); every other API gets its own."),
 ) -> None:
@@ -97,7 +99,7 @@ def check(
     writers = deliverable_writers(html=html, screenshot=screenshot,
                                   gentest_styles=asked.gentest_styles,
                                   scenario_modules=scenarios, max_samples=max_samples,
-                                  tests_dir=opts["tests"], tasks=tasks) if out else []
+                                  tests_dir=opts["tests"], tasks=tasks, force=force) if out else []
     progress = None if quiet else CheckProgress(err_console)
     report = run_check(asked.apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
                        jobs=opts["jobs"] if executor == "local" else jobs,
@@ -119,6 +121,11 @@ def check(
         written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
         written += [f"issues/ ({n} files)" for n in [len(list((out / "issues").glob("*.md")))] if n]
         out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
+        kept = [path for w in writers for path in getattr(w, "kept", [])]
+        if kept:  # the user's own files at generated files' paths: left alone
+            out_console.print(f"kept {len(kept)} file(s) of yours in {out}/ (no torchparity marker "
+                              f"line; nothing written there; --force overwrites): {', '.join(kept)}",
+                              markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
 
