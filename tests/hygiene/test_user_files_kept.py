@@ -81,3 +81,33 @@ def test_a_second_check_on_one_out_is_refused(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert done.value.code == 2 and "another check" in err and len(err.strip().splitlines()) == 1
     assert not (out / "report.json").exists()
+
+
+def _empty_report():
+    from torchparity.results.models import DeviceInfo, Environment, Report
+
+    return Report(tool_version="0", created="now",
+                  environment=Environment(os="Linux", arch="x86_64", python="3", torch="2.13"),
+                  device=DeviceInfo(type="cpu", spec="cpu"), apis=[])
+
+
+def _writes_a_test_file(report, folder):
+    (folder / "tests" / "npu").mkdir(parents=True, exist_ok=True)
+    write_generated(folder / "tests" / "npu" / "test_abs.py", '"""generated"""\n')
+
+
+def test_check_out_keeps_the_users_test_file_in_the_bundle(tmp_path):
+    """check --out renders into a staging folder and moves it into place: the move, too,
+    leaves a file of the user's alone (was: replaced by the generated one, without a word)."""
+    from torchparity.deliver.bundle import write_bundle
+
+    out = tmp_path / "bundle"
+    (out / "tests" / "npu").mkdir(parents=True)
+    mine = out / "tests" / "npu" / "test_abs.py"
+    mine.write_text(MINE, encoding="utf-8")
+    kept = write_bundle(_empty_report(), out, [_writes_a_test_file])
+    assert kept == ["tests/npu/test_abs.py"] and mine.read_text(encoding="utf-8") == MINE
+    assert artifacts(out)["tests"] == {}  # the report links no file of the user's
+    assert write_bundle(_empty_report(), out, [_writes_a_test_file], force=True) == []
+    assert is_generated(mine)
+    assert write_bundle(_empty_report(), out, [_writes_a_test_file]) == []  # ours now: replaced

@@ -146,7 +146,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
           chips: Sequence[str] = (), dtypes: Optional[Sequence[str]] = None,
           max_samples: Optional[int] = None,
           writers: Sequence[Callable[[Report, Path], None]] = (),
-          executor: str = "local", ray_address: Optional[str] = None) -> Report:
+          executor: str = "local", ray_address: Optional[str] = None,
+          force: bool = False) -> Report:
     """Check ``apis`` on ``device`` against the CPU.
 
     Resolves every name first (an unknown one raises UnknownApiError before anything
@@ -155,7 +156,9 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     returns the Report. ``tests_dir`` / ``docs_dir`` / ``vendor_docs_dir`` fill the
     upstream-test and docs sections (see :func:`torchparity.app.evidence.evidence`); the
     sections not asked for say so. With ``out``, writes report.json and the zh/en reports
-    there — also when interrupted, with what was recorded so far.
+    there — also when interrupted, with what was recorded so far. A generated file whose
+    path in ``out`` holds a file of the user's (no marker line) is not written unless
+    ``force``; ``report.options["kept"]`` lists them.
 
     Scenarios come from every scenario source (``scenarios.sources``): hand suites, OpInfo
     (run per dtype through the same case kind as ``sweep``), and the others. ``dtypes``
@@ -202,7 +205,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
             scenario_modules=scenario_modules, progress=progress, tests_dir=tests_dir,
             docs_dir=docs_dir, vendor_docs_dir=vendor_docs_dir, torch_version=torch_version,
             chips=chips, dtypes=dtypes, max_samples=max_samples, writers=writers,
-            executor=executor, ray_address=ray_address)
+            executor=executor, ray_address=ray_address, force=force)
 
 
 CHECK_LOCK = "check.lock"
@@ -210,7 +213,7 @@ CHECK_LOCK = "check.lock"
 
 def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenario_modules,
                   progress, tests_dir, docs_dir, vendor_docs_dir, torch_version, chips, dtypes,
-                  max_samples, writers, executor, ray_address) -> Report:
+                  max_samples, writers, executor, ray_address, force=False) -> Report:
     run = dict(resolved=resolved, rules=rules, timeout=timeout, jobs=jobs, dtypes=dtypes,
                max_samples=max_samples, tests_dir=tests_dir, scenario_modules=scenario_modules,
                progress=progress, executor=executor, ray_address=ray_address)
@@ -233,7 +236,9 @@ def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenar
     if out:
         from ..deliver.bundle import write_bundle
 
-        write_bundle(report, Path(out), writers)
+        kept = write_bundle(report, Path(out), writers, force=force)
+        if kept:  # in memory only: report.json was written before this was known
+            report.options["kept"] = kept
     if stopped is not None:
         raise stopped
     return report

@@ -20,7 +20,6 @@ from typing import List, Optional, Sequence
 from ..api.resolve import allow_namespaces, resolve
 from ..deliver.gentest import (
     DEFAULT_SUPPORTED_DEVICES,
-    KEPT,
     STYLES,
     GeneratedFile,
     ReplayCase,
@@ -143,16 +142,12 @@ def gentest_writer(style: str, scenario_modules: Sequence[str] = (),
     with the cases the device refused recorded as limits (``tests_dir``: check's
     ``--tests``, whose replays get tests too)."""
 
-    kept: List[str] = []  # the user's files at generated files' paths, left alone
-
     def write(report: Report, out: Path) -> None:
         apis = [a.name for a in report.apis if a.scenarios]
         if apis:
-            files = gentest(apis, style, str(Path(out) / "tests" / style), report=report,
-                            scenario_modules=scenario_modules, max_samples=max_samples,
-                            tests_dir=tests_dir, force=force)
-            kept.extend(f"tests/{style}/{f.name}" for f in files if f.outcome == KEPT)
+            gentest(apis, style, str(Path(out) / "tests" / style), report=report,
+                    scenario_modules=scenario_modules, max_samples=max_samples,
+                    tests_dir=tests_dir, force=force)
 
-    write.kept = kept  # type: ignore[attr-defined]
     write.__name__ = f"gentest_{style.replace('-', '_')}"
     return write

@@ -108,7 +108,7 @@ def check(
                        progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
                        vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
                        chips=opts["chips"], writers=writers, dtypes=asked.dtypes,
-                       max_samples=max_samples)
+                       max_samples=max_samples, force=force)
     if not quiet:
         print_summary(report, out_console)
     if out:
@@ -121,7 +121,7 @@ def check(
         written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
         written += [f"issues/ ({n} files)" for n in [len(list((out / "issues").glob("*.md")))] if n]
         out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
-        kept = [path for w in writers for path in getattr(w, "kept", [])]
+        kept = report.options.get("kept") or []
         if kept:  # the user's own files at generated files' paths: left alone
             out_console.print(f"kept {len(kept)} file(s) of yours in {out}/ (no torchparity marker "
                               f"line; nothing written there; --force overwrites): {', '.join(kept)}",
