@@ -71,6 +71,56 @@ def check_scenario_files(modules: Sequence[str]) -> None:
             raise InputError(f"scenario file {shown(name)}: {exc}") from None
 
 
+SCENARIO_IMPORT_LIMIT_S = 120.0  # a scenario module's import-time work, in the probe process
+
+PROBE = r"""
+import json, os, sys, threading
+from torchparity.scenarios import registry
+try:
+    registry.load_suites(json.loads(sys.argv[1]))
+except BaseException as exc:  # refused as check would refuse it: the caller imports again
+    print("TORCHPARITY-PROBE " + json.dumps({"loaded": False}), flush=True)
+    os._exit(0)
+left = [t.name for t in threading.enumerate()
+        if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+print("TORCHPARITY-PROBE " + json.dumps({"loaded": True, "threads": left}), flush=True)
+os._exit(0)
+"""
+
+
+def probe_scenario_modules(modules: Sequence[str], limit_s: float = SCENARIO_IMPORT_LIMIT_S) -> None:
+    """Import the ``--scenarios`` modules once in a throwaway process, with a time limit,
+    before this process imports them: a module that ends the process at import
+    (``os._exit``), hangs there, or leaves a non-daemon thread running (``check`` would
+    never exit) is one line naming it, not a silent end or a hang."""
+    import json
+    import subprocess
+    import sys
+
+    if not modules:
+        return
+    what = f"--scenarios {shown(', '.join(modules))}"
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    try:
+        proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(modules))],
+                              capture_output=True, text=True, env=env, timeout=limit_s,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"{what}: importing it took over {limit_s:.0f} s (a module that waits "
+                         "or loops at import cannot be used)") from None
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("TORCHPARITY-PROBE ")]
+    if not lines:
+        raise InputError(f"{what}: importing it ended the process (exit status {proc.returncode}"
+                         "; os._exit or a signal at import?)")
+    found = json.loads(lines[-1].split(" ", 1)[1])
+    if found.get("threads"):
+        raise InputError(f"{what}: importing it leaves thread(s) running "
+                         f"({shown(', '.join(found['threads']))}) that would keep check from "
+                         "ending; start them as daemon threads, or inside a scenario")
+
+
 def read_small_text(path: Path, flag: str, cap: int) -> str:
     """A user's text file, read without blocking or filling the memory: a regular file of at
     most ``cap`` bytes, UTF-8; anything else one line."""
@@ -153,6 +203,7 @@ def preflight(apis: Sequence[str], *, config: Optional[Path] = None, device: Opt
         load_rules(category_rules)
     check_scenario_files(scenarios)
     check_folders(opts)
+    probe_scenario_modules(scenarios)  # the one step that may import torch: only with --scenarios
     if out is not None:
         from ..results.store import prepare_out
 
