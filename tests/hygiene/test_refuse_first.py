@@ -183,3 +183,14 @@ def test_a_huge_unknown_torch_name_is_cut(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert done.value.code == 2 and len(err.strip().splitlines()) == 1
     assert len(err) < 1200 and "120006 characters" in err
+
+
+def test_a_report_with_a_5001_digit_integer_is_one_line(tmp_path):
+    """was: ValueError (Python's int-string limit) through as an internal error, exit 1"""
+    from torchparity.results.store import load_report
+
+    path = tmp_path / "report.json"
+    path.write_text('{"tool_version": ' + "9" * 5001 + "}", encoding="utf-8")
+    with pytest.raises(InputError, match="not a torchparity report") as info:
+        load_report(path)
+    assert len(str(info.value)) < 400

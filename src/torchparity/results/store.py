@@ -79,6 +79,8 @@ def load_report(path: Path) -> Report:
         raise InputError(f"{path}: not a torchparity report: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except ValueError as exc:  # an integer of over 4,300 digits (Python's int-string limit)
+        raise InputError(f"{path}: not a torchparity report: {shown(exc, 120)}") from None
     try:
         return Report.model_validate(data)
     except ValidationError as exc:
