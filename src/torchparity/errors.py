@@ -47,3 +47,16 @@ def first_problem(exc) -> str:
     err = exc.errors()[0]
     key = ".".join(str(p) for p in err["loc"]) or "(top level)"
     return f"key '{key}': {err['msg']}"
+
+
+SHOWN_LIMIT = 80  # characters of a user's value a one-line message echoes
+
+
+def shown(value, limit: int = SHOWN_LIMIT) -> str:
+    """A user's value as a message may echo it: on one line (control characters as
+    ``\\xNN``-style escapes) and cut to ``limit`` characters, saying how long it was
+    (a 120 KB API name is not echoed whole)."""
+    text = str(value)
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(str(value))} characters)"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

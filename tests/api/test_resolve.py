@@ -56,6 +56,7 @@ def test_attribute_access_that_asserts_never_escapes(monkeypatch):
     mod = types.ModuleType("tp_fake_backend_mod")
     mod.cache = _NeedsBackend()
     monkeypatch.setitem(sys.modules, "tp_fake_backend_mod", mod)
+    monkeypatch.setenv("TORCHPARITY_NAMESPACES", "tp_fake_backend_mod")  # a backend's namespace
     r = maybe_resolve("tp_fake_backend_mod.cache")  # reading its __module__ etc. asserts
     assert r is not None and r.obj is mod.cache and r.qualified_name == "tp_fake_backend_mod.cache"
     with pytest.raises(UnknownApiError) as info:

@@ -6,12 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import psycopg
 import pytest
-from pgcluster import libpq
 
-from torchparity.app.sweep import sweep
-from torchparity.results.sweep_store import open_store
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+
+from pgcluster import libpq  # noqa: E402
+
+from torchparity.app.sweep import sweep  # noqa: E402
+from torchparity.results.sweep_store import open_store  # noqa: E402
 
 APIS = ["torch.dot", "torch.abs", "torch.nn.functional.relu"]
 DTYPES = ["float32", "float64", "int64"]

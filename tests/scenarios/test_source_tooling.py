@@ -127,8 +127,11 @@ def test_tensorboard_apis_have_cases_where_tensorboard_is_installed_and_a_reason
     from torchparity.scenarios.sources.tooling import tensorboard
 
     have = {api for row in tensorboard.rows() if hasattr(row, "body") for api in row.apis}
-    assert "torch.utils.tensorboard.writer.SummaryWriter.add_scalar" in have  # the test extra installs it
-    assert len(have) >= 18
+    if tensorboard.installed("tensorboard"):  # the tensorboard extra (.ci/run installs it)
+        assert "torch.utils.tensorboard.writer.SummaryWriter.add_scalar" in have
+        assert len(have) >= 18
+    else:
+        assert not have
     monkeypatch.setattr(tensorboard, "installed", lambda package: False)
     rows = tensorboard.rows()
     assert all(not hasattr(r, "body") and "tensorboard" in r.reason for r in rows)
@@ -138,6 +141,7 @@ def test_tensorboard_apis_have_cases_where_tensorboard_is_installed_and_a_reason
 def test_a_summary_writer_case_returns_the_values_it_was_given_not_only_tags():
     """What the judge compares is what the writer wrote from the device tensors: a device
     whose sum, histogram input or image pixels are wrong writes other events."""
+    pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
     from torchparity.scenarios.sources.tooling import tensorboard
 
     got = tensorboard.summary_writer("cpu", torch.float32)["./events"]

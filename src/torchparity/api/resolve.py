@@ -5,12 +5,13 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import os
 import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, List, Optional
 
-from ..errors import UnknownApiError
+from ..errors import UnknownApiError, shown
 
 
 @dataclass
@@ -34,6 +35,8 @@ def _public_names(obj: Any) -> List[str]:
 
 
 def _suggest(prefix: str, parent: Any, wrong: str, limit: int = 5) -> List[str]:
+    if len(wrong) > 100:  # no API name is that long; difflib on it takes seconds
+        return []
     names = _public_names(parent)
     if not wrong.startswith("_"):  # a public name asked: private ones are no suggestion
         names = [n for n in names if not n.startswith("_")]
@@ -73,12 +76,43 @@ def qualified_name_of(obj: Any, fallback: str) -> str:
     return fallback
 
 
+# The top-level packages a name may start with: torch, and the backends that extend it
+# (torch_npu registers torch.npu and names its own APIs under torch_npu). Any other
+# installed package is never imported for a name: its import-time code would run
+# (``this.s`` prints the Zen of Python). TORCHPARITY_NAMESPACES adds more, comma-separated.
+NAMESPACES = ("torch", "torch_npu")
+NAMESPACES_ENV = "TORCHPARITY_NAMESPACES"
+
+
+def namespaces() -> List[str]:
+    extra = [n.strip() for n in os.environ.get(NAMESPACES_ENV, "").split(",") if n.strip()]
+    return list(NAMESPACES) + [n for n in extra if n not in NAMESPACES]
+
+
+def allow_namespaces(modules) -> None:
+    """The modules a user names with ``--scenarios`` (dotted names, not ``.py`` files): their
+    top-level packages become namespaces too, in this process and the workers it starts (the
+    user asked for that module to be imported; it may check its own APIs)."""
+    roots = [m.split(".", 1)[0] for m in modules if m and not m.endswith(".py")]
+    new = [r for r in dict.fromkeys(roots) if r.isidentifier() and r not in namespaces()]
+    if new:
+        current = os.environ.get(NAMESPACES_ENV, "")
+        os.environ[NAMESPACES_ENV] = ",".join([p for p in current.split(",") if p.strip()] + new)
+
+
 def check_dotted(name: str) -> str:
     """``name`` stripped, or :class:`UnknownApiError` when it is not a dotted Python name
-    (``!!!!``, ``../../etc/passwd``, ``__import__('os')``)."""
+    (``!!!!``, ``../../etc/passwd``, ``__import__('os')``) or lies outside torch's
+    namespaces (:func:`namespaces`). Imports nothing."""
     name = name.strip()
     if not name or any(not p.isidentifier() for p in name.split(".")):
-        raise UnknownApiError(f"'{name}' is not a dotted Python name (e.g. torch.autograd.gradcheck)")
+        raise UnknownApiError(f"'{shown(name)}' is not a dotted Python name (e.g. torch.autograd.gradcheck)")
+    allowed = namespaces()
+    if name.split(".", 1)[0] not in allowed:
+        raise UnknownApiError(
+            f"'{shown(name)}' is not a torch API: a name starts with "
+            f"{' or '.join(a + '.' for a in allowed)} (another package is never imported; "
+            f"{NAMESPACES_ENV}=PKG adds a backend's namespace)")
     return name
 
 
@@ -125,7 +159,7 @@ def _resolve(name: str) -> ResolvedApi:
     try:
         obj: Any = importlib.import_module(parts[0])
     except Exception:
-        raise UnknownApiError(f"unknown API '{name}': module '{parts[0]}' cannot be imported") from None
+        raise UnknownApiError(f"unknown API '{shown(name)}': module '{parts[0]}' cannot be imported") from None
     parent: Any = None
     for i in range(1, len(parts)):
         parent = obj
@@ -159,11 +193,12 @@ def _resolve(name: str) -> ResolvedApi:
         prefix = ".".join(parts[:i])
         if failure is not None:
             first = next((ln.strip() for ln in str(failure).splitlines() if ln.strip()), "")
-            raise UnknownApiError(f"API '{name}' cannot be reached here: reading '{parts[i]}' of "
+            raise UnknownApiError(f"API '{shown(name)}' cannot be reached here: reading '{parts[i]}' of "
                                   f"'{prefix}' raised {type(failure).__name__}: {first}"[:300]) from None
         hints = _suggest(prefix, parent, parts[i])
         hint = f"; did you mean: {', '.join(hints)}?" if hints else ""
-        raise UnknownApiError(f"unknown API '{name}': '{prefix}' has no attribute '{parts[i]}'{hint}")
+        raise UnknownApiError(f"unknown API '{shown(name)}': '{shown(prefix)}' has no attribute "
+                              f"'{shown(parts[i])}'{hint}")
     if parent is None:
         parent = sys.modules.get(name.rsplit(".", 1)[0]) if "." in name else None
     qualified = qualified_name_of(obj, name)

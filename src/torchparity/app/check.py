@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..api import footprint as fp
 from ..api.classify import analyse, is_context_manager, takes_callable
-from ..api.resolve import ResolvedApi, resolve
+from ..api.resolve import ResolvedApi, allow_namespaces, resolve
 from ..devices import device_specs, get_adapter
 from ..devices.base import DeviceAdapter
 from ..devices.environment import capture
@@ -146,7 +147,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
           chips: Sequence[str] = (), dtypes: Optional[Sequence[str]] = None,
           max_samples: Optional[int] = None,
           writers: Sequence[Callable[[Report, Path], None]] = (),
-          executor: str = "local", ray_address: Optional[str] = None) -> Report:
+          executor: str = "local", ray_address: Optional[str] = None,
+          force: bool = False) -> Report:
     """Check ``apis`` on ``device`` against the CPU.
 
     Resolves every name first (an unknown one raises UnknownApiError before anything
@@ -155,7 +157,9 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     returns the Report. ``tests_dir`` / ``docs_dir`` / ``vendor_docs_dir`` fill the
     upstream-test and docs sections (see :func:`torchparity.app.evidence.evidence`); the
     sections not asked for say so. With ``out``, writes report.json and the zh/en reports
-    there — also when interrupted, with what was recorded so far.
+    there — also when interrupted, with what was recorded so far. A generated file whose
+    path in ``out`` holds a file of the user's (no marker line) is not written unless
+    ``force``; ``report.options["kept"]`` lists them.
 
     Scenarios come from every scenario source (``scenarios.sources``): hand suites, OpInfo
     (run per dtype through the same case kind as ``sweep``), and the others. ``dtypes``
@@ -181,16 +185,36 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
         if reason:
             raise DeviceUnavailableError(reason)
     rules = load_rules(category_rules)
+    allow_namespaces(scenario_modules)  # a module the user names may check its own APIs
     resolved = [resolve(name) for name in apis]
     for folder, what in ((tests_dir, "--tests"), (docs_dir, "--docs"), (vendor_docs_dir, "--vendor-docs")):
         if folder is not None and not Path(folder).is_dir():
             raise InputError(f"{what} {folder}: no such folder")
     if dtypes is not None:
         check_dtypes(dtypes)
-    registry.load_suites(scenario_modules)
-    if out:  # a folder that cannot be written is refused now, not after every case ran
-        prepare_out(Path(out))
+    from ..results.sweep_store import SweepLock
 
+    with contextlib.ExitStack() as held:
+        if out:  # a folder that cannot be written is refused now, not after every case ran
+            prepare_out(Path(out))
+            # one check at a time per --out, as sweep has: two would leave a report of one
+            # run next to the issues and tests of both
+            held.enter_context(SweepLock(Path(out), name=CHECK_LOCK, what="check"))
+        registry.load_suites(scenario_modules)
+        return _check_locked(
+            apis, adapters, resolved, rules, out=out, timeout=timeout, jobs=jobs,
+            scenario_modules=scenario_modules, progress=progress, tests_dir=tests_dir,
+            docs_dir=docs_dir, vendor_docs_dir=vendor_docs_dir, torch_version=torch_version,
+            chips=chips, dtypes=dtypes, max_samples=max_samples, writers=writers,
+            executor=executor, ray_address=ray_address, force=force)
+
+
+CHECK_LOCK = "check.lock"
+
+
+def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenario_modules,
+                  progress, tests_dir, docs_dir, vendor_docs_dir, torch_version, chips, dtypes,
+                  max_samples, writers, executor, ray_address, force=False) -> Report:
     run = dict(resolved=resolved, rules=rules, timeout=timeout, jobs=jobs, dtypes=dtypes,
                max_samples=max_samples, tests_dir=tests_dir, scenario_modules=scenario_modules,
                progress=progress, executor=executor, ray_address=ray_address)
@@ -213,7 +237,9 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     if out:
         from ..deliver.bundle import write_bundle
 
-        write_bundle(report, Path(out), writers)
+        kept = write_bundle(report, Path(out), writers, force=force)
+        if kept:  # in memory only: report.json was written before this was known
+            report.options["kept"] = kept
     if stopped is not None:
         raise stopped
     return report

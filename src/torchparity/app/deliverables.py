@@ -9,11 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from ..deliver.gentest import STYLES
+from ..deliver.gentest import STYLES, expand_styles  # noqa: F401  (the CLI's name for it)
 from ..deliver.html import write_html
 from ..deliver.issues import Task, issues_writer
 from ..deliver.screenshot import PNG_NAME, SVG_NAME, summary_svg, svg_size
-from ..errors import InputError
 from ..results.models import Report
 from ..results.store import write_text_atomic
 from .convert import svg_to_png
@@ -34,32 +33,18 @@ def write_screenshot(report: Report, out: Path, png: bool = True) -> None:
         svg_to_png(out / SVG_NAME, target, svg_size(svg))
 
 
-def expand_styles(styles: Sequence[str]) -> List[str]:
-    """``all`` means every style, ``none`` none; unknown names are refused before anything runs."""
-    out: List[str] = []
-    if "none" in styles:
-        return []
-    for style in styles:
-        for name in (STYLES if style == "all" else [style]):
-            if name not in STYLES:
-                raise InputError(f"--gentest {name}: unknown style; use one of: {', '.join(STYLES)}, all")
-            if name not in out:
-                out.append(name)
-    return out
-
-
 def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool = True,
                         gentest_styles: Sequence[str] = (),
                         scenario_modules: Sequence[str] = (),
                         max_samples: Optional[int] = None,
                         tests_dir: Optional[str] = None,
-                        tasks: Optional[Sequence[Task]] = ()) -> List[Writer]:
+                        tasks: Optional[Sequence[Task]] = (), force: bool = False) -> List[Writer]:
     writers: List[Writer] = []
     if screenshot:
         writers.append(lambda report, out: write_screenshot(report, out, png=png))
     for style in dict.fromkeys(gentest_styles):
         writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples,
-                                      tests_dir=tests_dir))
+                                      tests_dir=tests_dir, force=force))
     writers.append(issues_writer(tasks or ()))  # after the tests: its commands name them
     if html:
         writers.append(write_html)

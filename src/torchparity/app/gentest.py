@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from ..api.resolve import resolve
+from ..api.resolve import allow_namespaces, resolve
 from ..deliver.gentest import (
     DEFAULT_SUPPORTED_DEVICES,
     STYLES,
@@ -26,10 +26,10 @@ from ..deliver.gentest import (
     file_name,
     generate,
     generate_replay,
+    write_generated,
 )
 from ..errors import InputError
 from ..results.models import Report
-from ..results.store import write_text_atomic
 from ..run.standalone import FROM_ENV, portable, samples_of
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
@@ -73,14 +73,16 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
             supported_devices: Sequence[str] = DEFAULT_SUPPORTED_DEVICES,
             max_samples: Optional[int] = None,
             dtypes: Optional[Sequence[str]] = None,
-            tests_dir: Optional[str] = None) -> List[GeneratedFile]:
+            tests_dir: Optional[str] = None, force: bool = False) -> List[GeneratedFile]:
     """Generate the test files of each API in ``style``; writes them under ``out`` when given.
 
     ``report``: a check report whose refused cases become recorded limits in the files.
     ``max_samples``: at most N OpInfo samples per dtype (as ``check --max-samples``);
     ``dtypes``: only those dtypes (as ``check --dtypes``); ``tests_dir``: a test tree whose
     tests of each API are replayed too (as ``check --tests``; the files read the tree from
-    ``$TORCHPARITY_TESTS`` when they run).
+    ``$TORCHPARITY_TESTS`` when they run). A file already at a generated file's path that
+    is not one of ours (no marker line) is kept unless ``force``; each file's ``outcome``
+    says what happened to it.
     """
     if style not in STYLES:
         raise InputError(f"unknown test style {style!r}; use one of: {', '.join(STYLES)}")
@@ -90,6 +92,7 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
         raise InputError("--max-samples must be at least 1")
     if tests_dir is not None and not Path(tests_dir).is_dir():
         raise InputError(f"--tests {tests_dir}: no such folder")
+    allow_namespaces(scenario_modules)  # a module the user names may check its own APIs
     resolved = [resolve(name) for name in apis]
     registry.load_suites(scenario_modules)
     settings = sources.RunSettings(tests_dir=tests_dir)
@@ -101,7 +104,7 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
         if folder.exists() and not folder.is_dir():
             raise InputError(f"--out {out}: exists and is not a folder")
         for f in files:
-            write_text_atomic(folder / f.name, f.text)
+            f.outcome = write_generated(folder / f.name, f.text, force=force)
     return files
 
 
@@ -133,7 +136,8 @@ def _generate(resolved, style: str, *, dtypes, report, supported_devices,
 
 
 def gentest_writer(style: str, scenario_modules: Sequence[str] = (),
-                   max_samples: Optional[int] = None, tests_dir: Optional[str] = None):
+                   max_samples: Optional[int] = None, tests_dir: Optional[str] = None,
+                   force: bool = False):
     """A check() writer: the report's APIs as test files under ``out/tests/<style>/``,
     with the cases the device refused recorded as limits (``tests_dir``: check's
     ``--tests``, whose replays get tests too)."""
@@ -143,7 +147,7 @@ def gentest_writer(style: str, scenario_modules: Sequence[str] = (),
         if apis:
             gentest(apis, style, str(Path(out) / "tests" / style), report=report,
                     scenario_modules=scenario_modules, max_samples=max_samples,
-                    tests_dir=tests_dir)
+                    tests_dir=tests_dir, force=force)
 
     write.__name__ = f"gentest_{style.replace('-', '_')}"
     return write

@@ -37,9 +37,14 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
     """torchparity: evidence and deliverables for PyTorch API support on accelerators."""
 
 
+FAIL_LINE_LIMIT = 1000
+
+
 def _fail_line(message: str) -> None:
     """One line on stderr, unwrapped, whatever the terminal width."""
     line = " ".join(message.split())
+    if len(line) > FAIL_LINE_LIMIT:  # a value no message cut (a huge name) is not echoed whole
+        line = f"{line[:FAIL_LINE_LIMIT]}… ({len(line)} characters in all)"
     sys.stderr.write(f"torchparity: {line}\n")
     sys.stderr.flush()
 

@@ -63,6 +63,8 @@ def check(
     store: Optional[str] = typer.Option(None, "--store", help="With --apis-from-vendor-docs: " + STORE_HELP),
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    force: bool = typer.Option(False, "--force", help="With --out: overwrite test files of the same "
+                               "name that are not torchparity's (default: keep them and say so)."),
     task: List[str] = typer.Option([], "--task", help="With --out: NAME=API,API files these APIs as one issue "
                                    "(issues/task-NAME.{zh,en}.md; repeatable); every other API gets its own."),
 ) -> None:
@@ -81,38 +83,32 @@ def check(
 
         raise InputError("--store goes with --apis-from-vendor-docs (a checked API's results "
                          "are its report bundle in --out)")
-    if not apis:
-        from ..errors import InputError
+    from ..app.check_inputs import preflight
 
-        raise InputError("no API given: name at least one, e.g. torch.autograd.gradcheck, "
-                         "or use --apis-from-vendor-docs DIR")
-    from ..app.config import merge_options
-    from ..devices import device_specs, validate_spec
-
-    opts = merge_options(config, device=device, tests=tests, docs=docs, vendor_docs=vendor_docs,
-                         torch_version=torch_version, chips=chips, timeout=timeout, jobs=jobs)
-    for spec in device_specs(opts["device"]):  # a typo fails here, before torch loads
-        validate_spec(spec)
-    from ..deliver.issues import check_tasks, parse_tasks
-
-    tasks = check_tasks(parse_tasks(task), apis)
+    # every input refused now, before torch, a worker or a scenario module runs
+    asked = preflight(apis or [], config=config, device=device, tests=tests, docs=docs,
+                      vendor_docs=vendor_docs, torch_version=torch_version, chips=chips,
+                      timeout=timeout, jobs=jobs, executor=executor, ray_address=ray_address,
+                      scenarios=scenarios, category_rules=category_rules, dtypes=dtypes,
+                      gentest_styles=gentest_styles, task=task, out=out)
+    opts, tasks = asked.options, asked.tasks
     from ..app.check import check as run_check
-    from ..app.deliverables import deliverable_writers, expand_styles
+    from ..app.deliverables import deliverable_writers
     from ..deliver.console import print_summary
 
     writers = deliverable_writers(html=html, screenshot=screenshot,
-                                  gentest_styles=expand_styles(gentest_styles or ["npu"]),
+                                  gentest_styles=asked.gentest_styles,
                                   scenario_modules=scenarios, max_samples=max_samples,
-                                  tests_dir=opts["tests"], tasks=tasks) if out else []
+                                  tests_dir=opts["tests"], tasks=tasks, force=force) if out else []
     progress = None if quiet else CheckProgress(err_console)
-    report = run_check(apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
+    report = run_check(asked.apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
                        jobs=opts["jobs"] if executor == "local" else jobs,
                        executor=executor, ray_address=ray_address, scenario_modules=scenarios,
                        category_rules=str(category_rules) if category_rules else None,
                        progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
                        vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
-                       chips=opts["chips"], writers=writers, dtypes=_dtypes(dtypes),
-                       max_samples=max_samples)
+                       chips=opts["chips"], writers=writers, dtypes=asked.dtypes,
+                       max_samples=max_samples, force=force)
     if not quiet:
         print_summary(report, out_console)
     if out:
@@ -125,6 +121,11 @@ def check(
         written += [f"tests/{style}/ ({len(paths)} files)" for style, paths in files["tests"].items()]
         written += [f"issues/ ({n} files)" for n in [len(list((out / "issues").glob("*.md")))] if n]
         out_console.print(f"wrote {out}/: {', '.join(written)}", markup=False, soft_wrap=True)
+        kept = report.options.get("kept") or []
+        if kept:  # the user's own files at generated files' paths: left alone
+            out_console.print(f"kept {len(kept)} file(s) of yours in {out}/ (no torchparity marker "
+                              f"line; nothing written there; --force overwrites): {', '.join(kept)}",
+                              markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
 
@@ -141,10 +142,8 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
     """check --apis-from-vendor-docs: every listed API into a resumable store and a matrix."""
     from collections import Counter
 
-    from ..app.check_vendor import check_vendor_docs, device_folders
     from ..app.config import merge_options
     from ..errors import InputError
-    from .progress import StepProgress, SweepProgress
 
     if apis:
         raise InputError("--apis-from-vendor-docs checks the APIs the docs list: name no API too")
@@ -152,6 +151,13 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
         raise InputError("--apis-from-vendor-docs needs --out DIR (results.sqlite and the matrix go there)")
     if not docs_dir.is_dir():
         raise InputError(f"--apis-from-vendor-docs {docs_dir}: no such folder")
+    if store is not None:  # a URL, refused now if it is none, before any import or worker
+        from ..results.sweep_store import parse_store_flag
+
+        parse_store_flag(store)
+    from ..app.check_vendor import check_vendor_docs, device_folders
+    from .progress import StepProgress, SweepProgress
+
     opts = merge_options(config, device=device, torch_version=torch_version, timeout=timeout, jobs=jobs,
                          tests=tests)
     planning = None if quiet else StepProgress(err_console)

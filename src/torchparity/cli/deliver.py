@@ -34,6 +34,8 @@ def gentest(
                                          help="A test tree (as check --tests): its tests of each API "
                                               "are replayed too; the files read the tree from "
                                               "$TORCHPARITY_TESTS when they run."),
+    force: bool = typer.Option(False, "--force", help="Overwrite files of the same name that are "
+                               "not torchparity's (default: keep them and say so)."),
 ) -> None:
     """Write test files generated from the scenarios: device, dtypes and shapes as parameters."""
     from ..app.gentest import gentest as run_gentest
@@ -45,9 +47,21 @@ def gentest(
         else list(DEFAULT_SUPPORTED_DEVICES)
     files = run_gentest(apis, style, str(out), scenario_modules=scenarios, report=report,
                         supported_devices=chips, max_samples=max_samples,
-                        tests_dir=str(tests) if tests else None)
+                        tests_dir=str(tests) if tests else None, force=force)
+    from ..deliver.gentest import KEPT
+
     for f in files:
-        out_console.print(f"wrote {out / f.name} ({f.tests} tests, style {f.style})", markup=False)
+        if f.outcome == KEPT:
+            out_console.print(f"kept {out / f.name}: not a torchparity file (no marker line); "
+                              "nothing written there (--force overwrites it)", markup=False,
+                              soft_wrap=True)
+        else:
+            out_console.print(f"{f.outcome} {out / f.name} ({f.tests} tests, style {f.style})",
+                              markup=False, soft_wrap=True)
+    counts = {}
+    for f in files:
+        counts[f.outcome] = counts.get(f.outcome, 0) + 1
+    out_console.print("summary: " + ", ".join(f"{n} {k}" for k, n in counts.items()), markup=False)
 
 
 @app.command()

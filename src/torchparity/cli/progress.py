@@ -34,17 +34,24 @@ class _PlainBar:
         self.console = console
         self.total, self.done, self.description = 0, 0, ""
         self.t0 = self.last = 0.0
+        self.first = None  # (time, done) at the first finished case: the rate starts there
 
     def start(self) -> None:
         self.t0 = self.last = time.monotonic()
 
     def add_task(self, description: str, total: int, **_fields) -> int:
-        self.description, self.total = description, total
+        """A new task (``check --device a,b,c``: one per device) counts from zero, with a
+        rate of its own: a counter never runs past its total, an ETA never goes negative."""
+        self.description, self.total, self.done = description, total, 0
+        self.t0 = self.last = time.monotonic()
+        self.first = None
         return 0
 
     def advance(self, _task=None, advance: int = 1) -> None:
         self.done += advance
         now = time.monotonic()
+        if self.first is None:  # the first case carries the workers' start-up: not a rate
+            self.first = (now, self.done)
         if now - self.last >= PLAIN_EVERY_S:
             self.last = now
             self.line(now)
@@ -54,12 +61,20 @@ class _PlainBar:
             self.advance(advance=advance)
 
     def line(self, now: float) -> None:
-        spent = max(now - self.t0, 1e-9)
-        rate = self.done / spent
-        left = (self.total - self.done) / rate if rate > 0 else None
-        eta = f"{int(left // 60)}m{int(left % 60):02d}s" if left is not None else "?"
-        self.console.print(f"{self.description}: {self.done}/{self.total} cases, {rate:.2f}/s, "
-                           f"ETA {eta}", markup=False, highlight=False, soft_wrap=True)
+        """Cases done and, once two cases have finished, the measured rate and an ETA from
+        it; before that no ETA (one guessed from start-up is minutes off)."""
+        done = min(self.done, self.total) if self.total else self.done
+        text = f"{self.description}: {done}/{self.total} cases"
+        measured = self.first is not None and self.done > self.first[1] and now > self.first[0]
+        if done >= self.total:
+            text += ", done"
+        elif measured:
+            rate = (self.done - self.first[1]) / (now - self.first[0])
+            left = max(self.total - done, 0) / rate
+            text += f", {rate:.2f}/s, ETA {int(left // 60)}m{int(left % 60):02d}s"
+        else:
+            text += ", ETA once a rate is measured"
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def stop(self) -> None:
         if self.total:

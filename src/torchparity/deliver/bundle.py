@@ -13,12 +13,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from ..errors import InputError, OutputError
 from ..results.models import Report
 from ..results.store import save_report, write_text_atomic
-from .artifacts import artifacts
+from .artifacts import artifacts, is_generated
 from .report import LANGS, render_markdown
 from .screenshot import PNG_NAME, SVG_NAME
 
@@ -26,17 +26,38 @@ Writer = Callable[[Report, Path], None]
 STAGE_PREFIX = ".torchparity-writing-"
 
 
-def _render(report: Report, folder: Path, writers: Sequence[Writer]) -> None:
+def _render(report: Report, folder: Path, writers: Sequence[Writer], out: Optional[Path] = None,
+            force: bool = False) -> List[str]:
+    """Render into the staging ``folder``; returns the generated files left out because a
+    file of the user's (no marker line) is at their path in ``out`` (unless ``force``)."""
     save_report(report, folder / "report.json")
     for lang in LANGS:
         write_text_atomic(folder / f"report.{lang}.md", render_markdown(report, lang))
+    kept: List[str] = []
     for writer in writers:
         writer(report, folder)
+        if out is not None and not force:  # before the next writer links them
+            kept += _keep_users_files(folder, out)
     files = artifacts(folder)
     if files["screenshot"] or files["html"] or files["tests"]:
         # the writers added deliverables: link them from the reports
         for lang in LANGS:
             write_text_atomic(folder / f"report.{lang}.md", render_markdown(report, lang, files))
+    return kept
+
+
+def _keep_users_files(stage: Path, out: Path) -> List[str]:
+    """Staged generated files whose path in ``out`` holds a file that is not ours: the
+    staged one is dropped, the user's stays (never overwritten)."""
+    kept = []
+    for path in sorted(stage.rglob("*")):
+        rel = path.relative_to(stage)
+        target = out / rel
+        if path.is_file() and is_generated(path) and os.path.lexists(target) \
+                and not is_generated(target):
+            path.unlink()
+            kept.append(rel.as_posix())
+    return kept
 
 
 def _move_into(stage: Path, out: Path) -> None:
@@ -68,7 +89,10 @@ def keep_elsewhere(report: Report) -> Optional[Path]:
         return None
 
 
-def write_bundle(report: Report, out: Path, writers: Sequence[Writer] = ()) -> None:
+def write_bundle(report: Report, out: Path, writers: Sequence[Writer] = (),
+                 force: bool = False) -> List[str]:
+    """Write the bundle; returns the generated files NOT written because a file of the
+    user's is at their path (``force`` overwrites those)."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
@@ -76,14 +100,15 @@ def write_bundle(report: Report, out: Path, writers: Sequence[Writer] = ()) -> N
     try:
         out.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=str(out)))
-        _render(report, stage, writers)
+        kept = _render(report, stage, writers, out=out, force=force)
         _move_into(stage, out)
     except OSError as exc:
-        kept = keep_elsewhere(report)
-        where = (f"the results are kept in {kept}" if kept is not None
+        elsewhere = keep_elsewhere(report)
+        where = (f"the results are kept in {elsewhere}" if elsewhere is not None
                  else "keeping them in the temporary directory failed too")
         raise OutputError(f"could not write the results into {out} "
                           f"({exc.strerror or exc}); {where}") from None
     finally:
         if stage is not None:
             shutil.rmtree(stage, ignore_errors=True)
+    return kept

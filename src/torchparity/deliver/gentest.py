@@ -24,6 +24,7 @@ import ast
 import hashlib
 import inspect
 import keyword
+import os
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import jinja2
 from ..errors import InputError
 from ..results.models import Report
 from ..scenarios.registry import Scenario
+from .artifacts import GENERATED_MARKER, is_generated  # noqa: F401  (gentest's names too)
 from .templating import make_environment
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +59,34 @@ class GeneratedFile:
     name: str  # file name, e.g. test_autograd_gradcheck.py
     text: str
     tests: int  # test methods (one per scenario)
+    outcome: str = ""  # once written: WRITTEN, REPLACED, KEPT or OVERWRITTEN
+
+
+MARKER_LINE = (f"{GENERATED_MARKER}; the next gentest or check --out rewrites it "
+               "(delete this line to keep your edits)\n")
+WRITTEN, REPLACED, KEPT, OVERWRITTEN = "written", "replaced", "kept (not ours)", "overwritten (--force)"
+
+
+def marked(text: str) -> str:
+    return text if text.startswith(GENERATED_MARKER) else MARKER_LINE + text
+
+
+def write_generated(path: Path, text: str, force: bool = False) -> str:
+    """Write a generated file unless a file of the user's is there: returns what happened
+    (WRITTEN, REPLACED an earlier generated file, KEPT the user's, OVERWRITTEN with force)."""
+    from ..results.store import write_text_atomic
+
+    path = Path(path)
+    if not os.path.lexists(path):
+        outcome = WRITTEN
+    elif is_generated(path):
+        outcome = REPLACED
+    elif force and path.is_file():
+        outcome = OVERWRITTEN
+    else:
+        return KEPT
+    write_text_atomic(path, marked(text))
+    return outcome
 
 
 # ----------------------------------------------------------------------------- names
@@ -237,7 +267,7 @@ def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str
         supported_devices=list(supported_devices),
     )
     ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
-    return GeneratedFile(api=api, style=style, name=name, text=text, tests=len(cases))
+    return GeneratedFile(api=api, style=style, name=name, text=marked(text), tests=len(cases))
 
 
 # ----------------------------------------------------------------------------- generated sources
@@ -388,5 +418,19 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
         sources=sorted({c.source for c in cases}), code=code.text(),
     )
     ast.parse(text)  # a generated file that does not parse is our bug: fail here, not later
-    return GeneratedFile(api=api, style=style, name=name, text=text,
+    return GeneratedFile(api=api, style=style, name=name, text=marked(text),
                          tests=sum(len(c.runs) for c in cases))
+
+
+def expand_styles(styles: Sequence[str]) -> List[str]:
+    """``all`` means every style, ``none`` none; unknown names are refused before anything runs."""
+    out: List[str] = []
+    if "none" in styles:
+        return []
+    for style in styles:
+        for name in (STYLES if style == "all" else [style]):
+            if name not in STYLES:
+                raise InputError(f"--gentest {name}: unknown style; use one of: {', '.join(STYLES)}, all")
+            if name not in out:
+                out.append(name)
+    return out

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..results.models import Report
 from ..results.store import write_text_atomic
 from .artifacts import artifacts
@@ -31,9 +31,9 @@ def parse_tasks(texts: Sequence[str]) -> List[Task]:
         name, sep, rest = text.partition("=")
         apis = [a.strip() for a in rest.split(",") if a.strip()]
         if not sep or not name.strip() or not apis:
-            raise InputError(f"--task {text!r}: expected NAME=API[,API...], e.g. 32=torch.autograd.gradcheck")
+            raise InputError(f"--task {shown(text)!r}: expected NAME=API[,API...], e.g. 32=torch.autograd.gradcheck")
         if not re.fullmatch(r"[\w.\-]+", name.strip()):
-            raise InputError(f"--task {text!r}: the name may hold letters, digits, '.', '-' and '_' only")
+            raise InputError(f"--task {shown(text)!r}: the name may hold letters, digits, '.', '-' and '_' only")
         out.append((name.strip(), apis))
     return out
 
@@ -44,7 +44,7 @@ def check_tasks(tasks: Sequence[Task], apis: Sequence[str]) -> List[Task]:
     for name, mine in tasks:
         for api in mine:
             if api not in apis:
-                raise InputError(f"--task {name}: {api} is not one of the APIs to check; name it too")
+                raise InputError(f"--task {shown(name)}: {shown(api)} is not one of the APIs to check; name it too")
             if api in seen:
                 raise InputError(f"--task {name}: {api} is in task {seen[api]} already")
             seen[api] = str(name)
@@ -65,7 +65,7 @@ def group(report: Report, tasks: Sequence[Task] = ()) -> List[Task]:
         for api in apis:
             real = api if api in names else qualified.get(api)
             if real is None:
-                raise InputError(f"--task {name}: {api} is not one of the APIs checked")
+                raise InputError(f"--task {shown(name)}: {shown(api)} is not one of the APIs checked")
             if real in taken:
                 raise InputError(f"--task {name}: {api} is in another task too")
             taken.add(real)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Type
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from .backends import CpuAdapter, CudaAdapter, MpsAdapter, NpuAdapter, XpuAdapter
 from .base import DeviceAdapter
 
@@ -37,7 +37,7 @@ def device_specs(device: Optional[str]) -> List[str]:
     if not specs:
         raise InputError("--device: no device given")
     if len(set(specs)) != len(specs):
-        raise InputError(f"--device {device}: a device is named twice")
+        raise InputError(f"--device {shown(device)}: a device is named twice")
     return specs
 
 
@@ -50,7 +50,7 @@ def validate_spec(spec: Optional[str]) -> None:
     kind, _, idx = spec.partition(":")
     if kind not in REAL:
         known = ", ".join(list(REAL) + ["auto", "emu:<profile>"])
-        raise InputError(f"unknown device '{spec}'; use one of: {known}")
+        raise InputError(f"unknown device '{shown(spec)}'; use one of: {known}")
     _index(spec, idx)
 
 

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ..errors import InputError
 from ..results.error_rules import refused_kernels
 from ..results.models import Analysis, Cause, ScenarioResult, Status, Text, Verdict
-from ..yamlmodel import load_yaml_model
 from .causes import CAUSE_TEXT, LIMIT_CAUSES
 from .evidence import api_evidence, device_independent, is_answer
+from .rules_file import FACT_NAMES, RULES_FILE, CategoryRule, CategoryRules, load_rules  # noqa: F401
 
-RULES_FILE = Path(__file__).resolve().parent / "rules" / "categories.yaml"
-FACT_NAMES = ("involvement", "implementation", "harness", "evidence")
 # every answering row host-only: no device operator of the API ran (seed 000's "pure
 # Python, no device operator"); category 1.2① through the rules' evidence fact
 DEVICE_INDEPENDENT = "device-independent"
@@ -30,42 +24,6 @@ UNDETERMINED_TEXT = Text(
     en="Undetermined: no scenario ran and was judged on the device, so no category is "
        "claimed (see the sources tried).",
     zh="待定：没有场景在设备上运行并完成判定，因此不给出分类（见已尝试的场景来源）。")
-
-
-class CategoryRule(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    id: str
-    name: str
-    when: Dict[str, Any] = Field(default_factory=dict)
-    en: str
-    zh: str
-
-    def matches(self, facts: Dict[str, Any]) -> bool:
-        for key, want in self.when.items():
-            have = facts.get(key)
-            if isinstance(want, list):
-                if have not in want:
-                    return False
-            elif have != want:
-                return False
-        return True
-
-
-class CategoryRules(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    vocabulary: str
-    rules: List[CategoryRule]
-
-
-def load_rules(path: Optional[Union[str, Path]] = None) -> CategoryRules:
-    path = Path(path) if path else RULES_FILE
-    rules = load_yaml_model(path, CategoryRules, what="category rules")
-    for rule in rules.rules:
-        unknown = set(rule.when) - set(FACT_NAMES)
-        if unknown:
-            raise InputError(f"{path}: rule {rule.id!r} uses unknown fact(s) {sorted(unknown)}; "
-                             f"known: {', '.join(FACT_NAMES)}")
-    return rules
 
 
 def categorise(facts: Dict[str, Any], rules: Optional[CategoryRules] = None) -> Optional[CategoryRule]:

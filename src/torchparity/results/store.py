@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError, first_problem
+from ..errors import InputError, first_problem, shown
 from .models import Report
 
 
@@ -43,11 +43,11 @@ def prepare_out(out: Path, flag: str = "--out") -> Path:
     not an error after every case has run."""
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise InputError(f"{flag} {out}: exists and is not a folder")
+        raise InputError(f"{flag} {shown(out)}: exists and is not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"{flag} {out}: cannot create folder: {exc.strerror or exc}") from None
+        raise InputError(f"{flag} {shown(out)}: cannot create folder: {exc.strerror or exc}") from None
     try:
         fd, probe = tempfile.mkstemp(prefix=".torchparity-probe-", dir=str(out))
         try:
@@ -56,7 +56,7 @@ def prepare_out(out: Path, flag: str = "--out") -> Path:
             os.close(fd)
             os.unlink(probe)
     except OSError as exc:
-        raise InputError(f"{flag} {out}: cannot write there: {exc.strerror or exc}") from None
+        raise InputError(f"{flag} {shown(out)}: cannot write there: {exc.strerror or exc}") from None
     return out
 
 
@@ -79,6 +79,8 @@ def load_report(path: Path) -> Report:
         raise InputError(f"{path}: not a torchparity report: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except ValueError as exc:  # an integer of over 4,300 digits (Python's int-string limit)
+        raise InputError(f"{path}: not a torchparity report: {shown(exc, 120)}") from None
     try:
         return Report.model_validate(data)
     except ValidationError as exc:

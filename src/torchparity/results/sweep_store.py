@@ -293,6 +293,19 @@ def _masked(text: str) -> str:
     return re.sub(r"(//[^/@:]*):[^@/]*@", r"\1:***@", " ".join(text.split()))
 
 
+def parse_store_flag(text: str):
+    """The URL a ``--store`` value names, checked before any work: a value that is no URL
+    (``--store 'not a url'``) is refused, never taken for the name of a SQLite file in the
+    current folder; the default store is ``OUT/results.sqlite``, named by ``--out``."""
+    if not is_url(text):
+        from ..errors import shown
+
+        raise InputError(f"--store {shown(_masked(text))}: not a database URL (sqlite:///FILE or "
+                         "postgresql://USER@HOST:PORT/DB; without --store the results go to "
+                         "OUT/results.sqlite)")
+    return _parse_url(text)
+
+
 def _parse_url(text: str):
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -352,6 +365,7 @@ def open_store(out_dir: Path, must_exist: bool = False,
     if url is None and is_url(str(out_dir)):
         url = str(out_dir)
     if url is not None:
+        parse_store_flag(url)
         return SweepStore(url)
     path = Path(out_dir)
     if must_exist and path.is_file():
@@ -372,8 +386,9 @@ class SweepLock:
 
     NAME = "sweep.lock"
 
-    def __init__(self, out_dir: Path):
-        self.path = Path(out_dir) / self.NAME
+    def __init__(self, out_dir: Path, name: str = NAME, what: str = "sweep"):
+        self.path = Path(out_dir) / name
+        self.what = what  # "check" takes the same lock, on OUT/check.lock
         self.fd: Optional[int] = None
 
     def __enter__(self) -> "SweepLock":
@@ -385,13 +400,13 @@ class SweepLock:
             try:
                 fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
-                raise InputError(f"{self.path}: cannot create the sweep lock: {exc.strerror}") from None
+                raise InputError(f"{self.path}: cannot create the {self.what} lock: {exc.strerror}") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
                 os.close(fd)
-                raise InputError(f"{self.path.parent}: another sweep (pid {holder}) is writing here; "
+                raise InputError(f"{self.path.parent}: another {self.what} (pid {holder}) is writing here; "
                                  "wait for it to end or use another --out") from None
             try:
                 same = os.path.samestat(os.fstat(fd), os.stat(self.path))
@@ -401,8 +416,8 @@ class SweepLock:
                 break
             os.close(fd)  # locked a file its last holder had removed: take the new one
         else:
-            raise InputError(f"{self.path}: the sweep lock keeps changing; is another sweep "
-                             "starting here?")
+            raise InputError(f"{self.path}: the {self.what} lock keeps changing; is another "
+                             f"{self.what} starting here?")
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self.fd = fd

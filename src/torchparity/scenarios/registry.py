@@ -243,7 +243,11 @@ def scenario(api: str, id: str, *, en: str, zh: str, expect_en: str, expect_zh: 
 
 
 def load_suites(extra_modules: Iterable[str] = ()) -> None:
-    """Import the built-in suites and any extra modules (dotted names or .py paths)."""
+    """Import the built-in suites and any extra modules (dotted names or .py paths); a
+    named module's package becomes an API namespace (``api.resolve.allow_namespaces``)."""
+    from ..api.resolve import allow_namespaces
+
+    allow_namespaces(list(extra_modules))
     pkg = importlib.import_module(SUITES_PACKAGE)
     names = [f"{SUITES_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
     for name in list(names) + list(extra_modules):
