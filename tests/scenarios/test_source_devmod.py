@@ -115,3 +115,22 @@ def test_cases_that_read_dtype_are_not_tagged():
     assert deq.dtypes == ("float32",) and DTYPE_FREE in deq.tags
     found = offer("torch.add", torch.add)
     assert found.scenarios and not any(DTYPE_FREE in sc.tags for sc in found.scenarios)
+
+
+def test_an_accelerator_memory_counter_is_device_state_through_the_emulators_wrapper(emu):
+    """Issue 48 item 2: torch.accelerator.memory.max_memory_reserved is routed by the
+    emulator to its module's member; the wrapper was filtered out of the footprint (the
+    row read host-only, "1.2①, device-independent"). The call is the API's runtime entry."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+    from torchparity.judge.evidence import DEVICE_STATE, from_footprint
+    from torchparity.run.execute import execute
+
+    api = "torch.accelerator.memory.max_memory_reserved"
+    obj = resolve(api).obj
+    (sc,) = devmod.scenarios(api, obj)
+    result, entries = execute(sc, "float32", emu, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    assert result.status == "pass", result.detail
+    own = [e.op for e in entries if e.source == "api"]
+    assert own == ["runtime.accelerator.memory.max_memory_reserved"], entries
+    assert from_footprint(entries) == DEVICE_STATE

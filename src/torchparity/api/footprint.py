@@ -269,11 +269,22 @@ class FootprintRecorder:
     def _runtime_api_names(self) -> Set[str]:
         # a device-module API (torch.cuda.X asked of the device under test's module, as
         # the devmod source does) is answered by the member of the same name there (the
-        # name it has in the module: a member may be a lambda or another member's function)
+        # name it has in the module: a member may be a lambda or another member's function).
+        # A device backend's wrapper of such an API (the emulator routes
+        # torch.accelerator.memory.X to its module's member) is the API it wraps
+        # (``__wrapped__``), answered by the member it names (``device_member``).
         families = ("torch.cuda", "torch.cpu", "torch.accelerator", f"torch.{self.device_type}",
                     "torch_npu")
-        return {getattr(o, "__name__", None) for o in self.attr.api_objects
-                if str(getattr(o, "__module__", "") or "").startswith(families)}
+        names: Set[str] = set()
+        for o in self.attr.api_objects:
+            chain = [o]
+            while getattr(chain[-1], "__wrapped__", None) is not None and len(chain) < 8:
+                chain.append(chain[-1].__wrapped__)
+            if any(str(getattr(c, "__module__", "") or "").startswith(families) for c in chain):
+                names.update(getattr(c, "__name__", None) for c in chain)
+                names.update(getattr(c, "device_member", None) for c in chain)
+        names.discard(None)
+        return names
 
     def _runtime_source(self, fn: Any, name: str = "") -> str:
         names = self._runtime_api_names()
@@ -298,17 +309,38 @@ class FootprintRecorder:
         runtime_call.__wrapped__ = fn
         return runtime_call
 
+    def _c_entry_prefixes(self) -> Tuple[str, ...]:
+        """The ``torch._C`` (and a backend's own ``_C``) entry points through which a
+        device module's state is read on real hardware: ``_accelerator_*``
+        (torch.accelerator.memory.max_memory_reserved -> _accelerator_getDeviceStats) and
+        ``_<device type>_*`` (``_cuda_*``, torch_npu's ``_npu_*``)."""
+        return ("_accelerator_", f"_{self.device_type}_")
+
     def _patch_runtime(self) -> None:
         try:
             module = torch.cpu if self.device_type == "cpu" else torch.get_device_module(self.device_type)
         except Exception:  # no device module for this type
             return
-        modules = [(module, self.device_type), (getattr(torch, "accelerator", None), "accelerator")]
+        accelerator = getattr(torch, "accelerator", None)
+        modules = [(module, self.device_type), (accelerator, "accelerator"),
+                   (getattr(accelerator, "memory", None), "accelerator.memory")]
         for mod, label in modules:
             if mod is None:
                 continue
             for name, fn in list(vars(mod).items()):
                 if name.startswith("_") or not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+                    continue
+                self._patched.append((mod, name, fn))
+                setattr(mod, name, self._wrap_runtime(mod, label, name, fn))
+        # the C entry points a device module's Python calls (one entry per outermost call:
+        # under a module function above they are that call's, not entries of their own)
+        prefixes = self._c_entry_prefixes()
+        backend_c = sys.modules.get(f"torch_{self.device_type}._C")
+        for mod, label in ((torch._C, "_C"), (backend_c, f"torch_{self.device_type}._C")):
+            if mod is None:
+                continue
+            for name, fn in list(vars(mod).items()):
+                if not name.startswith(prefixes) or not isinstance(fn, types.BuiltinFunctionType):
                     continue
                 self._patched.append((mod, name, fn))
                 setattr(mod, name, self._wrap_runtime(mod, label, name, fn))
