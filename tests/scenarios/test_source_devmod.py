@@ -134,3 +134,36 @@ def test_an_accelerator_memory_counter_is_device_state_through_the_emulators_wra
     own = [e.op for e in entries if e.source == "api"]
     assert own == ["runtime.accelerator.memory.max_memory_reserved"], entries
     assert from_footprint(entries) == DEVICE_STATE
+
+
+def _reads_y_dtype(device, dtype):
+    y = torch.ones(2, device=device)
+    return y.dtype
+
+
+def _closes_over_dtype(device, dtype):
+    def inner():
+        return torch.ones(2, dtype=dtype)
+    return inner()
+
+
+def _shadows_dtype(device, dtype):
+    def inner(dtype):
+        return torch.ones(2, dtype=dtype)
+    return inner(torch.float32)
+
+
+def test_reads_dtype_follows_the_binding_not_the_name():
+    """Issue 48 item 5: reads_dtype matched by name — ``y.dtype`` reached the module-level
+    helper called ``dtype`` (runtime.cases.dtype), so torch.Tensor's legacy-constructor case
+    was asked in four dtypes that all ran float32. Now: the body's own ``dtype`` binding."""
+    from torchparity.dtypes import DTYPE_FREE
+    from torchparity.scenarios.sources import runtime
+    from torchparity.scenarios.sources.base import reads_dtype
+    from torchparity.scenarios.sources.runtime import cases
+
+    assert not reads_dtype(cases.Tensor)
+    (sc,) = runtime.scenarios("torch.Tensor", None)
+    assert sc.dtypes == ("float32",) and DTYPE_FREE in sc.tags
+    assert not reads_dtype(_reads_y_dtype) and not reads_dtype(_shadows_dtype)
+    assert reads_dtype(_closes_over_dtype) and reads_dtype(cases.device)
