@@ -426,6 +426,19 @@ class FootprintRecorder:
             self.counts[key] += int(count)
             self.dtypes[key].update(dtypes)
 
+    def absorb_failure(self, failed: Optional[Sequence[Any]], user_files: Iterable[str] = ()) -> None:
+        """The op whose kernel raised in another process (a rank of a world:
+        :meth:`StackRecorder.failure`, ``[op, frames, dtypes]``), attributed as
+        :meth:`absorb` attributes its ops, noted as this recorder's failure unless one is
+        already: a rank's refused scaffolding is then told apart from the API's refusal
+        by the rule that decides in-process rows (``run.execute.explain_scaffolding``)."""
+        if not failed or self.failed is not None:
+            return
+        op, frames, dtypes = failed
+        codes = {frame_key(c) for c in self.attr.api_codes}
+        users = set(self.attr.user_files) | set(user_files)
+        self.failed = (op, source_of_frames(frames, codes, users) or "api", dtypes)
+
     def checked_calls(self, sources: Iterable[str] = ("api", "callable")) -> List[Tuple[str, str]]:
         """(overload, checked dtype) pairs issued by ``sources``, sorted."""
         wanted = set(sources)
@@ -503,6 +516,14 @@ class StackRecorder(FootprintRecorder):
     def records(self) -> List[list]:
         return [[op, frames.split(_SEP) if frames else [], n, sorted(self.dtypes[(op, frames)])]
                 for (op, frames), n in sorted(self.counts.items())]
+
+    def failure(self) -> Optional[list]:
+        """The op whose kernel raised, ``[op, frames, dtypes]`` (None: none raised), for
+        :meth:`FootprintRecorder.absorb_failure` in the process that knows the API."""
+        if self.failed is None:
+            return None
+        op, frames, dtypes = self.failed
+        return [op, frames.split(_SEP) if frames else [], dtypes]
 
 
 def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
