@@ -1,4 +1,4 @@
-from torchparity.api.classify import analyse, is_context_manager, takes_callable
+from torchparity.api.classify import analyse, calls_user_callable, code_objects, is_context_manager
 from torchparity.api.resolve import resolve
 
 
@@ -27,8 +27,12 @@ def test_class_and_builtins():
 
 
 def test_harness_facts():
-    assert takes_callable(resolve("torch.autograd.gradcheck").obj)
-    assert not takes_callable(resolve("torch.autograd.forward_ad.unpack_dual").obj)
+    from torchparity.results.models import FootprintEntry
+
+    called_back = [FootprintEntry(op="aten.mul", source="callable", count=1, dtypes=["float64"])]
+    own = [FootprintEntry(op="aten.mul", source="api", count=1, dtypes=["float64"])]
+    assert calls_user_callable(called_back)
+    assert not calls_user_callable(own) and not calls_user_callable([])
     assert is_context_manager(resolve("torch.autograd.profiler.emit_itt").obj)
     assert not is_context_manager(resolve("torch.autograd.forward_ad.enter_dual_level").obj)
 
@@ -64,3 +68,47 @@ def test_a_name_the_op_namespace_has_itself_is_no_operator():
     for name in ("torch.Tensor.__reduce_ex__", "torch.distributed.Store.__init__", "torch.Tag.name",
                  "torch.Tensor.__format__"):
         assert aten_op_for(name) is None, name
+
+
+def test_wraps_user_code_only_where_a_callable_was_called_back(tmp_path):
+    """Issue 48 item 3: a parameter named ``module`` or ``f`` is no callable the API runs:
+    fully_shard (its own all-gathers) and torch.export.save (``f`` is a file) are not
+    "wraps user code"; gradcheck, which calls back the function given, is."""
+    import torch
+
+    from torchparity.api.footprint import FootprintRecorder
+    from torchparity.app.check import _is_harness
+
+    for name in ("torch.distributed.fsdp.fully_shard", "torch.export.save"):
+        assert not _is_harness(resolve(name), []), name
+    gradcheck = resolve("torch.autograd.gradcheck")
+
+    def user(x):
+        return (x * x).sum()
+    rec = FootprintRecorder("cpu", api_objects=[gradcheck.obj], api_codes=code_objects(gradcheck.obj),
+                            user_files=[__file__])
+    with rec:
+        torch.autograd.gradcheck(user, (torch.rand(3, dtype=torch.float64, requires_grad=True),))
+    assert _is_harness(gradcheck, rec.entries())
+    assert _is_harness(resolve("torch.autograd.profiler.emit_itt"), [])  # a context manager
+
+
+def test_a_class_owns_the_methods_it_defines_not_its_bases():
+    """Issue 48 item 3: Module._call_impl is no module class's own code (every module's ops
+    were credited to whatever class was asked); the class's own forward is."""
+    import torch
+
+    codes = code_objects(torch.nn.Linear)
+    assert torch.nn.Linear.forward.__code__ in codes
+    assert torch.nn.Module._call_impl.__code__ not in codes
+    assert torch.nn.Module.to.__code__ not in codes
+    from torchparity.api.footprint import FootprintRecorder
+
+    lin = torch.nn.Linear(2, 2)
+    relu = torch.nn.ReLU()
+    rec = FootprintRecorder("cpu", api_objects=[torch.nn.ReLU], api_codes=code_objects(torch.nn.ReLU),
+                            user_files=[__file__])
+    with rec:
+        relu(lin(torch.ones(1, 2)))
+    by_op = {e.op: e.source for e in rec.entries()}
+    assert by_op["aten.addmm"] == "scenario" and by_op["aten.relu"] == "api", by_op

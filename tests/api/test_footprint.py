@@ -152,3 +152,40 @@ def test_a_host_only_rank_body_is_host_only_evidence():
     parent.absorb(rank.records())
     assert [(e.op, e.source) for e in parent.entries()] == [("aten.empty", "scenario")]
     assert from_footprint(parent.entries()) == "host-only"
+
+
+def _record_runtime(api, fn):
+    rec = fp.FootprintRecorder("cpu", api_objects=[api], api_codes=code_objects(api),
+                               user_files=[__file__], runtime=True)
+    with rec:
+        fn()
+    return rec.entries()
+
+
+def reads_device_stats():  # an API whose own code reads the device state through torch._C
+    return torch._C._accelerator_getAccelerator()
+
+
+def test_a_device_state_read_through_a_c_entry_point_is_a_runtime_entry_of_the_api():
+    """Issue 48 item 2: on real hardware torch.accelerator.memory.max_memory_reserved goes
+    through torch._C._accelerator_getDeviceStats; the recorder sees such C entry points
+    (runtime entries, attributed like ops) and torch.accelerator.memory's functions."""
+    entries = _record_runtime(reads_device_stats, reads_device_stats)
+    assert _ops(entries, "api")["runtime._C._accelerator_getAccelerator"].count == 1
+    import torch.accelerator.memory as am
+
+    real = getattr(am.max_memory_reserved, "__wrapped__", am.max_memory_reserved)
+    def call():  # torch's own function (no backend routes it); a Python device may refuse it
+        try:
+            real()
+        except RuntimeError:
+            pass
+    entries = _record_runtime(real, call)
+    # its read of the counters (memory_stats, then _accelerator_getDeviceStats) is the API's
+    assert list(_ops(entries, "api")) == ["runtime.accelerator.memory.memory_stats"], entries
+    # the _C calls inside that read are part of it, not entries of their own
+    assert not any(e.op.startswith("runtime._C.") for e in entries), entries
+    # a scenario reading device state around another API: the scenario's, not the API's
+    entries = _record_runtime(user_mul, lambda: reads_device_stats())
+    assert _ops(entries, "scenario")["runtime._C._accelerator_getAccelerator"].count == 1
+    assert torch._C._accelerator_getAccelerator.__class__.__name__ == "builtin_function_or_method"  # restored

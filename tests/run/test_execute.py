@@ -59,13 +59,22 @@ def test_build_config_even_when_the_cpu_reference_raised_too():
     assert "CPU reference" in j.detail
 
 
-def test_unclassified_device_error_and_harness_error():
+def test_unclassified_device_error_and_outcomes_that_differ():
+    """Issue 48 item 4: the device raising where the CPU returned is a device error; the
+    device returning where the CPU raised is a difference (fail, exception_mismatch); both
+    raising without a declared refusal is "both sides refused", not comparable."""
     j = judge_outcomes(_sc(), Outcome(value=1), Outcome(exc=ValueError("boom")), ADAPTER)
     assert (j.status.value, j.cause.value) == ("error", "device_error")
     j = judge_outcomes(_sc(), Outcome(exc=ValueError("a")), Outcome(exc=ValueError("a")), ADAPTER)
-    assert j.cause.value == "harness_error"
+    assert (j.status.value, j.cause.value) == ("skip", "not_comparable")
+    assert j.detail.startswith("both sides refused: the device raised ValueError: a")
     j = judge_outcomes(_sc(), Outcome(exc=ValueError("a")), Outcome(value=1), ADAPTER)
-    assert j.cause.value == "harness_error"
+    assert (j.status.value, j.cause.value) == ("fail", "exception_mismatch")
+    assert "the device returned where the CPU raises ValueError: a" in j.detail
+    # the CPU's own limit (its kernel lacks the dtype) is no reference: not comparable
+    lim = Outcome(exc=RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Half'"))
+    j = judge_outcomes(_sc(), lim, Outcome(value=1), ADAPTER)
+    assert (j.status.value, j.cause.value) == ("skip", "not_comparable")
 
 
 def test_expected_exception():

@@ -225,3 +225,24 @@ def test_a_reduction_that_skips_its_last_element_fails(ctx, monkeypatch, key):
     monkeypatch.setattr(h, "_call", skip_last)
     r = run(ctx, key, "float32", grads=False, max_samples=2)
     assert r["status"] == "fail", r["detail"]
+
+
+def test_a_device_that_returns_where_the_cpu_refuses_fails(ctx, monkeypatch):
+    """Issue 48 item 4: the emulated Tensor.ldexp_ resized self (5,1) to (5,5) where the
+    CPU refuses; the sample is a difference (fail, exception_mismatch), not "not
+    comparable". The double: a device that broadcasts self instead of raising."""
+    real = REAL_CALL
+
+    def fake(fn, tree, process, seed, sync=None, **kw):
+        r = real(fn, tree, process, seed, sync, **kw)
+        if sync is not None and r.exc is not None and "doesn't match the broadcast shape" in str(r.exc):
+            inp, args, kwargs = tree
+            r = real(lambda a, *rest, **k: fn(a.expand(torch.broadcast_shapes(
+                a.shape, *[x.shape for x in rest if isinstance(x, torch.Tensor)])).clone(), *rest, **k),
+                tree, process, seed, sync, **kw)
+        return r
+
+    monkeypatch.setattr(h, "_call", fake)
+    r = run(ctx, "ldexp", "float32", call="inplace", grads=False)
+    assert (r["status"], r["cause"]) == ("fail", "exception_mismatch"), r
+    assert "the device returned where the CPU raises RuntimeError" in r["detail"]

@@ -195,9 +195,39 @@ def test_an_expected_raise_the_emulator_cannot_make_is_an_emulator_limit(emu):
     # check_sparse_tensor_invariants' example expects a RuntimeError from an invalid CSR
     # tensor; the emulated device cannot hold a CSR tensor at all and raised its own
     # EmulatorFeatureError, which read as a difference (`state`): an emulator gap as a verdict
+    # (the example never calls the class itself, only the check_invariants flag, so the
+    # source no longer offers it for the class: its block is run here as a scenario)
+    import dataclasses
+
     api = "torch.sparse.check_sparse_tensor_invariants"
     scs = [s for s in offer(api, None).scenarios if s.source == "docstring"]
     assert scs
-    rows = [execute(sc, "float32", emu)[0] for sc in scs]
+    (blk,) = D._doc_blocks(torch.sparse.check_sparse_tensor_invariants)[0]
+    fn = D._make_fn(api, [(ex.source, ex.exc_msg) for ex in blk], [], None)
+    rows = [execute(dataclasses.replace(sc, fn=fn), "float32", emu)[0] for sc in scs]
     assert [(r.status, r.cause) for r in rows if r.status != "pass"] == [("skip", "emulator_limit")], \
         [(r.status, r.cause, r.detail) for r in rows]
+
+
+def test_an_example_that_never_calls_the_api_is_no_answer_for_it():
+    """Issue 48 item 5: the dynamic quantized GRUCell's docstring example builds the float
+    nn.GRUCell; it was the quantized API's "supported". Now it is not runnable for it (a
+    skip that names why), while the float nn.GRUCell's own example still runs."""
+    import pytest
+    import torch
+
+    from torchparity.scenarios.registry import NotRunnable
+    from torchparity.scenarios.sources import docstring
+
+    api = "torch.ao.nn.quantized.dynamic.GRUCell"
+    (sc,) = docstring.scenarios(api, None)
+    with pytest.raises(NotRunnable, match="never calls torch.ao.nn.quantized.dynamic.GRUCell"):
+        sc.fn("cpu", torch.float32)
+    assert docstring.calls_api("torch.nn.GRUCell", torch.nn.GRUCell, "rnn = nn.GRUCell(10, 20)\n")
+    assert not docstring.calls_api(api, torch.ao.nn.quantized.dynamic.GRUCell, "rnn = nn.GRUCell(10, 20)\n")
+    assert docstring.calls_api(api, torch.ao.nn.quantized.dynamic.GRUCell,
+                               "from torch.ao.nn.quantized.dynamic import GRUCell as Q\nrnn = Q(10, 20)\n")
+    # a C function is reached through its Tensor method (one op); a member by its name
+    assert docstring.calls_api("torch.nanmean", torch.nanmean, "x = torch.ones(2)\nx.nanmean()\n")
+    assert docstring.calls_api("torch.flip", torch.flip, "torch.flip(x, [0])\n")
+    assert not docstring.calls_api("torch.flip", torch.flip, "x = torch.arange(8)\nx\n")

@@ -29,3 +29,19 @@ def test_an_api_with_its_own_entry_is_opinfo_s_alone():
     found = offer(api, maybe_resolve(api).obj)
     assert {sc.source for sc in found.scenarios} == {"opinfo"}
     assert source("opinfo").covers(api)
+
+
+def test_a_documented_refusal_is_declared_not_compared_as_a_string(emu):
+    """Issue 48 item 4: Module.get_extra_state / set_extra_state refuse on every device (a
+    module with no extra state); their cases turned the refusal into a string that matched.
+    Now they declare the documented refusal (registry.Raises): a pass says the device
+    refuses as documented, and a device that returned would fail."""
+    from torchparity.run.execute import execute
+
+    for api in ("torch.nn.Module.get_extra_state", "torch.nn.Module.set_extra_state"):
+        from torchparity.scenarios import sources
+
+        (sc,) = sources.source("member").scenarios(api, None)
+        assert sc.raises is not None and sc.raises.type == "RuntimeError", api
+        result, _ = execute(sc, "float32", emu)
+        assert result.status == "pass" and result.detail.startswith("raised as expected"), result.detail

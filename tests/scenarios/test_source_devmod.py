@@ -115,3 +115,55 @@ def test_cases_that_read_dtype_are_not_tagged():
     assert deq.dtypes == ("float32",) and DTYPE_FREE in deq.tags
     found = offer("torch.add", torch.add)
     assert found.scenarios and not any(DTYPE_FREE in sc.tags for sc in found.scenarios)
+
+
+def test_an_accelerator_memory_counter_is_device_state_through_the_emulators_wrapper(emu):
+    """Issue 48 item 2: torch.accelerator.memory.max_memory_reserved is routed by the
+    emulator to its module's member; the wrapper was filtered out of the footprint (the
+    row read host-only, "1.2①, device-independent"). The call is the API's runtime entry."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+    from torchparity.judge.evidence import DEVICE_STATE, from_footprint
+    from torchparity.run.execute import execute
+
+    api = "torch.accelerator.memory.max_memory_reserved"
+    obj = resolve(api).obj
+    (sc,) = devmod.scenarios(api, obj)
+    result, entries = execute(sc, "float32", emu, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    assert result.status == "pass", result.detail
+    own = [e.op for e in entries if e.source == "api"]
+    assert own == ["runtime.accelerator.memory.max_memory_reserved"], entries
+    assert from_footprint(entries) == DEVICE_STATE
+
+
+def _reads_y_dtype(device, dtype):
+    y = torch.ones(2, device=device)
+    return y.dtype
+
+
+def _closes_over_dtype(device, dtype):
+    def inner():
+        return torch.ones(2, dtype=dtype)
+    return inner()
+
+
+def _shadows_dtype(device, dtype):
+    def inner(dtype):
+        return torch.ones(2, dtype=dtype)
+    return inner(torch.float32)
+
+
+def test_reads_dtype_follows_the_binding_not_the_name():
+    """Issue 48 item 5: reads_dtype matched by name — ``y.dtype`` reached the module-level
+    helper called ``dtype`` (runtime.cases.dtype), so torch.Tensor's legacy-constructor case
+    was asked in four dtypes that all ran float32. Now: the body's own ``dtype`` binding."""
+    from torchparity.dtypes import DTYPE_FREE
+    from torchparity.scenarios.sources import runtime
+    from torchparity.scenarios.sources.base import reads_dtype
+    from torchparity.scenarios.sources.runtime import cases
+
+    assert not reads_dtype(cases.Tensor)
+    (sc,) = runtime.scenarios("torch.Tensor", None)
+    assert sc.dtypes == ("float32",) and DTYPE_FREE in sc.tags
+    assert not reads_dtype(_reads_y_dtype) and not reads_dtype(_shadows_dtype)
+    assert reads_dtype(_closes_over_dtype) and reads_dtype(cases.device)

@@ -393,3 +393,27 @@ def test_emulated_pipelining_in_float64_is_a_dtype_limit_in_every_schedule_not_a
     assert len(rows) == 4 and all(r[1:] == ["unsupported", "dtype_limit", "True"] for r in rows), out
     seconds = float(out.split("seconds")[-1])
     assert seconds < 55, out  # no collective's 60 s timeout in it
+
+
+@pytest.mark.slow
+def test_a_worlds_own_float64_refusal_is_scaffolding_not_the_apis(tmp_path):
+    """Issue 48 item 5: in fully_shard's 2-rank world on emu:ascend-a2 the scenario's own
+    nn.Linear refuses float64 (addmm); the row read "unsupported [addmm (Double)]" blamed
+    on fully_shard (the absorbed rank footprint never recorded the failing op). Now the
+    rank sends it and the row is "scaffolding refused", as it is in process."""
+    out = run_python("""
+        import torch
+        from torchparity.api.classify import code_objects
+        from torchparity.api.resolve import resolve
+        from torchparity.devices import get_adapter
+        from torchparity.run.execute import execute
+        from torchparity.scenarios import sources
+        adapter = get_adapter("emu:ascend-a2")
+        adapter.setup()
+        api = "torch.distributed.fsdp.fully_shard"
+        obj = resolve(api).obj
+        sc = sources.find("distpar", api, obj, "world2-fully_shard-fully_shard")
+        result, _ = execute(sc, "float64", adapter, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+        print("ROW", result.status, result.cause, result.detail)
+        """, tmp_path, timeout=400)
+    assert "ROW skip not_comparable scaffolding refused: aten.addmm (float64) is issued by the scenario" in out, out

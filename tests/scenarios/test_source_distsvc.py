@@ -145,3 +145,20 @@ def test_the_failing_binary_waits_until_its_peer_is_gone_not_only_marked():
     got = subprocess_case("cpu", torch.float32)
     assert got["failures"] == {1: 1}, got
     assert got["printed"] is not None
+
+
+def test_set_devices_refused_on_both_sides_is_not_an_answer(emu):
+    """Issue 48 item 4: TensorPipeRpcBackendOptions.set_devices raises "expect a list of
+    CUDA devices" on the device and on the CPU; its case no longer turns the refusal into a
+    string that matches: "both sides refused", not comparable, never a pass."""
+    from torchparity.run.execute import execute
+
+    api = "torch.distributed.rpc.TensorPipeRpcBackendOptions.set_devices"
+    (sc,) = sources.source("distsvc").scenarios(api, None)
+    result, _ = execute(sc, "float32", emu)
+    assert (result.status, result.cause) == ("skip", "not_comparable"), result.detail
+    assert result.detail.startswith("both sides refused") and "CUDA devices" in result.detail
+    # the options' other APIs keep an answering case, refusing nothing on either side
+    opts = sources.find("distsvc", "torch.distributed.rpc.TensorPipeRpcBackendOptions", None, "options")
+    result, _ = execute(opts, "float32", emu)
+    assert result.status == "pass", result.detail

@@ -77,3 +77,53 @@ def test_forked_worlds_start_in_a_fraction_of_a_fresh_interpreters_time(monkeypa
     monkeypatch.setenv(world.SPAWN_ENV, "exec")
     fresh = timed()
     assert forked * 3 < fresh, (forked, fresh)
+
+
+def _api_under_test(x):  # the API of the test below: its own op is refused
+    return torch.mm(x, torch.ones(3, 2, dtype=x.dtype))
+
+
+def _scaffold_refused(device, dtype):  # a scenario whose own op (not the API's) is refused
+    x = torch.ones(2, 2, dtype=dtype, device=device)
+    x = torch.mm(x, torch.ones(3, 3, dtype=dtype, device=device))  # the scaffolding refuses
+    return _api_under_test(x)
+
+
+def _api_refused(device, dtype):
+    return _api_under_test(torch.ones(2, 2, dtype=dtype, device=device))
+
+
+def test_scaffolding_never_decides_the_same_rule_in_process_and_in_worlds():
+    """Issue 48 item 5: a refusal of the scenario's own op is kept out of the verdict in
+    process (explain_scaffolding on the footprint run) — and now in worlds too: a rank's
+    recorder sends the op that raised with its frames, and the process that knows the
+    API attributes it by the same rule (before, "partial [addmm (Double)]" was blamed on
+    GradBucket.buffer, fully_shard and ZeroRedundancyOptimizer)."""
+    from torchparity.api.footprint import FootprintRecorder, frame_key
+    from torchparity.devices import get_adapter
+    from torchparity.judge.judgement import Judgement
+    from torchparity.results.models import Cause, Status, Text
+    from torchparity.run.execute import explain_scaffolding
+    from torchparity.scenarios.registry import Scenario
+    from torchparity.scenarios.sources.world import absorb_footprints, recorded_call
+
+    cpu = get_adapter("cpu")
+    codes = [_api_under_test.__code__]
+    for body, status in ((_scaffold_refused, Status.SKIP), (_api_refused, Status.UNSUPPORTED)):
+        t = Text(en="x", zh="x")
+        sc = Scenario(id="s", api="x", fn=body, description=t, expected=t)
+        in_process = Judgement(Status.UNSUPPORTED, Cause.DTYPE_LIMIT, "refused")
+        explain_scaffolding(sc, torch.float32, cpu, in_process, _api_under_test, codes)
+        # a rank: the same body under the rank's recorder, absorbed by the parent's
+        entry = recorded_call(lambda body=body: body("cpu", torch.float32), cpu, [__file__])
+        assert "error" in entry and entry["failed"][0] == "aten.mm"
+        assert frame_key(body.__code__) in entry["failed"][1]
+        parent = FootprintRecorder("cpu", api_objects=[_api_under_test], api_codes=codes,
+                                   user_files=[__file__])
+        with parent:
+            absorb_footprints([entry, {}], "cpu")
+        in_world = Judgement(Status.UNSUPPORTED, Cause.DTYPE_LIMIT, "refused")
+        explain_scaffolding(sc, torch.float32, cpu, in_world, _api_under_test, codes, recorder=parent)
+        assert in_process.status == in_world.status == status, (body, in_process, in_world)
+        assert (in_process.detail == in_world.detail) and (
+            (status == Status.SKIP) == in_world.detail.startswith("scaffolding refused: aten.mm"))

@@ -9,7 +9,7 @@ import inspect
 import re
 import textwrap
 import types
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from ..results.models import Analysis
 from .resolve import ResolvedApi, unwrap
@@ -126,14 +126,19 @@ def _functions_of(obj: Any) -> List[types.FunctionType]:
     if built:
         return [f for b in built for f in _functions_of(b)]
     if inspect.isclass(target):
+        # a class owns the methods it defines (its own ``__dict__``), not its bases':
+        # ``Module._call_impl`` is no module class's own code, so the ops of every other
+        # module a case runs are not credited to the class asked (issue 48 item 3)
         out = []
-        for klass in target.__mro__:
-            if klass is object:
-                continue
-            for value in vars(klass).values():
-                value = getattr(value, "__func__", value)
-                if inspect.isfunction(value):
-                    out.append(value)
+        for value in vars(target).values():
+            if isinstance(value, property):
+                parts = [value.fget, value.fset, value.fdel]
+            else:
+                parts = [getattr(value, "__func__", value)]
+            for part in parts:
+                part = unwrap(part) if part is not None else None
+                if inspect.isfunction(part):
+                    out.append(part)
         return out
     return []
 
@@ -239,14 +244,12 @@ def cpp_bindings(obj: Any, depth: int = 1) -> List[str]:
     return found
 
 
-def takes_callable(obj: Any) -> bool:
-    """True when the API's signature names a callable parameter (func, fn, f, callable...)."""
-    try:
-        params = inspect.signature(obj).parameters
-    except (TypeError, ValueError):
-        return False
-    names = {"func", "fn", "f", "function", "callable", "closure", "module"}
-    return any(p in names for p in params)
+def calls_user_callable(entries: Iterable[Any]) -> bool:
+    """Whether the API called back user code it was given, as the footprint recorder saw
+    it: device operators attributed ``callable`` (gradcheck's function). Never from a
+    parameter's name: ``fully_shard(module)`` and ``torch.export.save(ep, f)`` take no
+    callable they run (issue 48 item 3)."""
+    return any(getattr(e, "source", None) == "callable" for e in entries)
 
 
 def is_context_manager(obj: Any) -> bool:

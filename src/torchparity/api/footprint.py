@@ -270,11 +270,22 @@ class FootprintRecorder:
     def _runtime_api_names(self) -> Set[str]:
         # a device-module API (torch.cuda.X asked of the device under test's module, as
         # the devmod source does) is answered by the member of the same name there (the
-        # name it has in the module: a member may be a lambda or another member's function)
+        # name it has in the module: a member may be a lambda or another member's function).
+        # A device backend's wrapper of such an API (the emulator routes
+        # torch.accelerator.memory.X to its module's member) is the API it wraps
+        # (``__wrapped__``), answered by the member it names (``device_member``).
         families = ("torch.cuda", "torch.cpu", "torch.accelerator", f"torch.{self.device_type}",
                     "torch_npu")
-        return {getattr(o, "__name__", None) for o in self.attr.api_objects
-                if str(getattr(o, "__module__", "") or "").startswith(families)}
+        names: Set[str] = set()
+        for o in self.attr.api_objects:
+            chain = [o]
+            while getattr(chain[-1], "__wrapped__", None) is not None and len(chain) < 8:
+                chain.append(chain[-1].__wrapped__)
+            if any(str(getattr(c, "__module__", "") or "").startswith(families) for c in chain):
+                names.update(getattr(c, "__name__", None) for c in chain)
+                names.update(getattr(c, "device_member", None) for c in chain)
+        names.discard(None)
+        return names
 
     def _runtime_source(self, fn: Any, name: str = "") -> str:
         names = self._runtime_api_names()
@@ -299,17 +310,38 @@ class FootprintRecorder:
         runtime_call.__wrapped__ = fn
         return runtime_call
 
+    def _c_entry_prefixes(self) -> Tuple[str, ...]:
+        """The ``torch._C`` (and a backend's own ``_C``) entry points through which a
+        device module's state is read on real hardware: ``_accelerator_*``
+        (torch.accelerator.memory.max_memory_reserved -> _accelerator_getDeviceStats) and
+        ``_<device type>_*`` (``_cuda_*``, torch_npu's ``_npu_*``)."""
+        return ("_accelerator_", f"_{self.device_type}_")
+
     def _patch_runtime(self) -> None:
         try:
             module = torch.cpu if self.device_type == "cpu" else torch.get_device_module(self.device_type)
         except Exception:  # no device module for this type
             return
-        modules = [(module, self.device_type), (getattr(torch, "accelerator", None), "accelerator")]
+        accelerator = getattr(torch, "accelerator", None)
+        modules = [(module, self.device_type), (accelerator, "accelerator"),
+                   (getattr(accelerator, "memory", None), "accelerator.memory")]
         for mod, label in modules:
             if mod is None:
                 continue
             for name, fn in list(vars(mod).items()):
                 if name.startswith("_") or not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+                    continue
+                self._patched.append((mod, name, fn))
+                setattr(mod, name, self._wrap_runtime(mod, label, name, fn))
+        # the C entry points a device module's Python calls (one entry per outermost call:
+        # under a module function above they are that call's, not entries of their own)
+        prefixes = self._c_entry_prefixes()
+        backend_c = sys.modules.get(f"torch_{self.device_type}._C")
+        for mod, label in ((torch._C, "_C"), (backend_c, f"torch_{self.device_type}._C")):
+            if mod is None:
+                continue
+            for name, fn in list(vars(mod).items()):
+                if not name.startswith(prefixes) or not isinstance(fn, types.BuiltinFunctionType):
                     continue
                 self._patched.append((mod, name, fn))
                 setattr(mod, name, self._wrap_runtime(mod, label, name, fn))
@@ -395,6 +427,19 @@ class FootprintRecorder:
             self.counts[key] += int(count)
             self.dtypes[key].update(dtypes)
 
+    def absorb_failure(self, failed: Optional[Sequence[Any]], user_files: Iterable[str] = ()) -> None:
+        """The op whose kernel raised in another process (a rank of a world:
+        :meth:`StackRecorder.failure`, ``[op, frames, dtypes]``), attributed as
+        :meth:`absorb` attributes its ops, noted as this recorder's failure unless one is
+        already: a rank's refused scaffolding is then told apart from the API's refusal
+        by the rule that decides in-process rows (``run.execute.explain_scaffolding``)."""
+        if not failed or self.failed is not None:
+            return
+        op, frames, dtypes = failed
+        codes = {frame_key(c) for c in self.attr.api_codes}
+        users = set(self.attr.user_files) | set(user_files)
+        self.failed = (op, source_of_frames(frames, codes, users) or "api", dtypes)
+
     def checked_calls(self, sources: Iterable[str] = ("api", "callable")) -> List[Tuple[str, str]]:
         """(overload, checked dtype) pairs issued by ``sources``, sorted."""
         wanted = set(sources)
@@ -472,6 +517,14 @@ class StackRecorder(FootprintRecorder):
     def records(self) -> List[list]:
         return [[op, frames.split(_SEP) if frames else [], n, sorted(self.dtypes[(op, frames)])]
                 for (op, frames), n in sorted(self.counts.items())]
+
+    def failure(self) -> Optional[list]:
+        """The op whose kernel raised, ``[op, frames, dtypes]`` (None: none raised), for
+        :meth:`FootprintRecorder.absorb_failure` in the process that knows the API."""
+        if self.failed is None:
+            return None
+        op, frames, dtypes = self.failed
+        return [op, frames.split(_SEP) if frames else [], dtypes]
 
 
 def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..api import footprint as fp
-from ..api.classify import analyse, is_context_manager, takes_callable
+from ..api.classify import analyse, calls_user_callable, is_context_manager
 from ..api.resolve import ResolvedApi, allow_namespaces, resolve
 from ..devices import device_specs, get_adapter
 from ..devices.base import DeviceAdapter
@@ -229,7 +229,7 @@ def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenar
         [a.name for a in report.apis], tests_dir=tests_dir, docs_dir=docs_dir,
         vendor_docs_dir=vendor_docs_dir, torch_version=torch_version, chips=list(chips) or None,
         device_involvement={a.name: a.analysis.device_involvement for a in report.apis},
-        harness={p.resolved.name: _is_harness(p.resolved) for p in plans},
+        harness={a.name: bool(a.analysis.harness) for a in report.apis},
         backend=adapter.type, tests_evidence=census_found)
     for api_report in report.apis:
         api_report.evidence = found.get(api_report.name)
@@ -346,9 +346,11 @@ def involvement(entries: List[FootprintEntry], results: Sequence[ScenarioResult]
     return inv
 
 
-def _is_harness(resolved: ResolvedApi) -> bool:
-    """Wraps user code: takes a callable (gradcheck) or is a context manager (emit_itt)."""
-    return takes_callable(resolved.obj) or is_context_manager(resolved.obj)
+def _is_harness(resolved: ResolvedApi, entries: Sequence[FootprintEntry]) -> bool:
+    """Wraps user code: it called back a user callable it was given (the footprint holds
+    ``callable`` entries: gradcheck) or is a context manager (emit_itt); never from a
+    parameter's name."""
+    return calls_user_callable(entries) or is_context_manager(resolved.obj)
 
 
 def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
@@ -366,7 +368,7 @@ def _assemble(plans: List[_Plan], results: Dict[int, ScenarioResult],
         facts = {
             "involvement": analysis.device_involvement,
             "implementation": analysis.implementation,
-            "harness": _is_harness(plan.resolved),
+            "harness": _is_harness(plan.resolved, entries),
         }
         analysis.harness = facts["harness"]
         verdict = decide(analysis, scenario_results, facts, label, rules,

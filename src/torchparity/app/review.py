@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from ..api.classify import analyse, is_context_manager, takes_callable
+from ..api.classify import analyse, is_context_manager
 from ..api.resolve import maybe_resolve
 from ..deliver.review import Facts, Review, load_rules, parse, triage
 from ..errors import InputError
@@ -75,7 +75,9 @@ def our_facts(apis: Sequence[str], reports: Sequence[Report] = (), *, run: bool 
             continue
         resolved = maybe_resolve(name)
         analysis = analyse(resolved)
-        harness = takes_callable(resolved.obj) or is_context_manager(resolved.obj)
+        # not run: whether it calls back a callable is unknown (never from a parameter's
+        # name); a context manager wraps the code of its body whatever it is given
+        harness = is_context_manager(resolved.obj)
         rule = None
         if harness:  # a harness is categorised without knowing the footprint
             rule = categorise({"involvement": None, "implementation": analysis.implementation,

@@ -151,23 +151,42 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
                          f"expected {sc.raises.type} matching {sc.raises.match!r}, but it returned normally")
 
     if dev.raised:
-        if unsupported:
+        if unsupported:  # a refusal the device names (a dtype, a build, a capability)
             note = (f"; the CPU reference raised {cpu.describe()}" if cpu.raised
                     else f"; the CPU reference returned {_short(cpu.value)}")
             return Judgement(unsupported[0], unsupported[1], _describe_chain(dev.exc, inner) + note)
         if cpu.raised:
-            return Judgement(Status.ERROR, Cause.HARNESS_ERROR,
-                             f"fails on the CPU too: {cpu.describe()}")
+            # both sides refuse and the case declares no refusal: the API's contract, never
+            # an answer on the device (a case that asserts the refusal declares ``raises``)
+            return Judgement(Status.SKIP, Cause.NOT_COMPARABLE,
+                             f"{BOTH_REFUSED}: the device raised {dev.describe()}; "
+                             f"the CPU raised {cpu.describe()}")
         return Judgement(Status.ERROR, Cause.DEVICE_ERROR, dev.describe())
     if cpu.raised:
-        return Judgement(Status.ERROR, Cause.HARNESS_ERROR,
-                         f"the CPU reference failed: {cpu.describe()}")
+        return cpu_raised_device_returned(cpu.exc, extra, "")
     if sc.compare == "none":
         return Judgement(Status.PASS, None, f"returned {_short(dev.value)} (not compared)")
     judgement = compare_outputs(cpu.value, dev.value, adapter.type, golden=golden)
     if judgement.passed and not judgement.detail:
         judgement.detail = f"matches the CPU: {_short(dev.value)}"
     return judgement
+
+
+BOTH_REFUSED = "both sides refused"
+
+
+def cpu_raised_device_returned(exc: BaseException, extra: Sequence[Any] = (), where: str = "") -> Judgement:
+    """The device returned where the CPU reference raised: a difference (the device
+    accepted what the CPU refuses: ``fail`` / ``exception_mismatch``), unless the CPU's
+    exception is a limit of the CPU itself (a dtype its kernel lacks, a build without the
+    feature): then there is no reference to compare with (``not_comparable``)."""
+    cls = classify_exception(type(exc).__name__, str(exc), extra)
+    said = describe_exception(exc)
+    if cls is not None and cls[0] == Status.UNSUPPORTED:
+        return Judgement(Status.SKIP, Cause.NOT_COMPARABLE,
+                         f"{where}the device returned, the CPU reference refused ({cls[1].value}): {said}")
+    return Judgement(Status.FAIL, Cause.EXCEPTION_MISMATCH,
+                     f"{where}the device returned where the CPU raises {said}")
 
 
 def _short(value: Any, limit: int = 120) -> str:

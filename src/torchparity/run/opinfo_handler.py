@@ -31,7 +31,7 @@ from ..scenarios import opinfo as oi
 from . import opinfo_restricted as RS
 from .answer import Answer
 from .context import WorkerContext, register
-from .execute import describe_exception
+from .execute import cpu_raised_device_returned, describe_exception
 from .opinfo_samples import CPU_ONLY_ARG as _CPU_ONLY_ARG
 from .opinfo_samples import diff_leaves as _diff_leaves
 from .opinfo_samples import grad_error as _grad_error
@@ -278,11 +278,9 @@ class _Case:
                     msg = f"{describe_exception(inner)} (raised within {msg[:120]})"
                 return _cat("unsupported", Judgement(cls[0], cls[1], msg))
             return _cat("error", Judgement(Status.ERROR, Cause.DEVICE_ERROR, msg))
-        if cpu.exc is not None:
-            return _cat("not_comparable", Judgement(
-                Status.SKIP, Cause.NOT_COMPARABLE,
-                f"{path}: the device returned, the CPU reference raised {describe_exception(cpu.exc)}"),
-                cpu_raised=True)
+        if cpu.exc is not None:  # the device accepted what the CPU refuses: a difference
+            j = cpu_raised_device_returned(cpu.exc, self.extra_rules, f"{path}: ")
+            return _cat("fail" if j.status == Status.FAIL else "not_comparable", j, cpu_raised=True)
         # a sample whose CPU run drew random numbers is judged by the seeded standard
         # whatever OpInfo's mark says (pca_lowrank: "output is non-deterministic")
         if self.skip_reason and kind != "random":

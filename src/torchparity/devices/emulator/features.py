@@ -314,6 +314,7 @@ def _install_accelerator_memory() -> None:
         routed.__doc__ = original.__doc__
         routed.__wrapped__ = original
         routed.__name__ = name
+        routed.device_member = member  # the footprint's runtime entry names the member
         setattr(accmem, name, routed)
         if getattr(acc, name, None) is original:
             setattr(acc, name, routed)

@@ -56,10 +56,11 @@ _NOT_A_READ = ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "LOAD_CONST", "LOA
 
 
 def _reads(code: Any, name: str) -> bool:
-    """Whether compiled ``code`` (or a function defined in it) reads the variable ``name``
-    (an attribute of that name, ``t.dtype``, does not count)."""
+    """Whether compiled module-level ``code`` (a code block run with ``name`` among its
+    globals), or a function defined in it, reads that global binding: an attribute of
+    that name (``t.dtype``) and a function's own local or parameter ``name`` do not count."""
     for ins in dis.get_instructions(code):
-        if not ins.opname.startswith("LOAD_") or ins.opname in _NOT_A_READ:
+        if ins.opname not in ("LOAD_NAME", "LOAD_GLOBAL"):
             continue
         if ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval):
             return True
@@ -629,37 +630,37 @@ def _gather(module_name: str, wanted: set, imports: List[str], defs: List[str],
 
 
 def reads_dtype(body: Callable[..., Any]) -> bool:
-    """Whether ``body``, or a module-level helper it calls (transitively), reads ``dtype``
-    (an answer that cannot depend on it need not be asked in every float dtype)."""
-    mod = sys.modules[body.__module__]
-    seen: set = set()
-    todo = [body]
-    while todo:
-        f = todo.pop()
-        if isinstance(f, type):  # a helper class: its methods
-            todo.extend(v for v in vars(f).values() if hasattr(v, "__code__"))
+    """Whether ``body`` reads the dtype it is called with: the binding of its second
+    parameter (``body(device, dtype, ...)``), in its own code or in a function nested in
+    it that closes over it. By the binding, not by a name: ``y.dtype``, a module-level
+    helper that happens to be called ``dtype`` and a helper's own local ``dtype`` are not
+    reads (``torch.Tensor``'s legacy-constructor case reads none, and was asked in four
+    dtypes that all ran float32). A helper the body hands ``dtype`` to is read by the body
+    itself. A body taking ``*args`` is taken to read it (an answer that cannot depend on
+    it need not be asked in every float dtype)."""
+    code = getattr(body, "__code__", None)
+    if code is None:
+        return True
+    params = code.co_varnames[:code.co_argcount]
+    if len(params) < 2:
+        return bool(code.co_flags & inspect.CO_VARARGS)
+    return _reads_binding(code, params[1], top=True)
+
+
+def _reads_binding(code: Any, name: str, top: bool) -> bool:
+    """Whether ``code`` reads its local ``name`` (``top``) or, nested, the ``name`` it
+    closes over (a free variable); a nested function whose own local shadows it does not."""
+    if not top and name not in code.co_freevars:
+        return False
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_CLOSURE",) or ins.opname in _NOT_A_READ or ins.opname in (
+                "LOAD_GLOBAL", "LOAD_NAME"):
             continue
-        code = getattr(f, "__code__", None)
-        if code is None:
+        if not ins.opname.startswith("LOAD_"):
             continue
-        if code in seen:
-            continue
-        seen.add(code)
-        if _reads(code, "dtype"):
+        if ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval):
             return True
-        for name in _global_names(code):
-            g = getattr(mod, name, None)
-            if g is not None and getattr(g, "__module__", None) == mod.__name__ and callable(g):
-                todo.append(g)
-    return False
-
-
-def _global_names(code: Any) -> List[str]:
-    names = list(code.co_names)
-    for c in code.co_consts:
-        if hasattr(c, "co_code"):
-            names += _global_names(c)
-    return names
+    return any(_reads_binding(c, name, top=False) for c in code.co_consts if hasattr(c, "co_code"))
 
 
 class BlockSource(Source):

@@ -263,6 +263,13 @@ def absorb_footprints(per_rank: List[dict], device: str) -> None:
     sent = [entry for entry in ran if entry.get("footprint") is not None]
     for entry in sent:
         recorder.absorb(entry["footprint"], entry.get("files", ()))
+    # the op that raised, from the rank whose error is the case's (a refusal first, as
+    # case_error picks it; a body may also hand a refusal back as its value): who issued
+    # it decides as in-process (scaffolding never does)
+    failing = [e for e in sent if e.get("failed")]
+    failing.sort(key=lambda e: not ("error" in e and classify_exception(*e["error"]) is not None))
+    for entry in failing[:1]:
+        recorder.absorb_failure(entry["failed"], entry.get("files", ()))
     if sent and len(sent) == len(ran):
         recorder.absorb([[RANKS_RECORDED, [], len(sent), []]])
     elif len(sent) < len(ran):  # some rank's work was not recorded: the footprint is partial
@@ -800,6 +807,7 @@ def recorded_call(call: Callable[[], Any], adapter, files: Sequence[str]) -> Dic
     except Exception as exc:  # the API's own answer on this device, reported as data
         entry["error"] = (type(exc).__name__, first_line(exc))
     entry["footprint"] = recorder.records()
+    entry["failed"] = recorder.failure()  # the op whose kernel raised, with its frames
     return entry
 
 

@@ -112,8 +112,9 @@ def _proc_rows() -> Dict[str, List[Tuple[str, str, str]]]:
         health)
     add([_E + "control_plane.worker_main"], ("worker_main_case", "worker-main", "around a device computation and one that raises"))
     add(["rpc." + n for n in ("BackendType", "RpcBackendOptions", "TensorPipeRpcBackendOptions",
-                              "TensorPipeRpcBackendOptions.set_device_map",
-                              "TensorPipeRpcBackendOptions.set_devices")], opts)
+                              "TensorPipeRpcBackendOptions.set_device_map")], opts)
+    add(["rpc.TensorPipeRpcBackendOptions.set_devices"],
+        ("rpc_set_devices_case", "set-devices", "devices set to the run's device and read back"))
     return rows
 
 

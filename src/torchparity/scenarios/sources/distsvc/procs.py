@@ -329,8 +329,9 @@ def worker_main_case(device: str, dtype) -> List[Any]:
 
 
 def rpc_options_case(device: str, dtype) -> List[Any]:
-    """TensorPipe options: device maps and devices set and read back (device names
-    compared as "the run's device"), the base options, the backend enum."""
+    """TensorPipe options: a device map set and read back (device names compared as "the
+    run's device"), the base options, the backend enum. No refusal is caught: a side that
+    raises raises (a refusal turned into a string would pass where both sides refuse)."""
     from torch.distributed import rpc
 
     dev = torch.device(device)
@@ -339,24 +340,29 @@ def rpc_options_case(device: str, dtype) -> List[Any]:
         return "RUN_DEVICE" if torch.device(d).type == dev.type else str(d)
     opts = rpc.TensorPipeRpcBackendOptions(num_worker_threads=4, rpc_timeout=12.5, init_method="env://")
     got = [isinstance(opts, rpc.RpcBackendOptions), opts.rpc_timeout, opts.init_method, opts.num_worker_threads]
-    try:
-        opts.set_device_map("w1", {dev: dev})
-        got.append({w: {norm(a): norm(b) for a, b in m.items()} for w, m in opts.device_maps.items()})
-    except Exception as exc:  # the options' own answer for this device
-        got.append(f"set_device_map: {type(exc).__name__}")
-    try:
-        opts.set_devices([dev])
-        got.append([norm(d) for d in opts.devices])
-    except Exception as exc:
-        got.append(f"set_devices: {type(exc).__name__}")
+    opts.set_device_map("w1", {dev: dev})
+    got.append({w: {norm(a): norm(b) for a, b in m.items()} for w, m in opts.device_maps.items()})
     base = rpc.RpcBackendOptions(rpc_timeout=7.0, init_method="env://")
     x = payload(device, dtype)
     return got + [base.rpc_timeout, base.init_method, rpc.BackendType.TENSORPIPE.name,
                   rpc.backend_registry.backend_registered("TENSORPIPE"), x]
 
 
+def rpc_set_devices_case(device: str, dtype) -> List[Any]:
+    """TensorPipeRpcBackendOptions.set_devices with the run's device, read back. Where it
+    refuses (torch 2.13 takes CUDA devices only) it raises: a refusal on both sides is
+    "both sides refused", never a pass."""
+    from torch.distributed import rpc
+
+    dev = torch.device(device)
+    opts = rpc.TensorPipeRpcBackendOptions(num_worker_threads=4, rpc_timeout=12.5, init_method="env://")
+    opts.set_devices([dev])
+    return [[d.type == dev.type for d in opts.devices], payload(device, dtype)]
+
+
 from .agent import agent_case, agent_steps_case  # noqa: E402  (split for length)
 
 __all__: List[str] = ["world_section", "world_case", "multiprocess_case", "subprocess_case", "logs_case",
                       "error_handler_case", "healthcheck_case", "worker_main_case", "rpc_options_case",
+                      "rpc_set_devices_case",
                       "agent_case", "agent_steps_case"]

@@ -200,6 +200,80 @@ def _screen(text: str) -> Optional[str]:
     return None
 
 
+def _dotted_of(node: ast.AST) -> Optional[List[str]]:
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return [node.id] + parts[::-1]
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        if inspect.isbuiltin(a) and inspect.isbuiltin(b):  # torch.flip is made anew on each read
+            return a == b
+        return inspect.unwrap(a) is inspect.unwrap(b)
+    except Exception:
+        return False
+
+
+def calls_api(api: str, obj: Any, text: str) -> bool:
+    """Whether example code ``text`` reaches the API: a name or dotted name it reads that
+    is the API's object in the example's namespace (what it imports included), or, for a
+    member of a class (``torch.Tensor.add_``, ``Module.to``), an attribute of that name.
+    An example that builds the float ``nn.GRUCell`` never reaches
+    ``torch.ao.nn.quantized.dynamic.GRUCell``: it says nothing of it (issue 48 item 5)."""
+    if obj is None:
+        return True  # nothing to tell it by: the runs decide
+    try:
+        tree = ast.parse(X.rewrite(text))
+    except SyntaxError:
+        return True
+    ns = dict(namespace(api, obj))
+    for node in ast.walk(tree):  # what the example imports, as it would bind it
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            try:
+                mod = importlib.import_module(node.module)
+            except Exception:
+                continue
+            for alias in node.names:
+                ns[alias.asname or alias.name] = getattr(mod, alias.name, None)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                try:
+                    importlib.import_module(alias.name)
+                except Exception:
+                    continue
+                head = alias.name.split(".")[0]
+                ns[alias.asname or head] = importlib.import_module(alias.asname and alias.name or head)
+    owner_api, _, member = api.rpartition(".")
+    owner = resolve_quiet(owner_api) if owner_api else None
+    # a member of a class is reached as an attribute of that name; so is a torch function
+    # written in C through its Tensor method (``x.nanmean()`` for torch.nanmean: one op)
+    is_member = inspect.isclass(owner) or (inspect.isbuiltin(obj) and hasattr(torch.Tensor, member))
+    for node in ast.walk(tree):
+        if is_member and isinstance(node, ast.Attribute) and node.attr == member:
+            return True
+        parts = _dotted_of(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if not parts or parts[0] not in ns:
+            continue
+        value = ns[parts[0]]
+        for part in parts[1:] + [None]:
+            if _same(value, obj):
+                return True
+            if part is None:
+                break
+            try:
+                value = getattr(value, part)
+            except Exception:
+                break
+    return False
+
+
 def _plan(api: str, obj: Any, all_blocks: List[List[doctest.Example]]) -> List[Tuple[List[str], Optional[str]]]:
     """Per block: the earlier blocks' sources it needs run first, and why it cannot run
     (None: it may)."""
@@ -218,6 +292,8 @@ def _plan(api: str, obj: Any, all_blocks: List[List[doctest.Example]]) -> List[T
                 missing -= earlier_bound
             why = (f"needs names it does not define: {', '.join(sorted(missing)[:6])}" if missing
                    else _screen(text if not setup else "".join(setup) + text))
+            if why is None and not calls_api(api, obj, "".join(setup) + text):
+                why = f"the example never calls {api} (it uses other APIs): it says nothing of it"
         out.append((setup, why))
         earlier_bound |= bound
         earlier_src += [ex.source for ex in blk]

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from ....results.models import Text
 from ...registry import Scenario
 from ..base import BlockSource, Case, Row, probed, resolve_quiet, split_member
 
@@ -118,6 +119,15 @@ class MemberSource(BlockSource):
         kind, owner, member, _ = self._found(api)
         name = canonical(kind, owner, member)  # what the body is told it runs under
         words = self.describe(api, case)
+        if case.raises is not None:  # a documented refusal, declared: every device must raise it
+            fn = case.fn(name)
+            return [Scenario(
+                id=member or "storage", api=api, fn=fn,
+                description=Text(en=words["en"], zh=words["zh"]),
+                expected=Text(en=f"{case.raises.type} on every device (its documented refusal)",
+                              zh=f"各设备均抛出 {case.raises.type}（文档所述的拒绝）"),
+                dtypes=case.dtypes, tags=case.tags, raises=case.raises, module=fn.__module__,
+                source=NAME, code=case.snippet(name))]
         return probed(member or "storage", api, NAME, case.fn(name), case.dtypes, code=case.snippet(name),
                       tags=case.tags, **words)
 
