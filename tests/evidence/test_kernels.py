@@ -23,7 +23,8 @@ def _facts(plugin=FIX / "op-plugin", ops=FIX / "ops-fake"):
 def test_lists_per_op_and_architecture():
     facts = _facts()
     assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign",
-                              "aten.linalg_vector_norm", "aten.neg"}  # old_op: not in 2.13
+                              "aten.linalg_vector_norm", "aten.neg", "aten._foreach_mul", "aten.logaddexp",
+                              "aten.upsample_bilinear2d"}  # old_op: not in 2.13
     dot = facts.ops["aten.dot"]
     assert dot.aclnn == "aclnnDot" and dot.plugin.endswith("op_plugin_functions.yaml:3")
     # GetDtypeSupportListV2: the 910B list on DAV_2201 and on RegBase (DAV_3510)
@@ -181,3 +182,48 @@ def test_a_promotion_before_the_check_and_per_soc_configs():
     assert d.socs == ["ascend910", "ascend910b", "ascend950"]
     assert d.soc_inputs == {"ascend910b": {"x": ["float32", "float16", "bfloat16"]}}
     assert d.soc_lines == {"ascend910b": 5}
+
+
+def test_a_tensor_list_check_gives_the_list_s_dtypes_not_the_scalar_s():
+    """Foreach kernels check ``(*self)[0]`` against the tensor list's list (chosen by a SoC
+    range helper), then the scalar against a list of its own: the op's dtypes are the list's."""
+    mul = _facts().ops["aten._foreach_mul"].chips
+    for arch in ("dav_2201", "dav_3510"):
+        assert mul[arch].dtypes == ["float32", "float16", "bfloat16", "int32"]
+        assert mul[arch].source.endswith("aclnn_foreach_mul_scalar.cpp:20 (ASCEND910B_TENSOR_LIST, :3)")
+
+
+def test_the_output_check_and_the_dtype_op_plugin_gives_the_output():
+    """logaddexp: the inputs' list takes float64, the out list does not, and op-plugin gives the
+    output result_type(self, other): the kernel's out check is kept with op-plugin's rule."""
+    op = _facts().ops["aten.logaddexp"]
+    assert op.out_dtype.expr == "at::native::result_type(self, other)"
+    assert op.out_dtype.source.endswith("op_plugin_functions.yaml:56") and op.out_dtype.of("float64") == "float64"
+    a2 = op.chips["dav_2201"]
+    assert "float64" in a2.dtypes
+    assert a2.out.tensor == "out" and a2.out.dtypes == ["float16", "float32", "bfloat16"]
+    assert a2.out.source.endswith("aclnn_logaddexp.cpp:16 (OUT_LIST_910B, :2)")
+    assert op.chips["dav_3510"].out.dtypes == ["float16", "float32"]  # V1: the 910B list on DAV_2201 only
+
+
+def test_op_plugin_s_own_check_before_the_call_with_its_words():
+    op = _facts().ops["aten.upsample_bilinear2d"]
+    assert "float64" in op.chips["dav_2201"].dtypes  # the kernel's list takes it
+    assert [(c.dtypes, c.message, c.source) for c in op.plugin_checks] == [
+        (["float64"], "upsample_bilinear2d: no float64 here",
+         "op-plugin op_plugin/ops/opapi/UpsampleBilinear2dKernelNpuOpApi.cpp:8")]
+    assert op.out_dtype is None  # the kernel checks no output here
+
+
+def test_op_plugin_checks_read_only_on_the_input_at_the_function_s_top_level():
+    from torchparity.devices.profiles.model import DTYPES
+    from torchparity.evidence import plugin_code as pc
+
+    code = (FIX / "op-plugin/op_plugin/ops/opapi/UpsampleBilinear2dKernelNpuOpApi.cpp").read_text()
+    funcs = {f.name: f for f in pc.functions(code)}
+    assert [c.line for c in pc.checks_in(code, funcs["upsample_bilinear2d"], DTYPES)] == [8]  # not :11
+    assert pc.checks_in(code, funcs["repeat_interleave"], DTYPES) == []  # repeats, not the input
+    rule = pc.out_dtype("isIntegralType(self.scalar_type(), true) ? at::kFloat : self.scalar_type()", ["self"], 1)
+    assert (rule.of("int32"), rule.of("float16")) == ("float32", "float16")
+    assert pc.out_dtype("at::kBool", ["self"], 1).of("float32") == "bool"
+    assert pc.out_dtype("npu_group_norm_silu_dst_type(input, weight, bias)", ["input"], 1) is None

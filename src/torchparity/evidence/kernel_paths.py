@@ -657,8 +657,19 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
     return out
 
 
-_CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*([\w.\->()]+?)\s*,\s*"
-                    r"|(?<![\w:])(?:op::)?CheckType\(\s*([\w.\->()]+?)\s*,\s*")
+# the tensor checked: a name, a member chain (``x->GetDataType()``) or an element of a tensor
+# list (``(*self)[0]``, ``(*x)[i]``: the foreach kernels check the list's first tensor)
+_TENSOR = r"(\(\s*\*\s*\w+\s*\)\s*\[\s*\w+\s*\](?:->GetDataType\(\))?|[\w.\->()]+?)"
+_CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*" + _TENSOR + r"\s*,\s*"
+                    r"|(?<![\w:])(?:op::)?CheckType\(\s*" + _TENSOR + r"\s*,\s*")
+_LIST_ITEM = re.compile(r"\(\s*\*\s*(\w+)\s*\)\s*\[\s*\w+\s*\]")
+
+
+def tensor_name(expr: str) -> str:
+    """The tensor a check names: ``x->GetDataType()`` -> x; a tensor list's element
+    ``(*self)[0]`` / ``(*x)[i]`` -> the list (self, x), whose dtype the check decides."""
+    expr = re.sub(r"->GetDataType\(\)|\.GetDataType\(\)", "", expr.strip())
+    return _LIST_ITEM.sub(lambda m: m.group(1), expr)
 
 
 def check_sites(fc: FileCode) -> List[CheckSite]:
@@ -687,7 +698,7 @@ def check_sites(fc: FileCode) -> List[CheckSite]:
                 continue  # a CheckType that chooses (a cast, an allocation), not a check
             if re.search(r"\bif\s*\(\s*!\s*(?:op::)?$", code[code.rfind("\n", 0, m.start()):m.start()]):
                 extra = _exemptions(code, m.start(), fc)
-        tensor = re.sub(r"->GetDataType\(\)|\.GetDataType\(\)", "", m.group(1) or m.group(2))
+        tensor = tensor_name(m.group(1) or m.group(2))
         fn_at = _func_at(fc, m.start())
         site = CheckSite(tensor=tensor, line=fc.line(m.start()), func=fn_at.name if fn_at else "",
                          lists={}, extra=extra, promoted=_promotions(code, tensor, m.start(), fc))
