@@ -24,7 +24,7 @@ def test_lists_per_op_and_architecture():
     facts = _facts()
     assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign",
                               "aten.linalg_vector_norm", "aten.neg", "aten._foreach_mul", "aten.logaddexp",
-                              "aten.upsample_bilinear2d"}  # old_op: not in 2.13
+                              "aten.upsample_bilinear2d", "aten.asin", "aten.adaptive_max_pool2d"}  # old_op: not in 2.13
     dot = facts.ops["aten.dot"]
     assert dot.aclnn == "aclnnDot" and dot.plugin.endswith("op_plugin_functions.yaml:3")
     # GetDtypeSupportListV2: the 910B list on DAV_2201 and on RegBase (DAV_3510)
@@ -227,3 +227,20 @@ def test_op_plugin_checks_read_only_on_the_input_at_the_function_s_top_level():
     assert (rule.of("int32"), rule.of("float16")) == ("float32", "float16")
     assert pc.out_dtype("at::kBool", ["self"], 1).of("float32") == "bool"
     assert pc.out_dtype("npu_group_norm_silu_dst_type(input, weight, bias)", ["input"], 1) is None
+
+
+def test_arch_selector_helpers_are_followed():
+    """A switch on the SoC (asin: A2/A3 true, default false) selects the bf16 lists on DAV_2201
+    only, checked through the library's CheckDtypeValid1In1Out (input and output); selectors
+    that keep the architecture in a local first (adaptive_max_pool2d) give the 910B list on
+    DAV_2201 and RegBase; op-plugin's integral -> float32 output rule is kept."""
+    facts = _facts()
+    asin = facts.ops["aten.asin"]
+    assert asin.chips["dav_2201"].dtypes == ["float32", "float16", "int32", "bfloat16"]
+    assert asin.chips["dav_2201"].out.dtypes == ["float32", "float16", "bfloat16"]
+    assert asin.chips["dav_3510"].dtypes == ["float32", "float16", "int32"]
+    assert asin.chips["dav_3510"].source.endswith("aclnn_asin.cpp:30 (IN_LIST_V100, :7)")
+    assert asin.out_dtype.of("int32") == "float32" and asin.out_dtype.of("bfloat16") == "bfloat16"
+    pool = facts.ops["aten.adaptive_max_pool2d"].chips
+    for arch in ("dav_2201", "dav_3510"):
+        assert pool[arch].dtypes == ["float32", "float16", "bfloat16"] and pool[arch].undecided is None
