@@ -227,6 +227,23 @@ def test_op_plugin_checks_read_only_on_the_input_at_the_function_s_top_level():
     assert (rule.of("int32"), rule.of("float16")) == ("float32", "float16")
     assert pc.out_dtype("at::kBool", ["self"], 1).of("float32") == "bool"
     assert pc.out_dtype("npu_group_norm_silu_dst_type(input, weight, bias)", ["input"], 1) is None
+    # a dtype kept in a local, changed for integral inputs, then given to the allocation
+    code = """at::Tensor tanh(const at::Tensor& self) {
+      auto output_dtype = self.dtype();
+      if (isIntegralType(self.scalar_type(), true)) {
+        output_dtype = at::kFloat;
+      }
+      at::Tensor result = npu_preparation::apply_tensor_without_format(self.sizes(), self.options().dtype(output_dtype));
+      EXEC_NPU_CMD(aclnnTanh, self, result);
+      return result;
+    }"""
+    (fn,) = pc.functions(code)
+    rule = pc.allocated_out(code, fn, pc.exec_args(code, fn, "aclnnTanh"))
+    assert rule.line == 6 and (rule.of("int64"), rule.of("float64")) == ("float32", "float64")
+    # reassigned on a condition not read: no rule
+    other = code.replace("isIntegralType(self.scalar_type(), true)", "self.dim() > 2")
+    (fn,) = pc.functions(other)
+    assert pc.allocated_out(other, fn, pc.exec_args(other, fn, "aclnnTanh")) is None
 
 
 def test_arch_selector_helpers_are_followed():

@@ -181,10 +181,11 @@ def _covers(spec, version: str) -> bool:
     return any(num(str(i).strip()) == want for i in items)
 
 
-def plugin_calls(tree: SourceTree, torch_version: str, yaml_out: Optional[Dict[str, Tuple[str, str]]] = None
+def plugin_calls(tree: SourceTree, torch_version: str, yaml_out: Optional[Dict[str, Tuple[str, str, str]]] = None
                  ) -> Dict[str, List[Tuple[str, str]]]:
     """aten op -> [(aclnn API, 'path:line')] for the ops op-plugin registers via op_api; with
-    ``yaml_out``, also aten op -> (its functional entry's ``gen_opapi: out: dtype:``, path:line)."""
+    ``yaml_out``, also aten op -> (its functional entry's ``gen_opapi: out/result: dtype:``, path:line,
+    its first tensor argument)."""
     yaml_out = {} if yaml_out is None else yaml_out
     text = tree.read(PLUGIN_YAML)
     data = safe_load(text) or {}
@@ -206,12 +207,14 @@ def plugin_calls(tree: SourceTree, torch_version: str, yaml_out: Optional[Dict[s
             calls = registered.setdefault(op, [])
             gen = e.get("gen_opapi") if isinstance(e.get("gen_opapi"), dict) else {}
             exe = gen.get("exec")
-            out = gen.get("out") if isinstance(gen.get("out"), dict) else {}
+            # the functional entry's output: ``out:`` or ``result:`` (its size and dtype)
+            out = next((gen[k] for k in ("out", "result") if isinstance(gen.get(k), dict)), {})
             if full == op and exe and "dtype" in out:
                 at = func_line.get(full, 0)
                 dline = next((i for i in range(at, min(at + 40, len(lines)) + 1)
                               if re.match(r"\s+dtype:", lines[i - 1])), at)
-                yaml_out[op] = (str(out["dtype"]), f"{PLUGIN_YAML}:{dline}")
+                first = re.search(r"\(\s*Tensor(?:\([^)]*\))?\s+(\w+)", str(e["func"]))
+                yaml_out[op] = (str(out["dtype"]), f"{PLUGIN_YAML}:{dline}", first.group(1) if first else "self")
             if exe:
                 api = str(exe).split(",")[0].strip()
                 calls.append((api, f"{PLUGIN_YAML}:{func_line.get(full, 0)}"))
@@ -452,7 +455,7 @@ def _macro_message(tree: SourceTree, cache) -> Optional[Tuple[str, str]]:
     return cache[key]
 
 
-def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[str, Tuple[str, str]],
+def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[str, Tuple[str, str, str]],
                  cache) -> Tuple[List[PluginRefusal], Optional[OutDtypeRule]]:
     """op-plugin's own dtype checks for the op (top-level TORCH_CHECKs of its entry functions in
     the file that calls the API) and the dtype it gives the output."""
@@ -484,8 +487,8 @@ def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[st
                     rule = OutDtypeRule(expr=found.expr, source=f"{tree.name} {path}:{found.line}",
                                         fixed=found.fixed, integral_to=found.integral_to)
     if rule is None and op in yaml_out:
-        expr, where = yaml_out[op]
-        found = pc.out_dtype(expr, ["self", "input", "x"], 0)
+        expr, where, first = yaml_out[op]
+        found = pc.out_dtype(expr, [first], 0)
         if found is not None:
             rule = OutDtypeRule(expr=found.expr, source=f"{tree.name} {where}", fixed=found.fixed,
                                 integral_to=found.integral_to)
@@ -532,7 +535,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                          f"{PLUGIN_YAML}) and at least one hicann/ops-* tree; got "
                          f"{', '.join(t.name for t in trees) or 'none'}")
     try:
-        yaml_out: Dict[str, Tuple[str, str]] = {}
+        yaml_out: Dict[str, Tuple[str, str, str]] = {}
         calls = plugin_calls(plugin[0], torch_version, yaml_out)
         index = _ApiIndex(cann)
         cache: Dict[Tuple[str, str], FileLists] = {}

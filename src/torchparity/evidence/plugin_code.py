@@ -276,27 +276,54 @@ _ALLOC = re.compile(r"(\w+)\s*=\s*(?:npu_preparation|at_npu::native::OpPreparati
                     r"apply_tensor\w*\s*\(")
 
 
+def _local_dtype(code: str, fn: Func, word: str, mains: List[str], line: int) -> Optional[OutDtype]:
+    """A dtype kept in a local before the allocation: ``auto output_dtype = self.dtype();`` then
+    ``if (isIntegralType(self.scalar_type(), true)) { output_dtype = at::kFloat; }`` (the
+    integral inputs get float32), or ``at::ScalarType t = at::native::result_type(self, other);``.
+    Any other reassignment: not read."""
+    body = code[fn.start:fn.end]
+    decl = list(re.finditer(r"(?:auto|at::ScalarType|c10::ScalarType|caffe2::TypeMeta)\s+" + re.escape(word)
+                            + r"\s*=\s*([^;]+);", body))
+    if len(decl) != 1:
+        return None
+    base = out_dtype(decl[0].group(1), mains, line)
+    if base is None or base.fixed or base.integral_to:
+        return base if base is not None and not re.search(r"(?<![\w.])" + re.escape(word) + r"\s*=[^=]",
+                                                           body[decl[0].end():]) else None
+    later = body[decl[0].end():]
+    sets = list(re.finditer(r"(?<![\w.])" + re.escape(word) + r"\s*=\s*([^;=][^;]*);", later))
+    if not sets:
+        return base
+    main = "|".join(re.escape(n) for n in mains)
+    guard = re.search(r"if\s*\(\s*(?:c10::|at::)?isIntegralType\(\s*(?:" + main + r")\.scalar_type\(\)\s*,\s*true\s*\)"
+                      r"\s*\)\s*\{?\s*" + re.escape(word) + r"\s*=\s*" + _ST + r"\s*;", later)
+    if len(sets) == 1 and guard:
+        return OutDtype(f"{decl[0].group(1).strip()}, {' '.join(guard.group(0).split())}", line,
+                        integral_to=SCALAR_TYPES[guard.group(1)])
+    return None
+
+
 def allocated_out(code: str, fn: Func, exec_args: List[str]) -> Optional[OutDtype]:
-    """The dtype of the tensor the function allocates and passes to the aclnn call."""
+    """The dtype of the tensor the function allocates and passes to the aclnn call (or, where
+    the call is in a helper, the one tensor it allocates and returns)."""
     mains = main_tensors(code, fn)
     found: Dict[str, Optional[OutDtype]] = {}
-    body_start = fn.start
-    for m in _ALLOC.finditer(code, fn.start, fn.end):
+    allocs = list(_ALLOC.finditer(code, fn.start, fn.end))
+    returned = set(re.findall(r"\breturn\s+(\w+)\s*;", code[fn.start:fn.end]))
+    for m in allocs:
         var = m.group(1)
-        if var not in exec_args:
+        if var not in exec_args and not (len(allocs) == 1 and var in returned):
             continue
         p0 = m.end() - 1
         args = _split_args(code[p0 + 1:_paren_end(code, p0)])
         line = _line(code, m.start())
         text = " ".join(args)
         dt = re.search(r"\.dtype\(\s*([^()]+?)\s*\)", text)
-        if dt:
-            found[var] = out_dtype(dt.group(1), mains, line)
-        elif args and out_dtype(args[-1], mains, line) is not None:
-            found[var] = out_dtype(args[-1], mains, line)
-        else:
-            found[var] = None
-    del body_start
+        expr = dt.group(1) if dt else (args[-1] if args else "")
+        rule = out_dtype(expr, mains, line)
+        if rule is None and re.fullmatch(r"\w+", expr.strip()):
+            rule = _local_dtype(code, fn, expr.strip(), mains, line)
+        found[var] = rule
     rules = list(found.values())
     if len(rules) == 1:
         return rules[0]
