@@ -261,3 +261,19 @@ def test_arch_selector_helpers_are_followed():
     pool = facts.ops["aten.adaptive_max_pool2d"].chips
     for arch in ("dav_2201", "dav_3510"):
         assert pool[arch].dtypes == ["float32", "float16", "bfloat16"] and pool[arch].undecided is None
+
+
+def test_a_kernel_list_op_plugin_refuses_whole_is_undecided_with_both():
+    """_fft_c2c: op-plugin takes complex inputs only, the list read (a matmul inside) only reals:
+    the two readings cannot both be the input's, so the fact is undecided and cites both."""
+    from torchparity.evidence.kernels import ChipKernel, PluginRefusal, _disagreeing
+
+    real = ["float32", "float16", "bfloat16"]
+    chips = {"dav_2201": ChipKernel(dtypes=list(real), source="ops-nn aclnn_matmul.cpp:56"),
+             "dav_3510": ChipKernel(dtypes=real + ["complex64"], source="ops-nn aclnn_matmul.cpp:60")}
+    check = PluginRefusal(dtypes=["bool", "int32", "float16", "bfloat16", "float32", "float64"], message="",
+                          source="op-plugin FFTc2cKernelNpuOpApi.cpp:513", condition="self.is_complex()")
+    _disagreeing(chips, [check])
+    assert chips["dav_2201"].dtypes is None and "FFTc2cKernelNpuOpApi.cpp:513" in chips["dav_2201"].undecided
+    assert "aclnn_matmul.cpp:56" in chips["dav_2201"].undecided
+    assert chips["dav_3510"].dtypes == real + ["complex64"]  # complex64 gets through both: kept

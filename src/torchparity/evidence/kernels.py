@@ -342,6 +342,9 @@ def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
     return out or None
 
 
+# the dtype names profiles know (devices/profiles/model.py DTYPES); kernel lists also name others
+DT_KNOWN = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+            "complex32", "complex64", "complex128")
 _OUTPUT = re.compile(r"^out$|^out[A-Z_]|Out$|^result|Result$")
 
 
@@ -459,8 +462,6 @@ def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[st
                  cache) -> Tuple[List[PluginRefusal], Optional[OutDtypeRule]]:
     """op-plugin's own dtype checks for the op (top-level TORCH_CHECKs of its entry functions in
     the file that calls the API) and the dtype it gives the output."""
-    from ..devices.profiles.model import DTYPES  # noqa: PLC0415 (the dtype names profiles know)
-
     path = at.rsplit(":", 1)[0]
     checks: List[PluginRefusal] = []
     rule: Optional[OutDtypeRule] = None
@@ -475,7 +476,7 @@ def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[st
         for fn in funcs:
             if fn.name not in names:
                 continue
-            for c in pc.checks_in(code, fn, DTYPES):
+            for c in pc.checks_in(code, fn, DT_KNOWN):
                 if (c.line, c.tensor) in seen:
                     continue
                 seen.add((c.line, c.tensor))
@@ -493,6 +494,21 @@ def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[st
             rule = OutDtypeRule(expr=found.expr, source=f"{tree.name} {where}", fixed=found.fixed,
                                 integral_to=found.integral_to)
     return checks, rule
+
+
+def _disagreeing(chips: Dict[str, ChipKernel], checks: List[PluginRefusal]) -> None:
+    """Where op-plugin's own check refuses every dtype the kernel list takes, the two readings
+    cannot both be the op input's (``_fft_c2c``: op-plugin takes complex inputs only, the list
+    read is that of a matmul on real tensors inside): the chip's fact is ``undecided``, citing
+    both."""
+    if not checks:
+        return
+    refused = {d for c in checks for d in c.dtypes}
+    for chip, ck in list(chips.items()):
+        if ck.dtypes and set(ck.dtypes) <= refused | {d for d in ck.dtypes if d not in DT_KNOWN}:
+            chips[chip] = ChipKernel(source=ck.source, branch=ck.branch, undecided=(
+                f"op-plugin's check ({checks[0].source}: {checks[0].condition}) refuses every dtype of "
+                f"the kernel list ({ck.source}: {', '.join(ck.dtypes)}): the list is not the op input's"))
 
 
 def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple[str, str]]:
@@ -577,6 +593,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
             if chips:
                 others = sorted({a for a, _ in calls[op] if a != api})
                 checks, rule = _plugin_view(plugin[0], op, api, at, yaml_out, cache)
+                _disagreeing(chips, checks)
                 macro = _macro_message(tree, cache)
                 for ck in chips.values():
                     if ck.out is not None and ck.out.message:

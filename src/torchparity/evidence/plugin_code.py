@@ -119,6 +119,10 @@ def _split_args(text: str) -> List[str]:
 
 
 def _message(args: List[str]) -> str:
+    """TORCH_CHECK's message arguments as one text: string pieces as written, other arguments
+    as ``{expr}``; op-plugin's error-code suffix (``OPS_ERROR(...)``) only where it is all."""
+    if all(re.match(r"^(?:OPS|PTA)_ERROR\(", a) for a in args):
+        return "".join("{" + " ".join(a.split()) + "}" for a in args)
     parts = []
     for a in args:
         if re.match(r"^OPS_ERROR\(|^PTA_ERROR\(", a):
@@ -155,15 +159,50 @@ def _strip(expr: str) -> str:
     return expr
 
 
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_COMPLEX = ("complex32", "complex64", "complex128")
+# c10's dtype predicates on one tensor: isFloatingType(t.scalar_type()), t.is_floating_point(), ...
+_PRED = re.compile(r"^(!?)\s*(?:(?:at::|c10::)?(isFloatingType|isComplexType|isIntegralType)\(\s*(\w+)\.scalar_type\(\)"
+                   r"\s*(?:,\s*(?:/\*\w+=\*/)?\s*(true|false)\s*)?\)|(\w+)\.(is_floating_point|is_complex)\(\))$")
+
+
+def _term(term: str, all_dtypes) -> Optional[Tuple[str, set]]:
+    """(tensor, dtypes for which the term holds) of one comparison or predicate."""
+    term = _strip(term)
+    cmp = _CMP.match(term)
+    if cmp:
+        named = {SCALAR_TYPES[cmp.group(3)]}
+        return cmp.group(1), named if cmp.group(2) == "==" else set(all_dtypes) - named
+    pred = _PRED.match(term)
+    if pred:
+        kind = pred.group(2) or pred.group(6)
+        tensor = pred.group(3) or pred.group(5)
+        if kind in ("isFloatingType", "is_floating_point"):
+            held = set(_FLOATS)
+        elif kind in ("isComplexType", "is_complex"):
+            held = set(_COMPLEX)
+        else:
+            held = set(_INTEGRAL) if pred.group(4) == "true" else set(_INTEGRAL) - {"bool"}
+        return tensor, (set(all_dtypes) - held) if pred.group(1) else held & set(all_dtypes)
+    return None
+
+
 def dtype_condition(cond: str, all_dtypes) -> Optional[Tuple[str, List[str]]]:
-    """(tensor, dtypes refused) of a TORCH_CHECK condition only about one tensor's dtype."""
+    """(tensor, dtypes refused) of a TORCH_CHECK condition only about one tensor's dtype: its
+    comparisons (``t.scalar_type() != X``) and c10 predicates (``isFloatingType``,
+    ``!isIntegralType(t.scalar_type(), true)``, ``t.is_complex()``) joined by one of ``&&``/``||``."""
     cond = _strip(cond)
-    for joint, op in (("&&", "!="), ("||", "==")):
-        terms = [_CMP.match(_strip(t)) for t in _split_top(cond, joint)]
-        if all(terms) and {t.group(2) for t in terms} == {op} and len({t.group(1) for t in terms}) == 1:
-            named = [SCALAR_TYPES[t.group(3)] for t in terms]
-            refused = named if op == "!=" else [d for d in all_dtypes if d not in named]
-            return terms[0].group(1), refused
+    for joint in ("&&", "||"):
+        parts = _split_top(cond, joint)
+        if len(parts) == 1 and joint == "&&":
+            continue
+        terms = [_term(t, all_dtypes) for t in parts]
+        if not all(terms) or len({t[0] for t in terms}) != 1:
+            continue
+        held = set(all_dtypes) if joint == "&&" else set()
+        for _, part in terms:
+            held = held & part if joint == "&&" else held | part
+        return terms[0][0], [d for d in all_dtypes if d not in held]
     return None
 
 
