@@ -93,7 +93,16 @@ def test_kernel_lists_win_over_docs_and_observations_over_both(docs, tmp_path):
     assert a2.ops["aten.abs"].aicpu_dtypes == ["int16", "float64"] and a2.allows("aten.abs", "int16")
     # an op without kernel facts keeps its docs rule
     assert a2.ops["aten.exp"].source.startswith("docs torch.exp") and not a2.allows("aten.exp", "float64")
-    assert a2.generated["kernel_ops"] == "7" and "ops-fake@" in a2.generated["kernels"]
+    assert a2.generated["kernel_ops"] == "12" and "ops-fake@" in a2.generated["kernels"]
+    # the output tensor's check, with the dtype op-plugin gives the output: float64 refused, in
+    # aclnn's words; op-plugin's own TORCH_CHECK refuses float64 before the kernel, in its words
+    assert a2.allows("aten.logaddexp", "bfloat16") and not a2.allows("aten.logaddexp", "float64")
+    (out,) = a2.ops["aten.logaddexp"].refusals
+    assert out.dtypes == ["int32", "float64"] and "result_type(self, other)" in out.source
+    assert not dt.allows("aten.logaddexp", "bfloat16")  # the 950's out list has no bfloat16 (V1)
+    assert a2.allows("aten.upsample_bilinear2d", "float32") and not a2.allows("aten.upsample_bilinear2d", "float64")
+    (up,) = a2.ops["aten.upsample_bilinear2d"].refusals
+    assert up.message == "upsample_bilinear2d: no float64 here" and "KernelNpuOpApi.cpp:8@" in up.source
 
 
 def test_an_undecided_kernel_check_leaves_the_op_silent(docs, tmp_path):

@@ -23,7 +23,8 @@ def _facts(plugin=FIX / "op-plugin", ops=FIX / "ops-fake"):
 def test_lists_per_op_and_architecture():
     facts = _facts()
     assert set(facts.ops) == {"aten.abs", "aten.dot", "aten.mm", "aten.relu", "aten.sign",
-                              "aten.linalg_vector_norm", "aten.neg"}  # old_op: not in 2.13
+                              "aten.linalg_vector_norm", "aten.neg", "aten._foreach_mul", "aten.logaddexp",
+                              "aten.upsample_bilinear2d", "aten.asin", "aten.adaptive_max_pool2d"}  # old_op: not in 2.13
     dot = facts.ops["aten.dot"]
     assert dot.aclnn == "aclnnDot" and dot.plugin.endswith("op_plugin_functions.yaml:3")
     # GetDtypeSupportListV2: the 910B list on DAV_2201 and on RegBase (DAV_3510)
@@ -181,3 +182,98 @@ def test_a_promotion_before_the_check_and_per_soc_configs():
     assert d.socs == ["ascend910", "ascend910b", "ascend950"]
     assert d.soc_inputs == {"ascend910b": {"x": ["float32", "float16", "bfloat16"]}}
     assert d.soc_lines == {"ascend910b": 5}
+
+
+def test_a_tensor_list_check_gives_the_list_s_dtypes_not_the_scalar_s():
+    """Foreach kernels check ``(*self)[0]`` against the tensor list's list (chosen by a SoC
+    range helper), then the scalar against a list of its own: the op's dtypes are the list's."""
+    mul = _facts().ops["aten._foreach_mul"].chips
+    for arch in ("dav_2201", "dav_3510"):
+        assert mul[arch].dtypes == ["float32", "float16", "bfloat16", "int32"]
+        assert mul[arch].source.endswith("aclnn_foreach_mul_scalar.cpp:20 (ASCEND910B_TENSOR_LIST, :3)")
+
+
+def test_the_output_check_and_the_dtype_op_plugin_gives_the_output():
+    """logaddexp: the inputs' list takes float64, the out list does not, and op-plugin gives the
+    output result_type(self, other): the kernel's out check is kept with op-plugin's rule."""
+    op = _facts().ops["aten.logaddexp"]
+    assert op.out_dtype.expr == "at::native::result_type(self, other)"
+    assert op.out_dtype.source.endswith("op_plugin_functions.yaml:56") and op.out_dtype.of("float64") == "float64"
+    a2 = op.chips["dav_2201"]
+    assert "float64" in a2.dtypes
+    assert a2.out.tensor == "out" and a2.out.dtypes == ["float16", "float32", "bfloat16"]
+    assert a2.out.source.endswith("aclnn_logaddexp.cpp:16 (OUT_LIST_910B, :2)")
+    assert op.chips["dav_3510"].out.dtypes == ["float16", "float32"]  # V1: the 910B list on DAV_2201 only
+
+
+def test_op_plugin_s_own_check_before_the_call_with_its_words():
+    op = _facts().ops["aten.upsample_bilinear2d"]
+    assert "float64" in op.chips["dav_2201"].dtypes  # the kernel's list takes it
+    assert [(c.dtypes, c.message, c.source) for c in op.plugin_checks] == [
+        (["float64"], "upsample_bilinear2d: no float64 here",
+         "op-plugin op_plugin/ops/opapi/UpsampleBilinear2dKernelNpuOpApi.cpp:8")]
+    assert op.out_dtype is None  # the kernel checks no output here
+
+
+def test_op_plugin_checks_read_only_on_the_input_at_the_function_s_top_level():
+    from torchparity.devices.profiles.model import DTYPES
+    from torchparity.evidence import plugin_code as pc
+
+    code = (FIX / "op-plugin/op_plugin/ops/opapi/UpsampleBilinear2dKernelNpuOpApi.cpp").read_text()
+    funcs = {f.name: f for f in pc.functions(code)}
+    assert [c.line for c in pc.checks_in(code, funcs["upsample_bilinear2d"], DTYPES)] == [8]  # not :11
+    assert pc.checks_in(code, funcs["repeat_interleave"], DTYPES) == []  # repeats, not the input
+    rule = pc.out_dtype("isIntegralType(self.scalar_type(), true) ? at::kFloat : self.scalar_type()", ["self"], 1)
+    assert (rule.of("int32"), rule.of("float16")) == ("float32", "float16")
+    assert pc.out_dtype("at::kBool", ["self"], 1).of("float32") == "bool"
+    assert pc.out_dtype("npu_group_norm_silu_dst_type(input, weight, bias)", ["input"], 1) is None
+    # a dtype kept in a local, changed for integral inputs, then given to the allocation
+    code = """at::Tensor tanh(const at::Tensor& self) {
+      auto output_dtype = self.dtype();
+      if (isIntegralType(self.scalar_type(), true)) {
+        output_dtype = at::kFloat;
+      }
+      at::Tensor result = npu_preparation::apply_tensor_without_format(self.sizes(), self.options().dtype(output_dtype));
+      EXEC_NPU_CMD(aclnnTanh, self, result);
+      return result;
+    }"""
+    (fn,) = pc.functions(code)
+    rule = pc.allocated_out(code, fn, pc.exec_args(code, fn, "aclnnTanh"))
+    assert rule.line == 6 and (rule.of("int64"), rule.of("float64")) == ("float32", "float64")
+    # reassigned on a condition not read: no rule
+    other = code.replace("isIntegralType(self.scalar_type(), true)", "self.dim() > 2")
+    (fn,) = pc.functions(other)
+    assert pc.allocated_out(other, fn, pc.exec_args(other, fn, "aclnnTanh")) is None
+
+
+def test_arch_selector_helpers_are_followed():
+    """A switch on the SoC (asin: A2/A3 true, default false) selects the bf16 lists on DAV_2201
+    only, checked through the library's CheckDtypeValid1In1Out (input and output); selectors
+    that keep the architecture in a local first (adaptive_max_pool2d) give the 910B list on
+    DAV_2201 and RegBase; op-plugin's integral -> float32 output rule is kept."""
+    facts = _facts()
+    asin = facts.ops["aten.asin"]
+    assert asin.chips["dav_2201"].dtypes == ["float32", "float16", "int32", "bfloat16"]
+    assert asin.chips["dav_2201"].out.dtypes == ["float32", "float16", "bfloat16"]
+    assert asin.chips["dav_3510"].dtypes == ["float32", "float16", "int32"]
+    assert asin.chips["dav_3510"].source.endswith("aclnn_asin.cpp:30 (IN_LIST_V100, :7)")
+    assert asin.out_dtype.of("int32") == "float32" and asin.out_dtype.of("bfloat16") == "bfloat16"
+    pool = facts.ops["aten.adaptive_max_pool2d"].chips
+    for arch in ("dav_2201", "dav_3510"):
+        assert pool[arch].dtypes == ["float32", "float16", "bfloat16"] and pool[arch].undecided is None
+
+
+def test_a_kernel_list_op_plugin_refuses_whole_is_undecided_with_both():
+    """_fft_c2c: op-plugin takes complex inputs only, the list read (a matmul inside) only reals:
+    the two readings cannot both be the input's, so the fact is undecided and cites both."""
+    from torchparity.evidence.kernels import ChipKernel, PluginRefusal, _disagreeing
+
+    real = ["float32", "float16", "bfloat16"]
+    chips = {"dav_2201": ChipKernel(dtypes=list(real), source="ops-nn aclnn_matmul.cpp:56"),
+             "dav_3510": ChipKernel(dtypes=real + ["complex64"], source="ops-nn aclnn_matmul.cpp:60")}
+    check = PluginRefusal(dtypes=["bool", "int32", "float16", "bfloat16", "float32", "float64"], message="",
+                          source="op-plugin FFTc2cKernelNpuOpApi.cpp:513", condition="self.is_complex()")
+    _disagreeing(chips, [check])
+    assert chips["dav_2201"].dtypes is None and "FFTc2cKernelNpuOpApi.cpp:513" in chips["dav_2201"].undecided
+    assert "aclnn_matmul.cpp:56" in chips["dav_2201"].undecided
+    assert chips["dav_3510"].dtypes == real + ["complex64"]  # complex64 gets through both: kept

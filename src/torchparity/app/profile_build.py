@@ -37,7 +37,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 from pydantic import BaseModel, ConfigDict
 
 from ..devices.profiles import Profile
-from ..devices.profiles.model import DTYPES, PROFILE_DIR, Features, OpSupport
+from ..devices.profiles.model import DTYPES, PROFILE_DIR, Features, OpSupport, Refusal
 from ..errors import InputError
 from ..evidence.hccl import HcclFacts, load_hccl_facts
 from ..evidence.kernels import KernelFacts, load_kernel_facts
@@ -97,6 +97,7 @@ class _OpFacts:
     kernel: Optional[Set[str]] = None  # the kernel's list, when the rule follows it
     aicpu: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
+    refusals: List[Refusal] = field(default_factory=list)  # dtypes refused in the vendor's words
 
 
 def load_observations(path: Path) -> Observations:
@@ -221,7 +222,10 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
                + (f"; {ck.branch}" if ck.branch else "") + f"; called from {ok.plugin})")
         docs = facts.get(op)
         if ck.dtypes is None:  # no dtype check runs on this chip's path
-            f = _OpFacts(supported=True, dtypes=None, sources=[src + f": {ck.unchecked}"], kernel=set(DTYPES))
+            refusals = _refusals(ok, ck, set(DTYPES), commits)
+            left = set(DTYPES) - {d for r in refusals for d in r.dtypes}
+            f = _OpFacts(supported=True, dtypes=left if refusals else None, sources=[src + f": {ck.unchecked}"],
+                         kernel=set(left), refusals=refusals)
             if docs is not None and docs.sources:
                 f.notes.append(f"docs say {_docs_view(docs)} ({docs.sources[0]}); no kernel dtype check on "
                                "this path, nothing refuses")
@@ -231,8 +235,11 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
             facts[op] = _OpFacts(supported=False, dtypes=None, sources=[src + f": {ck.refused}"], kernel=set())
             continue
         kdt = {d for d in ck.dtypes if d in DTYPES}
+        refusals = _refusals(ok, ck, kdt, commits)
+        for r in refusals:
+            kdt.difference_update(r.dtypes)
         f = _OpFacts(supported=True, dtypes=set(kdt), sources=[src], kernel=set(kdt),
-                     aicpu=[d for d in (ck.aicpu or []) if d in kdt])
+                     aicpu=[d for d in (ck.aicpu or []) if d in kdt], refusals=refusals)
         if docs is not None and docs.sources:
             view = _docs_view(docs)
             if not docs.supported or docs.dtypes is None or docs.dtypes != kdt:
@@ -241,6 +248,40 @@ def apply_kernels(facts: Dict[str, _OpFacts], kernels: KernelFacts, chip_key: st
                                + "); the kernel list is followed")
         facts[op] = f
     return n
+
+
+def _at(source: str, commits: Dict[str, str]) -> str:
+    """'repo path:line ...' -> the same with the repository's commit after the line."""
+    repo, _, rest = source.partition(" ")
+    head, sep, tail = rest.partition(" ")
+    return f"{repo} {head}@{commits.get(repo, '?')}" + (f" {tail}" if sep else "")
+
+
+def _refusals(ok, ck, kdt: Set[str], commits: Dict[str, str]) -> List[Refusal]:
+    """Dtypes of ``kdt`` refused on the way to (or by) the kernel, beyond its input list:
+
+    - op-plugin's own ``TORCH_CHECK`` on the input's dtype, before the aclnn call;
+    - the kernel's check on the output tensor, with the dtype op-plugin gives the output
+      (``result_type(self, other)``: the input's; ``at::kBool``: bool; ...)."""
+    out: List[Refusal] = []
+    for c in ok.plugin_checks or []:
+        hit = sorted(kdt & set(c.dtypes), key=DTYPES.index)
+        if hit and not any(r.message == c.message and set(hit) <= set(r.dtypes) for r in out):
+            out.append(Refusal(dtypes=hit, message=c.message,
+                               source=f"op-plugin check {_at(c.source, commits)}: {c.condition}"))
+    if ck.out is not None and ok.out_dtype is not None:
+        rule = ok.out_dtype
+        hit = sorted((d for d in kdt if rule.of(d) not in ck.out.dtypes), key=DTYPES.index)
+        if hit:
+            msg = ck.out.message or f"Tensor {ck.out.tensor}: dtype not in the support list"
+            out.append(Refusal(
+                dtypes=hit, message=msg.split(" (", 1)[0] if ck.out.message else msg,
+                source=(f"kernel {ok.aclnn} checks {ck.out.tensor} against {', '.join(ck.out.dtypes)} at "
+                        f"{_at(ck.out.source, commits)}; op-plugin gives it the dtype {rule.expr} "
+                        f"({_at(rule.source, commits)})"
+                        + (f"; the message: {ck.out.message.split(' (', 1)[1][:-1]}" if ck.out.message
+                           and " (" in ck.out.message else ""))))
+    return out
 
 
 def apply_hccl(facts: Dict[str, _OpFacts], hccl: HcclFacts, chip_key: str) -> int:
@@ -375,7 +416,10 @@ def build_profiles(docs_root: Path, torch_version: str, *, chips: Sequence[str] 
                                 dtypes=sorted(f.dtypes, key=DTYPES.index) if f.supported and f.dtypes is not None else None,
                                 source="; ".join(srcs),
                                 note="; ".join(notes) or None,
-                                aicpu_dtypes=sorted(f.aicpu, key=DTYPES.index) if f.supported and f.aicpu else None)
+                                aicpu_dtypes=sorted(f.aicpu, key=DTYPES.index) if f.supported and f.aicpu else None,
+                                refusals=[r.model_copy(update={"dtypes": [d for d in r.dtypes if d not in f.dtypes]})
+                                          for r in f.refusals if f.dtypes is not None and set(r.dtypes) - f.dtypes]
+                                or None)
         itt = bool(itt_entry.chips.get(chip, True)) if itt_entry else True
         command = f"torchparity profile build --from-ascend-docs DIR --torch-version {torch_version}"
         generated = {"command": command + (f" --kernel-facts {kernels_name}" if kernels else ""),

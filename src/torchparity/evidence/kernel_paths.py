@@ -278,14 +278,16 @@ def arch_set(expr: str, fc: FileCode, depth: int = 0, must: bool = False) -> Fro
 _ORDER = {"ASCEND910B": 1, "ASCEND910_93": 2, "ASCEND950": 3, "ASCEND910_95": 3, "ASCEND910E": 4}
 
 
-_BOOL_TAIL = re.compile(r"\s*\{?\s*return\s+(true|false)\s*;\s*\}?\s*(?:else\s*\{?\s*)?"
-                        r"return\s+(true|false)\s*;\s*\}?\s*")
+_STMT = r"(?:(?:(?!\breturn\b|\bif\b)[^{};])*;\s*)*?"  # plain statements (a log line), no return, no if
+_BOOL_TAIL = re.compile(r"\s*\{?\s*" + _STMT + r"return\s+(true|false)\s*;\s*\}?\s*(?:else\s*\{?\s*)?"
+                        + _STMT + r"return\s+(true|false)\s*;\s*\}?\s*")
 
 
 def _bool_helper(body: str) -> Optional[Tuple[str, bool]]:
     """A predicate written ``if (C) { return true; } return false;`` (or with the booleans
-    swapped, or an ``else``): its condition and whether C makes it true."""
-    m = re.match(r"\s*if\s*\(", body)
+    swapped, or an ``else``, a log line before a return, or one local set before the ``if``:
+    ``auto socVersion = GetSocVersion();``): its condition and whether C makes it true."""
+    m = re.match(r"\s*(?:(?:const\s+)?[\w:]+\s+\w+\s*=\s*[^;{}]*;\s*)?if\s*\(", body)
     if not m:
         return None
     close = _paren_end(body, m.end() - 1)
@@ -293,6 +295,45 @@ def _bool_helper(body: str) -> Optional[Tuple[str, bool]]:
     if not tail or tail.group(1) == tail.group(2):
         return None
     return body[m.end():close], tail.group(1) == "true"
+
+
+def _soc_arch(name: str) -> Optional[FrozenSet[str]]:
+    """The architecture of a ``SocVersion`` / ``NpuArch`` name, where it is one of those read."""
+    if name in ("ASCEND910B", "ASCEND910_93", "DAV_2201"):
+        return frozenset({A2})
+    if name.startswith("ASCEND950") or name in ("ASCEND910_95", "DAV_3510"):
+        return frozenset({R950})
+    if name in ("ASCEND910", "ASCEND310P", "ASCEND310B", "ASCEND610LITE"):
+        return frozenset({OLD})
+    return None
+
+
+def _switch_helper(body: str) -> Optional[FrozenSet[str]]:
+    """A predicate written as one ``switch`` on the SoC / architecture whose cases return true
+    or false (``case SocVersion::ASCEND910B: case SocVersion::ASCEND910_93: return true;
+    default: return false;``): the architectures on which it is true. None when the body is
+    not that shape, or a case names a chip not read (then the caller says undecided)."""
+    m = re.fullmatch(r"\s*(?:auto\s+\w+\s*=\s*[^;]*;\s*)?switch\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)\s*\{(.*)\}\s*",
+                     body, re.S)
+    if not m or not _ARCH_WORDS.search(m.group(0)):
+        return None
+    true: Set[str] = set()
+    false: Set[str] = set()
+    named: Set[str] = set()
+    default = None
+    for labels, value in re.findall(r"((?:(?:case\s+(?:op::)?(?:SocVersion|NpuArch)::\w+|default)\s*:\s*\{?\s*)+)"
+                                    r"(?:[^{};]*;\s*)*?return\s+(true|false)\s*;", m.group(2)):
+        for name in re.findall(r"(?:SocVersion|NpuArch)::(\w+)", labels):
+            arch = _soc_arch(name)
+            if arch is None:
+                return None
+            named |= arch
+            (true if value == "true" else false).update(arch)
+        if re.search(r"\bdefault\s*:", labels):
+            default = value == "true"
+    if default is None or true & false:  # A2 and A3 on two sides: not this reader's to tell
+        return None
+    return frozenset(true | ((ALL - named) if default else set()))
 
 
 def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
@@ -312,6 +353,9 @@ def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
             if when_true:
                 return arch_set(cond, fc, depth + 1)
             return ALL - arch_set(cond, fc, depth + 1, must=True)
+        by_case = _switch_helper(body)
+        if by_case is not None:
+            return by_case
         if _ARCH_WORDS.search(body):
             raise Undecided(f"{fn.name}() decides on the architecture in a way not read")
         return ALL
@@ -657,14 +701,68 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
     return out
 
 
-_CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*([\w.\->()]+?)\s*,\s*"
-                    r"|(?<![\w:])(?:op::)?CheckType\(\s*([\w.\->()]+?)\s*,\s*")
+# the tensor checked: a name, a member chain (``x->GetDataType()``) or an element of a tensor
+# list (``(*self)[0]``, ``(*x)[i]``: the foreach kernels check the list's first tensor)
+_TENSOR = r"(\(\s*\*\s*\w+\s*\)\s*\[\s*\w+\s*\](?:->GetDataType\(\))?|[\w.\->()]+?)"
+_CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*" + _TENSOR + r"\s*,\s*"
+                    r"|(?<![\w:])(?:op::)?CheckType\(\s*" + _TENSOR + r"\s*,\s*")
+_LIST_ITEM = re.compile(r"\(\s*\*\s*(\w+)\s*\)\s*\[\s*\w+\s*\]")
+
+
+def tensor_name(expr: str) -> str:
+    """The tensor a check names: ``x->GetDataType()`` -> x; a tensor list's element
+    ``(*self)[0]`` / ``(*x)[i]`` -> the list (self, x), whose dtype the check decides."""
+    expr = re.sub(r"->GetDataType\(\)|\.GetDataType\(\)", "", expr.strip())
+    return _LIST_ITEM.sub(lambda m: m.group(1), expr)
+
+
+# the library's two-tensor check (hicann common/inc/common/level2_base.h
+# ``CheckDtypeValid1In1Out(self, out, inList, outList)``: OP_CHECK_DTYPE_NOT_SUPPORT of each)
+_LIB_CHECK = re.compile(r"(?<![\w:])(?:op::)?CheckDtypeValid1In1Out\s*\(")
+
+
+def _library_checks(fc: FileCode) -> List[Tuple[int, str, str]]:
+    """(position, tensor, list expression) of each check a library helper call makes."""
+    out = []
+    for m in _LIB_CHECK.finditer(fc.code):
+        p0 = m.end() - 1
+        args = _split_top(fc.code[p0 + 1:_paren_end(fc.code, p0)], ",")
+        if len(args) == 4 and fn_defined(fc, "CheckDtypeValid1In1Out") is None:
+            out += [(m.start(), tensor_name(args[0]), args[2].strip()),
+                    (m.start(), tensor_name(args[1]), args[3].strip())]
+    return out
+
+
+def fn_defined(fc: FileCode, name: str) -> Optional[Func]:
+    return next((f for f in fc.funcs if f.name == name), None)
+
+
+def _site(fc: FileCode, pos: int, tensor: str, arg: str,
+          extra: List[Tuple[str, int, FrozenSet[str]]]) -> Optional[CheckSite]:
+    fn_at = _func_at(fc, pos)
+    site = CheckSite(tensor=tensor, line=fc.line(pos), func=fn_at.name if fn_at else "",
+                     lists={}, extra=extra, promoted=_promotions(fc.code, tensor, pos, fc))
+    try:
+        where = path_to(fc, pos)
+        for name, archs in lists_at(fc, arg, pos):
+            a = archs & where.archs
+            if a:
+                site.lists.setdefault(name, []).append(Path_(a, where.branch))
+        site.selects, site.select_line = where.selects, where.select_line
+        site.refuses, site.refuse_line = where.refuses, where.refuse_line
+    except Undecided as e:
+        site.undecided = str(e)
+    return site if site.lists or site.undecided or site.selects else None
 
 
 def check_sites(fc: FileCode) -> List[CheckSite]:
     """Every dtype check of the file, with the lists it checks and where it runs."""
     out = []
     code = fc.code
+    for pos, tensor, arg in _library_checks(fc):
+        site = _site(fc, pos, tensor, arg, [])
+        if site is not None:
+            out.append(site)
     for m in _CHECK.finditer(code):
         start = m.end()
         # the list argument: up to the next top-level ',' or ')'
@@ -687,23 +785,10 @@ def check_sites(fc: FileCode) -> List[CheckSite]:
                 continue  # a CheckType that chooses (a cast, an allocation), not a check
             if re.search(r"\bif\s*\(\s*!\s*(?:op::)?$", code[code.rfind("\n", 0, m.start()):m.start()]):
                 extra = _exemptions(code, m.start(), fc)
-        tensor = re.sub(r"->GetDataType\(\)|\.GetDataType\(\)", "", m.group(1) or m.group(2))
-        fn_at = _func_at(fc, m.start())
-        site = CheckSite(tensor=tensor, line=fc.line(m.start()), func=fn_at.name if fn_at else "",
-                         lists={}, extra=extra, promoted=_promotions(code, tensor, m.start(), fc))
-        try:
-            where = path_to(fc, m.start())
-            for name, archs in lists_at(fc, arg, m.start()):
-                a = archs & where.archs
-                if a:
-                    site.lists.setdefault(name, []).append(Path_(a, where.branch))
-            site.selects, site.select_line = where.selects, where.select_line
-            site.refuses, site.refuse_line = where.refuses, where.refuse_line
-        except Undecided as e:
-            site.undecided = str(e)
-        if site.lists or site.undecided or site.selects:
+        site = _site(fc, m.start(), tensor_name(m.group(1) or m.group(2)), arg, extra)
+        if site is not None:
             out.append(site)
-    return out
+    return sorted(out, key=lambda st: st.line)
 
 
 def reachable(fc: FileCode, entry: str) -> Optional[Set[str]]:

@@ -131,8 +131,9 @@ _LIST_DEF = re.compile(
 _DT = re.compile(r"DT_(\w+)")
 _ASSIGN = re.compile(r"(\w+)\s*=\s*([^;=][^;]*);")
 _RETURN_FN = re.compile(r"^[\w:<>&\s]*?\b(\w+)\s*\([^;{)]*\)\s*(?:const\s*)?\{", re.M)
-_CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*(\w+)\s*,\s*(\w+)"
-                    r"|CheckType\(\s*(\w+)->GetDataType\(\)\s*,\s*(\w+)")
+# a tensor, or a tensor list's element ((*self)[0], (*x)[i]: read as the list)
+_CHECK = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*(?:\(\s*\*\s*)?(\w+)(?:\s*\)\s*\[\s*\w+\s*\])?\s*,\s*(\w+)"
+                    r"|CheckType\(\s*(?:\(\s*\*\s*)?(\w+)(?:\s*\)\s*\[\s*\w+\s*\])?->GetDataType\(\)\s*,\s*(\w+)")
 # case labels of an architecture switch, then "if (x->GetDataType() != DT_Y) { error }"
 _CASE_EXCEPTION = re.compile(r"((?:case\s+NpuArch::DAV_\d+\s*:\s*)+)\{?\s*if\s*\(\s*\w+->GetDataType\(\)\s*!=\s*"
                              r"(?:op::)?DataType::DT_(\w+)\s*\)")

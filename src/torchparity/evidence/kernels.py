@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import InputError
 from ..yamlmodel import load_yaml_model, safe_load
 from . import kernel_paths as kp
+from . import plugin_code as pc
 from .kernel_source import (
     CHIPS,
     FileLists,
@@ -66,6 +67,46 @@ class ChipKernel(_Strict):
     # a dtype promoted before the check, and the dtype the check (and the kernel) sees
     # (aclnn_ge_tensor.cpp: bool as int8)
     promoted: Optional[Dict[str, str]] = None
+    out: Optional["OutCheck"] = None  # the output tensor's check on this path
+
+
+class OutCheck(_Strict):
+    """The aclnn file's dtype check on the output tensor, on this chip's path."""
+
+    tensor: str
+    dtypes: List[str]
+    source: str  # repo path:line of the check (list, :line)
+    # the aclnn refusal text (OP_CHECK_DTYPE_NOT_SUPPORT's format, ``#tensor`` filled in;
+    # ``%s``: the dtype, then the list) and where the macro writes it
+    message: Optional[str] = None
+
+
+class PluginRefusal(_Strict):
+    """op-plugin refuses these dtypes itself, before any kernel runs (a ``TORCH_CHECK``)."""
+
+    dtypes: List[str]
+    message: str  # the refusal text as op-plugin writes it (other arguments as {expr})
+    source: str  # Ascend/op-plugin path:line of the TORCH_CHECK
+    condition: str
+
+
+class OutDtypeRule(_Strict):
+    """The dtype op-plugin gives the output tensor it passes to the aclnn API."""
+
+    expr: str  # as op-plugin writes it: self, at::native::result_type(self, other), at::kBool, ...
+    source: str  # Ascend/op-plugin path:line
+    fixed: Optional[str] = None  # one dtype whatever the input
+    integral_to: Optional[str] = None  # integral and bool inputs get this dtype, others their own
+
+    def of(self, dtype: str) -> str:
+        if self.fixed:
+            return self.fixed
+        if self.integral_to and dtype in ("bool", "uint8", "int8", "int16", "int32", "int64"):
+            return self.integral_to
+        return dtype
+
+
+ChipKernel.model_rebuild()
 
 
 class OpHost(_Strict):
@@ -88,6 +129,8 @@ class OpKernel(_Strict):
     calls: Optional[List[str]] = None  # other aclnn APIs the op may run
     chips: Dict[str, ChipKernel]
     op_host: Optional[List[OpHost]] = None
+    plugin_checks: Optional[List[PluginRefusal]] = None  # op-plugin's own dtype checks
+    out_dtype: Optional[OutDtypeRule] = None  # the dtype op-plugin gives the output
 
 
 class KernelFacts(_Strict):
@@ -138,8 +181,12 @@ def _covers(spec, version: str) -> bool:
     return any(num(str(i).strip()) == want for i in items)
 
 
-def plugin_calls(tree: SourceTree, torch_version: str) -> Dict[str, List[Tuple[str, str]]]:
-    """aten op -> [(aclnn API, 'path:line')] for the ops op-plugin registers via op_api."""
+def plugin_calls(tree: SourceTree, torch_version: str, yaml_out: Optional[Dict[str, Tuple[str, str, str]]] = None
+                 ) -> Dict[str, List[Tuple[str, str]]]:
+    """aten op -> [(aclnn API, 'path:line')] for the ops op-plugin registers via op_api; with
+    ``yaml_out``, also aten op -> (its functional entry's ``gen_opapi: out/result: dtype:``, path:line,
+    its first tensor argument)."""
+    yaml_out = {} if yaml_out is None else yaml_out
     text = tree.read(PLUGIN_YAML)
     data = safe_load(text) or {}
     lines = text.splitlines()
@@ -158,7 +205,16 @@ def plugin_calls(tree: SourceTree, torch_version: str) -> Dict[str, List[Tuple[s
             full = str(e["func"]).split("(")[0]
             op = full.split(".")[0]
             calls = registered.setdefault(op, [])
-            exe = (e.get("gen_opapi") or {}).get("exec") if isinstance(e.get("gen_opapi"), dict) else None
+            gen = e.get("gen_opapi") if isinstance(e.get("gen_opapi"), dict) else {}
+            exe = gen.get("exec")
+            # the functional entry's output: ``out:`` or ``result:`` (its size and dtype)
+            out = next((gen[k] for k in ("out", "result") if isinstance(gen.get(k), dict)), {})
+            if full == op and exe and "dtype" in out:
+                at = func_line.get(full, 0)
+                dline = next((i for i in range(at, min(at + 40, len(lines)) + 1)
+                              if re.match(r"\s+dtype:", lines[i - 1])), at)
+                first = re.search(r"\(\s*Tensor(?:\([^)]*\))?\s+(\w+)", str(e["func"]))
+                yaml_out[op] = (str(out["dtype"]), f"{PLUGIN_YAML}:{dline}", first.group(1) if first else "self")
             if exe:
                 api = str(exe).split(",")[0].strip()
                 calls.append((api, f"{PLUGIN_YAML}:{func_line.get(full, 0)}"))
@@ -286,6 +342,9 @@ def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
     return out or None
 
 
+# the dtype names profiles know (devices/profiles/model.py DTYPES); kernel lists also name others
+DT_KNOWN = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+            "complex32", "complex64", "complex128")
 _OUTPUT = re.compile(r"^out$|^out[A-Z_]|Out$|^result|Result$")
 
 
@@ -342,7 +401,7 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                     promoted[dtype_name(frm)] = dtype_name(to)
                     source += f" + {dtype_name(frm)} as {dtype_name(to)} at :{line}"
             out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None,
-                                   promoted=promoted or None)
+                                   promoted=promoted or None, out=_out_check(checked, tensors, fl, where, fc))
             continue
         refusing = [st for st in sites if chip in st.refuses]
         if refusing:
@@ -368,6 +427,88 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                 f"the dtype checks run on {', '.join(sorted(pth.archs))} only"
                 + (f" ({pth.branch})" if pth.branch else "")))
     return out
+
+
+def _out_check(checked, tensors: List[str], fl: FileLists, where: str, fc) -> Optional[OutCheck]:
+    """The output tensor's dtype check on this path: one output tensor checked against one
+    list (several outputs, or one with different lists, are not read)."""
+    outs = [(st, name) for st, name, _ in checked if _OUTPUT.search(st.tensor) and st.tensor in tensors]
+    if len({st.tensor for st, _ in outs}) != 1 or len({tuple(fl.lists[n].dtypes) for _, n in outs}) != 1:
+        return None
+    st, name = min(outs, key=lambda i: i[0].line)
+    text = fc.code.splitlines()[st.line - 1] if st.line <= len(fc.code.splitlines()) else ""
+    return OutCheck(tensor=st.tensor, dtypes=list(fl.lists[name].dtypes),
+                    source=f"{where}:{st.line} ({name}, :{fl.lists[name].line})",
+                    message="OP_CHECK_DTYPE_NOT_SUPPORT" if "OP_CHECK_DTYPE_NOT_SUPPORT" in text else None)
+
+
+_MACRO_HEADER = "common/inc/external/aclnn_kernels/common/op_error_check.h"
+
+
+def _macro_message(tree: SourceTree, cache) -> Optional[Tuple[str, str]]:
+    """OP_CHECK_DTYPE_NOT_SUPPORT's refusal format and where the tree writes it."""
+    key = ("macro", tree.name)
+    if key not in cache:
+        cache[key] = None
+        if tree.has(_MACRO_HEADER):
+            text = tree.read(_MACRO_HEADER)
+            m = re.search(r"#define\s+OP_CHECK_DTYPE_NOT_SUPPORT\(.*?\"([^\"]*)\"", text, re.S)
+            if m:
+                cache[key] = (m.group(1), f"{tree.name} {_MACRO_HEADER}:{text.count(chr(10), 0, m.start(1)) + 1}")
+    return cache[key]
+
+
+def _plugin_view(tree: SourceTree, op: str, api: str, at: str, yaml_out: Dict[str, Tuple[str, str, str]],
+                 cache) -> Tuple[List[PluginRefusal], Optional[OutDtypeRule]]:
+    """op-plugin's own dtype checks for the op (top-level TORCH_CHECKs of its entry functions in
+    the file that calls the API) and the dtype it gives the output."""
+    path = at.rsplit(":", 1)[0]
+    checks: List[PluginRefusal] = []
+    rule: Optional[OutDtypeRule] = None
+    if path.startswith(OPAPI_DIR) and tree.has(path):
+        key = ("plugin", path)
+        if key not in cache:
+            code = strip_comments(tree.read(path))
+            cache[key] = (code, pc.functions(code))
+        code, funcs = cache[key]
+        names = {op, op + "_out", op + "_symint", op + "_out_symint"}
+        seen = set()
+        for fn in funcs:
+            if fn.name not in names:
+                continue
+            for c in pc.checks_in(code, fn, DT_KNOWN):
+                if (c.line, c.tensor) in seen:
+                    continue
+                seen.add((c.line, c.tensor))
+                checks.append(PluginRefusal(dtypes=c.refuses, message=c.message,
+                                            source=f"{tree.name} {path}:{c.line}", condition=c.condition))
+            if fn.name in (op, op + "_symint") and rule is None:
+                found = pc.allocated_out(code, fn, pc.exec_args(code, fn, api))
+                if found is not None:
+                    rule = OutDtypeRule(expr=found.expr, source=f"{tree.name} {path}:{found.line}",
+                                        fixed=found.fixed, integral_to=found.integral_to)
+    if rule is None and op in yaml_out:
+        expr, where, first = yaml_out[op]
+        found = pc.out_dtype(expr, [first], 0)
+        if found is not None:
+            rule = OutDtypeRule(expr=found.expr, source=f"{tree.name} {where}", fixed=found.fixed,
+                                integral_to=found.integral_to)
+    return checks, rule
+
+
+def _disagreeing(chips: Dict[str, ChipKernel], checks: List[PluginRefusal]) -> None:
+    """Where op-plugin's own check refuses every dtype the kernel list takes, the two readings
+    cannot both be the op input's (``_fft_c2c``: op-plugin takes complex inputs only, the list
+    read is that of a matmul on real tensors inside): the chip's fact is ``undecided``, citing
+    both."""
+    if not checks:
+        return
+    refused = {d for c in checks for d in c.dtypes}
+    for chip, ck in list(chips.items()):
+        if ck.dtypes and set(ck.dtypes) <= refused | {d for d in ck.dtypes if d not in DT_KNOWN}:
+            chips[chip] = ChipKernel(source=ck.source, branch=ck.branch, undecided=(
+                f"op-plugin's check ({checks[0].source}: {checks[0].condition}) refuses every dtype of "
+                f"the kernel list ({ck.source}: {', '.join(ck.dtypes)}): the list is not the op input's"))
 
 
 def _pick(op: str, calls: List[Tuple[str, str]], index: _ApiIndex) -> List[Tuple[str, str]]:
@@ -410,7 +551,8 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                          f"{PLUGIN_YAML}) and at least one hicann/ops-* tree; got "
                          f"{', '.join(t.name for t in trees) or 'none'}")
     try:
-        calls = plugin_calls(plugin[0], torch_version)
+        yaml_out: Dict[str, Tuple[str, str, str]] = {}
+        calls = plugin_calls(plugin[0], torch_version, yaml_out)
         index = _ApiIndex(cann)
         cache: Dict[Tuple[str, str], FileLists] = {}
         ops: Dict[str, OpKernel] = {}
@@ -450,9 +592,18 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                     args=args or None, aicpu=_aicpu_only(tree, path, chip, main.dtypes, cache))
             if chips:
                 others = sorted({a for a, _ in calls[op] if a != api})
+                checks, rule = _plugin_view(plugin[0], op, api, at, yaml_out, cache)
+                _disagreeing(chips, checks)
+                macro = _macro_message(tree, cache)
+                for ck in chips.values():
+                    if ck.out is not None and ck.out.message:
+                        ck.out.message = (macro[0].replace("Tensor %s", f"Tensor {ck.out.tensor}", 1)
+                                          + f" ({macro[1]})") if macro else None
                 ops[f"aten.{op}"] = OpKernel(aclnn=api, plugin=f"{plugin[0].name} {at}",
                                              kernel=f"{tree.name} {path}", calls=others or None,
-                                             chips=chips, op_host=_op_hosts(tree, path))
+                                             chips=chips, op_host=_op_hosts(tree, path),
+                                             plugin_checks=checks or None,
+                                             out_dtype=rule if any(ck.out for ck in chips.values()) else None)
         repos = {t.name: t.commit for t in sorted(trees, key=lambda t: t.name)}
         refs = {t.name: t.ref for t in sorted(trees, key=lambda t: t.name) if t.ref != "HEAD"}
         releases = {t.name: t.release for t in cann}

@@ -47,6 +47,16 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Refusal(_Strict):
+    """Dtypes refused before or by the kernel with the vendor's own words: op-plugin's
+    ``TORCH_CHECK`` text, or aclnn's check on the output tensor (its format, ``%s`` for the
+    dtype and the list), with the line that writes it."""
+
+    dtypes: List[str]
+    message: str
+    source: str
+
+
 class OpSupport(_Strict):
     """Support of one aten op (all overloads), or of one collective (``c10d.allreduce_``,
     checked with the dtype of the tensor it carries). No dtypes list: every dtype allowed."""
@@ -57,6 +67,8 @@ class OpSupport(_Strict):
     note: Optional[str] = None
     # of ``dtypes``, those only the vendor's AiCpu fallback takes: supported, but slow
     aicpu_dtypes: Optional[List[str]] = None
+    # why some dtypes are refused, in the vendor's words (op-plugin's checks, the output's)
+    refusals: Optional[List[Refusal]] = None
 
     @field_validator("dtypes", "aicpu_dtypes")
     @classmethod
