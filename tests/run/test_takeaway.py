@@ -231,7 +231,8 @@ from torchparity.scenarios.sources import find
 
 adapter = get_adapter("emu:ascend-a2")
 adapter.setup()
-for api in ("torch.cuda.max_memory_reserved", "torch.cuda.reset_accumulated_host_memory_stats"):
+for api in ("torch.cuda.max_memory_reserved", "torch.cuda.reset_accumulated_host_memory_stats",
+            "torch.cuda.Stream.wait_stream"):
     obj = eval(api)
     sc = find("devmod", api, obj, "devmod_" + api.rsplit(".", 1)[-1])
     result, entries = execute(sc, "float32", adapter, footprint=True, api_obj=obj)
@@ -252,6 +253,8 @@ def test_a_cuda_counter_asked_of_the_npu_is_its_counterpart_taken_away():
     lines = out.stdout.split("\n")
     assert lines[0].split() == ["pass", "None", "True", "device-state"], out.stdout
     assert lines[1].split()[:2] == ["skip", "emulator_limit"], out.stdout
+    # a stream's method, asked of torch.cuda and answered by torch.npu.Stream's, is device state
+    assert lines[2].split() == ["pass", "None", "True", "device-state"], out.stdout
 
 
 def test_own_methods_called_by_the_constructor_are_construction_not_taken_away(fixture_path):
@@ -282,3 +285,14 @@ def test_a_worlds_body_is_not_the_apis_indirect_work():
     steering.steers = True
     assert from_footprint(body, steering) == "device-state"
     assert from_footprint(body, frames_only("a constant")) == "device-state"  # undecided: as before
+
+
+def test_a_class_owns_what_its_family_defines_but_not_the_frameworks_bases():
+    from torchparity.api.classify import class_functions
+
+    lazy = class_functions(torch.nn.LazyLinear)
+    assert lazy["forward"][0] is torch.nn.Linear.forward  # inherited from its own family
+    assert "_call_impl" not in lazy and "to" not in lazy  # torch.nn.Module's machinery
+    take = Takeaway(torch.nn.LazyLinear)
+    assert torch.nn.Linear.forward in take.targets and take.init is torch.nn.LazyLinear.__init__
+    assert "step" not in class_functions(torch.optim.lr_scheduler.ExponentialLR)  # LRScheduler's

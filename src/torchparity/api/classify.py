@@ -126,21 +126,51 @@ def _functions_of(obj: Any) -> List[types.FunctionType]:
     if built:
         return [f for b in built for f in _functions_of(b)]
     if inspect.isclass(target):
-        # a class owns the methods it defines (its own ``__dict__``), not its bases':
-        # ``Module._call_impl`` is no module class's own code, so the ops of every other
-        # module a case runs are not credited to the class asked (issue 48 item 3)
-        out = []
-        for value in vars(target).values():
+        return [f for fs in class_functions(target).values() for f in fs]
+    return []
+
+
+def _generic_bases() -> tuple:
+    """Framework bases whose methods are machinery every subclass shares, not what a
+    subclass is: a module's ``_call_impl``, an optimizer's hook plumbing."""
+    import torch
+
+    names = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",
+             "torch.distributions.Distribution", "torch.autograd.Function")
+    found = []
+    for dotted in names:
+        obj = torch
+        for part in dotted.split(".")[1:]:
+            obj = getattr(obj, part, None)
+        if inspect.isclass(obj):
+            found.append(obj)
+    return tuple(found)
+
+
+def class_functions(cls: type) -> Dict[str, List[types.FunctionType]]:
+    """The functions a class API owns, by attribute name: those it defines and those it
+    inherits from its own family of bases (``LazyLinear``'s ``forward`` is ``Linear``'s),
+    but not the framework's generic bases (``torch.nn.Module``, ``Optimizer``, ...), nor
+    ``object``'s: ``Module._call_impl`` is no module class's own code, so the ops of every
+    other module a case runs are not credited to the class asked (issue 48 item 3). A
+    property gives its getter, setter and deleter."""
+    generic = _generic_bases()
+    owned: Dict[str, List[types.FunctionType]] = {}
+    for klass in cls.__mro__:
+        if klass is object or klass in generic or klass.__module__ in ("builtins", "abc", "typing"):
+            break
+        for name, value in vars(klass).items():
+            if name in owned:
+                continue  # overridden below in the MRO
             if isinstance(value, property):
                 parts = [value.fget, value.fset, value.fdel]
             else:
                 parts = [getattr(value, "__func__", value)]
-            for part in parts:
-                part = unwrap(part) if part is not None else None
-                if inspect.isfunction(part):
-                    out.append(part)
-        return out
-    return []
+            fns = [unwrap(p) for p in parts if p is not None]
+            fns = [f for f in fns if inspect.isfunction(f)]
+            if fns:
+                owned[name] = fns
+    return owned
 
 
 def code_objects(obj: Any) -> List[types.CodeType]:

@@ -333,6 +333,17 @@ class FootprintRecorder:
                     continue
                 self._patched.append((mod, name, fn))
                 setattr(mod, name, self._wrap_runtime(mod, label, name, fn))
+        # the methods of the device module's streams and events (wait_stream, record,
+        # synchronize, ...): device state as much as its module functions are
+        for cls_name in ("Stream", "Event"):
+            klass = getattr(module, cls_name, None)
+            if not isinstance(klass, type) or klass.__module__.startswith("torch._C"):
+                continue
+            for name, fn in list(vars(klass).items()):
+                if name.startswith("_") or not isinstance(fn, types.FunctionType):
+                    continue
+                self._patched.append((klass, name, fn))
+                setattr(klass, name, self._wrap_runtime(klass, self.device_type, f"{cls_name}.{name}", fn))
         # the C entry points a device module's Python calls (one entry per outermost call:
         # under a module function above they are that call's, not entries of their own)
         prefixes = self._c_entry_prefixes()

@@ -18,8 +18,8 @@ and the two runs are compared:
 
 How a call is taken away (``how``):
 
-- ``code``: a Python function or property (and each function a class API defines
-  itself, not its bases'): its ``__code__`` is swapped for a stub's while the run lasts, so every binding
+- ``code``: a Python function or property (and each function a class API owns: its
+  own and its family's, not the framework's generic bases', ``api.classify.class_functions``): its ``__code__`` is swapped for a stub's while the run lasts, so every binding
   of it (``from x import f``, a method looked up on a subclass) calls the stub;
 - ``torch-function``: a torch function or a ``Tensor`` method torch routes through
   ``__torch_function__``: a mode answers its calls;
@@ -59,6 +59,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import _disable_current_modes
 
+from ..api.classify import class_functions
 from ..results.models import FootprintEntry, OwnFootprint
 
 PERTURBED, REPLAYED = "perturbed", "replayed"
@@ -203,24 +204,29 @@ _STAND_IN: Dict[str, Callable[[Any, int], Any]] = {PERTURBED: perturbed, REPLAYE
 
 # --- interception --------------------------------------------------------------------------
 
-DEVICE_FAMILIES = ("torch.cuda", "torch_npu", "torch.npu", "torch.xpu", "torch.mps")
+DEVICE_FAMILIES = ("torch.cuda", "torch.cpu", "torch_npu", "torch.npu", "torch.xpu", "torch.mps")
 
 
 def counterpart(api_obj: Any, device_type: str) -> Any:
-    """What a case on ``device_type`` calls for ``api_obj``: a device-module function of
-    another device (``torch.cuda.memory_allocated`` asked of an NPU, as the devmod source
-    asks it) is answered by the device module's member of the same name; anything else is
-    itself."""
+    """What a case on ``device_type`` calls for ``api_obj``: a device-module function or
+    class member of another device (``torch.cuda.memory_allocated``,
+    ``torch.cuda.Stream.wait_stream`` asked of an NPU, as the devmod source asks them) is
+    answered by the device module's member at the same path (``CUDA`` in a name read as
+    the device's, ``CUDAGraph`` -> ``NPUGraph``); anything else is itself."""
     module = str(getattr(api_obj, "__module__", "") or "")
-    name = getattr(api_obj, "__name__", None)
-    if not name or not module.startswith(DEVICE_FAMILIES) or module.startswith(f"torch.{device_type}"):
+    path = getattr(api_obj, "__qualname__", None) or getattr(api_obj, "__name__", None)
+    if (not isinstance(path, str) or "<" in path or not module.startswith(DEVICE_FAMILIES)
+            or module.startswith(f"torch.{device_type}")):
         return api_obj
     try:
-        device_module = torch.get_device_module(device_type)
+        member: Any = torch.get_device_module(device_type)
     except Exception:
         return api_obj
-    member = getattr(device_module, name, None)
-    return member if member is not None else api_obj
+    for part in path.replace("CUDA", device_type.upper()).split("."):
+        member = getattr(member, part, None)
+        if member is None:
+            return api_obj
+    return member
 
 
 class _State(threading.local):
@@ -251,18 +257,9 @@ class Takeaway:
     def _choose(self) -> None:
         obj = self.api_obj
         if isinstance(obj, type):
-            init = vars(obj).get("__init__")
-            self.init = init if isinstance(init, types.FunctionType) else None
-            fns = []
-            for name, member in vars(obj).items():
-                if name in _KEEP:
-                    continue
-                if isinstance(member, (staticmethod, classmethod)):
-                    member = member.__func__
-                elif isinstance(member, property):
-                    member = member.fget
-                if isinstance(member, types.FunctionType):
-                    fns.append(member)
+            owned = class_functions(obj)  # its own and its family's, not the framework's
+            self.init = (owned.get("__init__") or [None])[0]
+            fns = [f for name, group in owned.items() if name not in _KEEP for f in group[:1]]
             if fns:
                 self.targets, self.how = fns, CODE
             else:
