@@ -69,6 +69,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
 FAULT_ENV = "TORCHPARITY_EMU_FAULT"
+MODULE_ENV = "TORCHPARITY_EMU_FAULT_MODULE"
+LOG_ENV = "TORCHPARITY_EMU_FAULT_LOG"
 NUMERICS_ENV = "TORCHPARITY_EMU_NUMERICS"
 NOISE = "noise"
 HARNESS = ("timeout", "crash")
@@ -184,16 +186,22 @@ def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, A
     env = dict(os.environ)
     env.pop(FAULT_ENV, None)
     env.pop(NUMERICS_ENV, None)
+    env.pop(MODULE_ENV, None)
+    if getattr(args, "modules", None):
+        env[MODULE_ENV] = ",".join(args.modules)
     if config == NOISE:
         env[NUMERICS_ENV] = "device"
     elif config != "clean":
         env[FAULT_ENV] = config
     spec = {"apis": list(apis), "device": args.device, "jobs": args.jobs,
-            "max_samples": args.max_samples, "dtypes": args.dtypes, "timeout": args.timeout, "out": str(path)}
+            "max_samples": args.max_samples, "dtypes": args.dtypes, "timeout": args.timeout, "out": str(path),
+            # probed configs (mutants, plugged modules): one check per API, each with its own
+            # fire log, so a pair is tried only where the fault changed a result
+            "probe": config not in ("clean", NOISE) and probed(config)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(spec, fh)
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, __file__, "--child", fh.name], env=env,
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", fh.name], env=env,
                           capture_output=True, text=True)
     os.unlink(fh.name)
     if proc.returncode != 0 or not path.exists():
@@ -209,10 +217,24 @@ def child(spec_file: str) -> None:
     from torchparity.app.check import check
 
     spec = json.loads(Path(spec_file).read_text())
-    report = check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
-                   max_samples=spec["max_samples"], timeout=spec["timeout"])
-    out = {"asked": spec["apis"], "environment": report.environment.model_dump(mode="json"),
-           "apis": {}}
+    out: Dict[str, Any] = {"asked": spec["apis"], "apis": {}}
+    if spec.get("probe"):
+        for api in spec["apis"]:
+            log = Path(spec["out"] + ".fire")
+            log.write_text("")
+            os.environ[LOG_ENV] = str(log)  # the workers inherit it
+            _collect(out, check([api], spec["device"], jobs=1, dtypes=spec["dtypes"],
+                                max_samples=spec["max_samples"], timeout=spec["timeout"]))
+            out["apis"].get(api, {})["fired"] = bool(log.read_text().strip())
+            log.unlink()
+    else:
+        _collect(out, check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
+                            max_samples=spec["max_samples"], timeout=spec["timeout"]))
+    Path(spec["out"]).write_text(json.dumps(out))
+
+
+def _collect(out: Dict[str, Any], report) -> None:
+    out["environment"] = report.environment.model_dump(mode="json")
     for a in report.apis:
         out["apis"][a.name] = {
             "verdict": a.verdict.status,
@@ -226,11 +248,50 @@ def child(spec_file: str) -> None:
                       "own": sorted({e.op for e in s.footprint if e.source in ("api", "callable")})}
                      for s in a.scenarios],
         }
-    Path(spec["out"]).write_text(json.dumps(out))
 
 
 def _value(x):
     return getattr(x, "value", x)
+
+
+# -- generic mutants and plugged modules -------------------------------------------------
+def fault_class(config: str) -> str:
+    """``mutant-swap`` for ``mutant-swap@aten.sort.stable``: what the accounting counts by."""
+    return config.split("@", 1)[0]
+
+
+def probed(config: str) -> bool:
+    """Whether a config's applicability is probed (its run says whether the fault changed
+    a result): the generic mutants and the faults of plugged modules, whose wrappers take
+    ``fire``; the built-in catalogue is judged by the footprint (``applicable``)."""
+    from torchparity.devices.emulator import catalogue
+
+    return fault_class(config) not in catalogue.FAULTS
+
+
+def mutant_configs(clean: Dict[str, Any], apis: Sequence[str], classes: Sequence[str], per_api: int,
+                   seed: int) -> Dict[str, List[str]]:
+    """``class@op`` -> the APIs to try it on: for every API, up to ``per_api`` aten ops of its
+    own footprint (rows that passed clean; a seeded choice when it has more), every mutant
+    class whose schema fits the op (``mutants.touches``). Whether it then changes anything
+    is the run's probe."""
+    from torchparity.devices.emulator import faults as F
+
+    out: Dict[str, List[str]] = defaultdict(list)
+    rng = random.Random(seed)
+    for api in apis:
+        base = clean["apis"].get(api)
+        if base is None:
+            continue
+        ops = sorted({op for r in base["rows"] if r["status"] == "pass"
+                      for op in r.get("own", r["footprint"]) if op.startswith("aten.")})
+        if len(ops) > per_api:
+            ops = sorted(rng.sample(ops, per_api))
+        for op in ops:
+            for cls in classes:
+                if F.touches(cls, op):
+                    out[f"{cls}@{op}"].append(api)
+    return dict(sorted(out.items()))
 
 
 # -- accounting -------------------------------------------------------------------------
@@ -245,6 +306,8 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
     from torchparity.devices.emulator.faults import touches
 
     rows = [r for r in clean["rows"] if r["status"] == "pass"]
+    if probed(fault):  # the footprint says where it may act; the run's probe says whether it did
+        return any(touches(fault, op) for r in rows for op in r.get("own", r["footprint"]))
     if fault == "memstat-zero":
         return bool(MEMORY_API.search(api)) and bool(rows)
     if fault == "strides":
@@ -366,26 +429,31 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
             continue  # nothing that passed: nothing a fault could turn red
         for fault in faults:
             if not applicable(fault, api, base, profile):
-                not_applicable[fault] += 1
+                if not probed(fault):  # a probed config's pairs are its probe's to count
+                    not_applicable[fault_class(fault)] += 1
                 continue
             got = (runs.get(fault) or {}).get("apis", {}).get(api)
             if got is None:
                 continue
+            if got.get("fired") is False:  # probed: the fault changed no result on this API
+                not_applicable[fault_class(fault)] += 1
+                continue
+            cls = fault_class(fault)
             rows = {_key(r): r for r in got["rows"]}
             red = [rows[k] for k in passed if k in rows and rows[k]["status"] != "pass"]
             gone = [k for k in passed if k not in rows]
             changed = got["verdict"] != base["verdict"]
             per_source[src]["tried"] += 1
-            per_fault[fault]["tried"] += 1
+            per_fault[cls]["tried"] += 1
             if red or changed or gone:
                 harness = red and all(r["status"] in HARNESS or r["cause"] == "harness_error"
                                       for r in red) and not changed
                 kind = "killed_by_harness" if harness else "killed"
                 per_source[src][kind] += 1
-                per_fault[fault][kind] += 1
+                per_fault[cls][kind] += 1
             else:
                 per_source[src]["survived"] += 1
-                per_fault[fault]["survived"] += 1
+                per_fault[cls]["survived"] += 1
                 touched = _relevant(fault, [r for r in got["rows"] if _key(r) in passed
                                             and any(touches(fault, op) for op in r["footprint"])])
                 survivors.append({
@@ -485,7 +553,8 @@ def render(result: Dict[str, Any]) -> str:
                      f"{c.get('noise_tried', 0)} | {c.get('false_fails', 0)} |")
     lines += ["", "| fault | pairs tried | killed | killed by harness | survived | kill rate | not applicable |",
               "|---|---:|---:|---:|---:|---:|---:|"]
-    for fault in result["faults"]:
+    classes = list(dict.fromkeys(fault_class(f) for f in result["faults"]))
+    for fault in classes:
         c = acc["per_fault"].get(fault, {})
         lines.append(f"| {fault} | {c.get('tried', 0)} | {c.get('killed', 0)} | "
                      f"{c.get('killed_by_harness', 0)} | {c.get('survived', 0)} | {rate(c)} | "
@@ -526,7 +595,13 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plan-limit", type=int, default=None,
                         help="stratify only the first N APIs of the seeded shuffle")
-    parser.add_argument("--faults", default=None, help="comma-separated faults [all]")
+    parser.add_argument("--faults", default=None,
+                        help="comma-separated fault names or fault modules (a .py path or module name) "
+                             "[the built-in catalogue]")
+    parser.add_argument("--mutants", action="store_true",
+                        help="also the generic per-op mutants (devices/emulator/mutants.py), probed")
+    parser.add_argument("--mutant-ops", type=int, default=4,
+                        help="with --mutants: at most this many footprint ops per API [4]")
     parser.add_argument("--no-noise", action="store_true", help="skip the device-noise run")
     parser.add_argument("--no-fixed", action="store_true",
                         help="leave out the fixed fault-targeted set (FIXED_SET) run beside a sample")
@@ -541,13 +616,27 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         child(args.child)
         return
 
-    from torchparity.devices.emulator.faults import FAULTS
+    from torchparity.devices.emulator import catalogue, mutants
+    from torchparity.devices.emulator import faults as F
 
-    faults = list(FAULTS) if not args.faults else [f.strip() for f in args.faults.split(",") if f.strip()]
-    unknown = [f for f in faults if f not in FAULTS]
-    if unknown:
-        print(f"oracle: unknown fault(s) {', '.join(unknown)} (known: {', '.join(FAULTS)})", file=sys.stderr)
-        raise SystemExit(2)
+    # --faults: fault names, or fault modules (a .py path or an importable name): every
+    # fault of a module, the module plugged into every run (TORCHPARITY_EMU_FAULT_MODULE)
+    items = [f.strip() for f in (args.faults or "").split(",") if f.strip()]
+    args.modules = []
+    faults = []
+    for item in items:
+        if F.split(item)[0] in F.FAULTS:
+            faults.append(item)
+            continue
+        try:
+            module = F.load_module(item)
+        except ValueError as e:
+            print(f"oracle: {item!r} is no known fault and no fault module ({e})", file=sys.stderr)
+            raise SystemExit(2) from None
+        args.modules.append(item)
+        faults.extend(module.FAULTS)
+    if not items and not args.mutants:
+        faults = list(catalogue.FAULTS)
     out = args.out or Path(tempfile.mkdtemp(prefix="oracle-"))
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
@@ -582,6 +671,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     clean = run_config("clean", apis, out, args)
     runs: Dict[str, Dict[str, Any]] = {}
     seconds = {"clean": clean.get("seconds")}
+    if args.mutants:  # every generic mutant class on up to --mutant-ops ops of each API's footprint
+        configs = mutant_configs(clean, apis, list(mutants.FAULTS), args.mutant_ops, args.seed)
+        print(f"[oracle] mutants: {len(configs)} (class, op) configs", file=sys.stderr)
+        faults.extend(configs)
     for fault in faults:
         targets = [a for a in apis if a in clean["apis"] and applicable(fault, a, clean["apis"][a], profile)
                    and any(r["status"] == "pass" for r in clean["apis"][a]["rows"])]

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from ..judge.aggregate import SampleOutcome, aggregate
-from ..judge.compare import compare_outputs, output_kinds
+from ..judge.compare import compare_outputs, input_aliasing, output_kinds, worst
 from ..judge.evidence import DEVICE_COMPUTE, from_footprint
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
@@ -306,6 +306,11 @@ class _Case:
                                              f"{path}: judging failed: {describe_exception(exc)}"))
         if j.status == Status.SKIP:
             return _cat("not_comparable", j)
+        if kind == "values" and path == "output":
+            # an output that is (or is not) its input where the CPU's is not (or is)
+            aliased = input_aliasing(cpu.tree, cpu.value, dev.tree, dev.value, path)
+            if aliased:
+                j = worst([j, *aliased])
         if j.status == Status.PASS:
             return _cat("warn" if j.warn else "pass", j)
         return _cat("fail", j)

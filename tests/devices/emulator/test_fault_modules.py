@@ -1,0 +1,117 @@
+"""Fault modules (``docs/faults.md``): a module written outside the project plugged into the
+emulated device through the interface, the generic per-op mutants, and the judge's
+aliasing check against inputs that the ``mutant-alias`` class needs (issue 45).
+
+In-process through ``faults.injecting(..., modules=...)`` on OpInfo cases, as a check
+worker runs them (a real run names the module in TORCHPARITY_EMU_FAULT_MODULE).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchparity.devices.emulator import faults
+
+EXAMPLE = str(Path(__file__).resolve().parents[3] / "docs" / "examples" / "fault_example.py")
+
+
+@pytest.fixture(scope="module")
+def ctx(dev):
+    from torchparity.devices import get_adapter
+    from torchparity.run.handlers import WorkerContext
+
+    adapter = get_adapter("emu:allow-all")
+    adapter.setup()
+    return WorkerContext(adapter=adapter, options={"threads": 1})
+
+
+def _row(ctx, key, dtype="float32", samples=2):
+    from torchparity.run.handlers import handle
+
+    return handle(ctx, {"kind": "opinfo", "api": key, "key": key, "dtype": dtype, "max_samples": samples})
+
+
+OUTSIDE = '''
+import torch
+FAULTS = {"cumsum-last-lost": "cumsum forgets its last element's carry"}
+def wrap(fault, op, call):
+    if op._schema.name != "aten::cumsum":
+        return None
+    def run(x, dim, *a, **k):
+        out = call(x, dim, *a, **k)
+        out.narrow(dim, out.size(dim) - 1, 1).copy_(x.narrow(dim, x.size(dim) - 1, 1))
+        return out
+    return run
+'''
+
+
+def test_an_outside_module_plugged_in_kills_a_case(ctx, tmp_path):
+    """A fault module written here, outside the project's code, with only ``FAULTS`` and
+    ``wrap``: named like an environment entry, it reaches the device; the case turns red."""
+    path = tmp_path / "outside_fault.py"
+    path.write_text(OUTSIDE)
+    assert _row(ctx, "cumsum")["status"] == "pass"
+    with faults.injecting(["cumsum-last-lost"], modules=[str(path)]):
+        assert faults.touches("cumsum-last-lost", "aten.cumsum.default")  # by its wrap
+        assert not faults.touches("cumsum-last-lost", "aten.add.Tensor")
+        bad = _row(ctx, "cumsum")
+    assert bad["status"] == "fail", bad["detail"]
+    assert _row(ctx, "cumsum")["status"] == "pass"  # gone on exit
+
+
+def test_the_documented_example_module(ctx):
+    with faults.injecting(["scan-off-by-one"], modules=[EXAMPLE]):
+        assert faults.touches("scan-off-by-one", "aten::cumsum")
+        bad = _row(ctx, "cumsum")
+    assert bad["status"] == "fail", bad["detail"]
+
+
+def test_the_environment_names_modules_and_refuses_bad_ones(tmp_path):
+    env = {faults.MODULE_ENV: EXAMPLE, faults.ENV: "scan-off-by-one,mutant-swap@aten.sort.stable"}
+    assert faults.problem(env) is None
+    assert faults.labels(env) == ["fault:scan-off-by-one", "fault:mutant-swap@aten.sort.stable"]
+    assert "unknown fault 'scan-off-by-one'" in faults.problem({faults.ENV: "scan-off-by-one"})
+    assert "cannot load fault module" in faults.problem({faults.MODULE_ENV: str(tmp_path / "none.py")})
+    (tmp_path / "empty.py").write_text("X = 1\n")
+    assert "no fault module" in faults.problem({faults.MODULE_ENV: str(tmp_path / "empty.py")})
+
+
+def test_a_targeted_fault_acts_on_its_op_only(ctx):
+    with faults.injecting(["numeric-1e-2@aten.mul.Tensor"]):
+        assert faults.touches("numeric-1e-2@aten.mul.Tensor", "aten::mul.Tensor")
+        assert not faults.touches("numeric-1e-2@aten.mul.Tensor", "aten::add.Tensor")
+        assert _row(ctx, "add")["status"] == "pass"
+        assert _row(ctx, "mul")["status"] == "fail"
+
+
+@pytest.mark.parametrize("mutant,op,key", [
+    ("mutant-ulp", "aten.cumsum.default", "cumsum"),
+    ("mutant-swap", "aten.cumsum.default", "cumsum"),
+    ("mutant-alias", "aten.cumsum.default", "cumsum"),
+    ("mutant-int-last", "aten.argmax.default", "argmax"),
+    ("mutant-inplace-nowhere", "aten.add_.Tensor", "add"),
+    ("mutant-view-strides", "aten.transpose.int", "transpose"),
+])
+def test_each_mutant_class_is_killed_where_it_fires(ctx, dev, mutant, op, key):
+    assert faults.touches(mutant, op)
+    with faults.injecting([f"{mutant}@{op}"]):
+        if key == "add":  # the in-place variant: an OpInfo "add" case runs the out-of-place op
+            import torch
+
+            x = torch.ones(3, device=dev)
+            x.add_(1)
+            assert x.cpu().tolist() == [1.0, 1.0, 1.0]  # wrote nowhere
+            return
+        bad = _row(ctx, key, samples=3)
+    assert bad["status"] == "fail", (mutant, bad["detail"])
+
+
+def test_an_output_aliasing_its_input_is_named(ctx):
+    """Before issue 45 aliasing was compared between outputs only: a kernel that writes its
+    result into its input and returns it passed."""
+    with faults.injecting(["mutant-alias@aten.cumsum.default"]):
+        bad = _row(ctx, "cumsum")
+    assert bad["status"] == "fail" and bad["cause"] == "metadata"
+    assert "shares storage with input tensor 0 on the device" in bad["detail"]
