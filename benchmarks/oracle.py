@@ -175,7 +175,8 @@ def stratified(by_source: Dict[str, str], n: int, seed: int) -> List[str]:
 
 
 # -- running ----------------------------------------------------------------------------
-def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, Any]:
+def run_config(config: str, apis: Sequence[str], out: Path, args,
+               env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """The report of ``check`` over ``apis`` under ``config`` (clean, a fault, or noise),
     run in a child process with that environment; reused when already on disk."""
     path = out / f"{config}.json"
@@ -183,21 +184,19 @@ def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, A
         done = json.loads(path.read_text())
         if set(done.get("asked", [])) >= set(apis):
             return done
-    env = dict(os.environ)
-    env.pop(FAULT_ENV, None)
-    env.pop(NUMERICS_ENV, None)
-    env.pop(MODULE_ENV, None)
-    if getattr(args, "modules", None):
-        env[MODULE_ENV] = ",".join(args.modules)
-    if config == NOISE:
-        env[NUMERICS_ENV] = "device"
-    elif config != "clean":
-        env[FAULT_ENV] = config
+    if env is None:
+        env = dict(os.environ)
+        env.pop(FAULT_ENV, None)
+        env.pop(NUMERICS_ENV, None)
+        env.pop(MODULE_ENV, None)
+        if getattr(args, "modules", None):
+            env[MODULE_ENV] = ",".join(args.modules)
+        if config == NOISE:
+            env[NUMERICS_ENV] = "device"
+        elif config != "clean":
+            env[FAULT_ENV] = config
     spec = {"apis": list(apis), "device": args.device, "jobs": args.jobs,
-            "max_samples": args.max_samples, "dtypes": args.dtypes, "timeout": args.timeout, "out": str(path),
-            # probed configs (mutants, plugged modules): one check per API, each with its own
-            # fire log, so a pair is tried only where the fault changed a result
-            "probe": config not in ("clean", NOISE) and probed(config)}
+            "max_samples": args.max_samples, "dtypes": args.dtypes, "timeout": args.timeout, "out": str(path)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(spec, fh)
     started = time.monotonic()
@@ -212,24 +211,81 @@ def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, A
     return done
 
 
+def rounds(plan: Dict[str, List[str]], clean: Dict[str, Any]) -> List[Dict[str, str]]:
+    """The probed pairs (config -> APIs) packed into rounds of one check run each: in a
+    round every API carries one config and every config one API, and no config's op is in
+    the recorded footprint of another API of the round (so a red row, or a fire, is that
+    API's own pair). A round is ``{api: config}``."""
+    from torchparity.devices.emulator import faults as F
+
+    pairs = [(config, api) for config, apis in plan.items() for api in apis]
+    reach = {api: {op for r in clean["apis"][api]["rows"] for op in r["footprint"]}
+             for _, api in pairs}
+    out: List[Dict[str, str]] = []
+    while pairs:
+        taken: Dict[str, str] = {}
+        rest = []
+        for config, api in pairs:
+            # an op the footprint hides (a copy, a view) may be reached by any API: alone
+            hidden = any(F.touches(config, op) for op in HIDDEN_OPS) or any(
+                F.touches(c, op) for c in taken.values() for op in HIDDEN_OPS)
+            free = (api not in taken and config not in taken.values() and not (hidden and taken)
+                    and not any(F.touches(config, op) for other in taken for op in reach[other])
+                    and not any(F.touches(c, op) for c in taken.values() for op in reach[api]))
+            if free:
+                taken[api] = config
+            else:
+                rest.append((config, api))
+        out.append(taken)
+        pairs = rest
+    return out
+
+
+def run_probed(plan: Dict[str, List[str]], clean: Dict[str, Any], out: Path, args) -> Dict[str, Dict[str, Any]]:
+    """The probed configs (generic mutants, plugged modules' faults): config -> its run over
+    its APIs. Run in rounds (:func:`rounds`), one child check per round with every config
+    of the round active (``TORCHPARITY_EMU_FAULT=c1,c2,...``, each targeted at its op) and
+    a fire log (``TORCHPARITY_EMU_FAULT_LOG``), so a pair is tried only where its fault
+    changed a result; rounds on disk are reused."""
+    runs: Dict[str, Dict[str, Any]] = {c: {"asked": list(a), "apis": {}, "seconds": 0.0} for c, a in plan.items()}
+    for n, taken in enumerate(rounds(plan, clean)):
+        path = out / f"probe-{n}.json"
+        done = json.loads(path.read_text()) if path.exists() else None
+        if done is None or done.get("round") != taken:
+            path.unlink(missing_ok=True)
+            env = dict(os.environ)
+            for k in (NUMERICS_ENV, MODULE_ENV):
+                env.pop(k, None)
+            if getattr(args, "modules", None):
+                env[MODULE_ENV] = ",".join(args.modules)
+            env[FAULT_ENV] = ",".join(sorted(set(taken.values())))
+            log = out / f"probe-{n}.fire"
+            log.write_text("")
+            env[LOG_ENV] = str(log)
+            done = run_config(f"probe-{n}", sorted(taken), out, args, env=env)
+            done["round"] = taken
+            done["fired"] = sorted(set(log.read_text().split()))
+            path.write_text(json.dumps(done))
+        fired = set(done["fired"])
+        for api, config in taken.items():
+            got = done["apis"].get(api)
+            if got is not None:
+                runs[config]["apis"][api] = dict(got, fired=(fault_class(config) in fired) if reports_fire(config) else None)
+        per = (done.get("seconds") or 0.0) / max(1, len(taken))
+        for config in set(taken.values()):
+            runs[config]["seconds"] = round(runs[config]["seconds"] + per, 1)
+        print(f"[oracle] probe round {n}: {len(taken)} pairs, {done.get('seconds')} s", file=sys.stderr, flush=True)
+    return runs
+
+
 def child(spec_file: str) -> None:
     """In the child: ``app.check.check`` over the APIs; writes the rows the oracle needs."""
     from torchparity.app.check import check
 
     spec = json.loads(Path(spec_file).read_text())
     out: Dict[str, Any] = {"asked": spec["apis"], "apis": {}}
-    if spec.get("probe"):
-        for api in spec["apis"]:
-            log = Path(spec["out"] + ".fire")
-            log.write_text("")
-            os.environ[LOG_ENV] = str(log)  # the workers inherit it
-            _collect(out, check([api], spec["device"], jobs=1, dtypes=spec["dtypes"],
-                                max_samples=spec["max_samples"], timeout=spec["timeout"]))
-            out["apis"].get(api, {})["fired"] = bool(log.read_text().strip())
-            log.unlink()
-    else:
-        _collect(out, check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
-                            max_samples=spec["max_samples"], timeout=spec["timeout"]))
+    _collect(out, check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
+                        max_samples=spec["max_samples"], timeout=spec["timeout"]))
     Path(spec["out"]).write_text(json.dumps(out))
 
 
@@ -269,6 +325,28 @@ def probed(config: str) -> bool:
     return fault_class(config) not in catalogue.FAULTS
 
 
+# ops the recorded footprint leaves out (``api.footprint.METADATA_OPS``: copies, conversions,
+# pure views) that an API made of them reaches: the mutants that fit them are tried on the
+# APIs whose own footprint holds no compute op (``Tensor.to``, ``transpose``, ``clone``)
+HIDDEN_OPS = ("aten._to_copy", "aten.clone", "aten.as_strided", "aten.view", "aten._reshape_alias")
+
+
+def reports_fire(config: str) -> bool:
+    """Whether the config's fault reports when it changed a result: its module's ``wrap``
+    takes ``fire``, or it acts through a collective or device-module hook (the loader
+    compares what the hook returned)."""
+    import inspect
+
+    from torchparity.devices.emulator import faults as F
+
+    module = F.module_of(config)
+    try:
+        takes = "fire" in inspect.signature(module.wrap).parameters
+    except (TypeError, ValueError):
+        takes = False
+    return takes or hasattr(module, "collective") or hasattr(module, "device")
+
+
 def mutant_configs(clean: Dict[str, Any], apis: Sequence[str], classes: Sequence[str], per_api: int,
                    seed: int) -> Dict[str, List[str]]:
     """``class@op`` -> the APIs to try it on: for every API, up to ``per_api`` aten ops of its
@@ -283,8 +361,10 @@ def mutant_configs(clean: Dict[str, Any], apis: Sequence[str], classes: Sequence
         base = clean["apis"].get(api)
         if base is None:
             continue
-        ops = sorted({op for r in base["rows"] if r["status"] == "pass"
-                      for op in r.get("own", r["footprint"]) if op.startswith("aten.")})
+        passed = [r for r in base["rows"] if r["status"] == "pass"]
+        ops = sorted({op for r in passed for op in r.get("own", r["footprint"]) if op.startswith("aten.")})
+        if passed and not ops:
+            ops = list(HIDDEN_OPS)
         if len(ops) > per_api:
             ops = sorted(rng.sample(ops, per_api))
         for op in ops:
@@ -307,6 +387,13 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
 
     rows = [r for r in clean["rows"] if r["status"] == "pass"]
     if probed(fault):  # the footprint says where it may act; the run's probe says whether it did
+        from torchparity.devices.emulator.faults import module_of
+
+        module = module_of(fault)
+        if hasattr(module, "device") and MEMORY_API.search(api) and rows:
+            return True  # a device-module hook: the memory APIs, by name
+        if hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows):
+            return True  # a collective hook: the 2-rank worlds, whose ranks the footprint does not see
         return any(touches(fault, op) for r in rows for op in r.get("own", r["footprint"]))
     if fault == "memstat-zero":
         return bool(MEMORY_API.search(api)) and bool(rows)
@@ -675,14 +762,24 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         configs = mutant_configs(clean, apis, list(mutants.FAULTS), args.mutant_ops, args.seed)
         print(f"[oracle] mutants: {len(configs)} (class, op) configs", file=sys.stderr)
         faults.extend(configs)
+    to_probe: Dict[str, List[str]] = {}
     for fault in faults:
         targets = [a for a in apis if a in clean["apis"] and applicable(fault, a, clean["apis"][a], profile)
                    and any(r["status"] == "pass" for r in clean["apis"][a]["rows"])]
         if not targets:
             continue
+        if probed(fault):
+            to_probe[fault] = targets
+            continue
         print(f"[oracle] {fault}: {len(targets)} APIs", file=sys.stderr, flush=True)
         runs[fault] = run_config(fault, targets, out, args)
         seconds[fault] = runs[fault].get("seconds")
+    if to_probe:
+        print(f"[oracle] probed: {len(to_probe)} configs, {sum(map(len, to_probe.values()))} pairs",
+              file=sys.stderr, flush=True)
+        for config, run in run_probed(to_probe, clean, out, args).items():
+            runs[config] = run
+            seconds[config] = run.get("seconds")
     if not args.no_noise:
         targets = [a for a in apis if a in clean["apis"]]
         runs[NOISE] = run_config(NOISE, targets, out, args)

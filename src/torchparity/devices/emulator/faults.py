@@ -213,10 +213,22 @@ def touches(fault: str, op_name: str) -> bool:
 
 def _same_op(target: str, op_name: str) -> bool:
     name = _op_key(op_name)
-    if name == target:
+    if name == target or _packet(name) == target:
         return True
     op = resolve_op(op_name)
-    return op is not None and op_name_of(op) == target
+    return op is not None and hits(target, op)
+
+
+def _packet(name: str) -> str:
+    return ".".join(name.split(".")[:2])
+
+
+def hits(target: str, op) -> bool:
+    """Whether a fault targeted at ``target`` acts on OpOverload ``op``: ``aten.sort`` (a
+    footprint's name, without overload) names every overload of the op, ``aten.sort.stable``
+    that overload only."""
+    name = op_name_of(op)
+    return name == target or (target.count(".") == 1 and _packet(name) == target)
 
 
 def resolve_op(op_name: str):
@@ -317,18 +329,25 @@ def install(plan, tensor_kind: Any, profile_name: Optional[str]) -> None:
     op plan, only when something is active; ``tensor_kind`` is the plan's return kind of a
     new tensor (the catalogue's ``inplace-copy`` changes the plan's return spec)."""
     op = plan.op
+    if getattr(plan, "meta_view", False):  # a pure view: its Meta result is what faults may wrap
+        meta = plan.meta_call
+        for fault in sorted(ACTIVE):
+            base, target = split(fault)
+            if target is not None and not hits(target, op):
+                continue
+            wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, meta, plan, tensor_kind)
+            if wrapped is not None:
+                meta = wrapped
+        plan.meta_call = meta
     call = _BASE.setdefault(op, plan.call)
     if NOISE:
         from .noise import wrap as noise_wrap
 
         call = noise_wrap(op, call, profile_name)
-    name = None
     for fault in sorted(ACTIVE):
         base, target = split(fault)
-        if target is not None:
-            name = name or op_name_of(op)
-            if name != target:
-                continue
+        if target is not None and not hits(target, op):
+            continue
         wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, call, plan, tensor_kind)
         if wrapped is not None:
             call = wrapped
@@ -347,18 +366,33 @@ def collective_hooks() -> List[Tuple[str, Callable]]:
     return out
 
 
+def _flat(x: Any) -> List[Any]:
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _flat(v)]
+    return [x] if hasattr(x, "clone") else []
+
+
 def after_collective(name: str, outputs: Any, inputs: Any, rank: int, size: int) -> None:
-    """Every active ``collective`` hook over a finished collective's outputs (in place)."""
+    """Every active ``collective`` hook over a finished collective's outputs (in place);
+    a hook that changed them fires (the oracle's probe)."""
     for fault, hook in collective_hooks():
+        fire = _firing(fault)
+        before = [t.clone() for t in _flat(outputs)] if fire else None
         hook(fault, name, outputs, inputs, rank, size)
+        if fire and any(not b.equal(t) for b, t in zip(before, _flat(outputs))):
+            fire()
 
 
 def device_value(name: str, value: Any) -> Any:
     """What a device-module query (``memory_allocated``, ``memory_stats``) answers under the
-    active faults' ``device`` hooks."""
+    active faults' ``device`` hooks; a hook that changed the answer fires."""
     for fault in sorted(ACTIVE):
         base, _ = split(fault)
         hook = getattr(_CATALOGUE[base][1], "device", None)
         if hook is not None:
-            value = hook(base, name, value)
+            new = hook(base, name, value)
+            fire = _firing(base)
+            if fire and new != value:
+                fire()
+            value = new
     return value

@@ -210,9 +210,14 @@ def _wrong_strides(t: torch.Tensor) -> Optional[tuple]:
     return None
 
 
+_BUSY = {"restriding": False}  # the wrong view is made by a view op too: not mutated again
+
+
 def _restrided(call, fire):
     def run(*a, **k):
         out = call(*a, **k)
+        if _BUSY["restriding"]:
+            return out
         first = next(iter(tensors_of(out)), None)
         if first is None or first.layout != torch.strided or first.numel() < 2:
             return out
@@ -222,7 +227,11 @@ def _restrided(call, fire):
         reach = first.storage_offset() + sum((n - 1) * s for n, s in zip(first.shape, strides))
         if (reach + 1) * first.element_size() > first.untyped_storage().nbytes():
             return out
-        moved = first.as_strided(first.shape, strides, first.storage_offset())
+        _BUSY["restriding"] = True
+        try:
+            moved = first.as_strided(first.shape, strides, first.storage_offset())
+        finally:
+            _BUSY["restriding"] = False
         fire()
         if isinstance(out, torch.Tensor):
             return moved
