@@ -515,9 +515,9 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
         if not passed:
             continue  # nothing that passed: nothing a fault could turn red
         for fault in faults:
-            if not applicable(fault, api, base, profile):
-                if not probed(fault):  # a probed config's pairs are its probe's to count
-                    not_applicable[fault_class(fault)] += 1
+            # a probed config's pairs are those it ran (its probe counts the rest)
+            if not probed(fault) and not applicable(fault, api, base, profile):
+                not_applicable[fault_class(fault)] += 1
                 continue
             got = (runs.get(fault) or {}).get("apis", {}).get(api)
             if got is None:
@@ -758,12 +758,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     clean = run_config("clean", apis, out, args)
     runs: Dict[str, Dict[str, Any]] = {}
     seconds = {"clean": clean.get("seconds")}
+    to_probe: Dict[str, List[str]] = {}
     if args.mutants:  # every generic mutant class on up to --mutant-ops ops of each API's footprint
         configs = mutant_configs(clean, apis, list(mutants.FAULTS), args.mutant_ops, args.seed)
         print(f"[oracle] mutants: {len(configs)} (class, op) configs", file=sys.stderr)
         faults.extend(configs)
-    to_probe: Dict[str, List[str]] = {}
+        to_probe.update(configs)  # the APIs it chose, hidden ops included
     for fault in faults:
+        if fault in to_probe:
+            continue
         targets = [a for a in apis if a in clean["apis"] and applicable(fault, a, clean["apis"][a], profile)
                    and any(r["status"] == "pass" for r in clean["apis"][a]["rows"])]
         if not targets:

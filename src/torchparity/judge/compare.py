@@ -10,8 +10,9 @@ standard of ``judge.standards``.
 ``golden`` (optional) is the same computation on the CPU in float64 / complex128: a value
 or a zero-argument callable, called at most once and only when some floating leaf differs
 from the CPU's (bit-identical outputs need no golden). ``kind`` says what the values are:
-``values`` (compare them), ``random`` (a random op: distributions only) or
-``uninitialised`` (``empty`` and friends: metadata only).
+``values`` (compare them), ``random`` (a random op: distributions only),
+``uninitialised`` (``empty`` and friends: metadata only) or ``exact`` (values with one right
+answer, conversions and selections: bit for bit, no tolerance).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .judgement import Judgement, rank, worst
 
 __all__ = ["Judgement", "compare_outputs", "input_aliasing", "output_kinds", "worst", "rank", "KINDS"]
 
-KINDS = ("values", "random", "uninitialised")
+KINDS = ("values", "random", "uninitialised", "exact")
 _MISSING = object()
 
 Golden = Union[None, Any, Callable[[], Any]]

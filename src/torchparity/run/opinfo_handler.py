@@ -166,6 +166,8 @@ class _Case:
         self.mark = mark
         # the op's contract fixes its outputs' layout: strides, offsets, aliasing compared
         self.layout = oi.layout_fixed(e.opinfo, e.call)
+        # one right answer (a conversion, a selection): outputs judged bit for bit
+        self.exact = oi.exact_output(e.opinfo)
         self.standards_used: set = set()
         self._golden: Optional[_Run] = None
         self.kwargs: Dict[str, Any] = {}
@@ -298,9 +300,10 @@ class _Case:
         if path == "output":  # what the row compared, as evidence (``Answer.outputs``)
             self.outputs.update(output_kinds(cpu.value) or ("opaque",))
         try:
+            exact = self.exact and kind == "values" and path == "output"
             j = compare_outputs(cpu.value, dev.value, self.device_type, path,
-                                golden=golden if (self.golden_ok and kind == "values") else None,
-                                kind=kind, layout=self.layout and kind == "values")
+                                golden=golden if (self.golden_ok and kind == "values" and not exact) else None,
+                                kind="exact" if exact else kind, layout=self.layout and kind == "values")
         except Exception as exc:  # a judging problem is ours, not the device's
             return _cat("harness", Judgement(Status.ERROR, Cause.HARNESS_ERROR,
                                              f"{path}: judging failed: {describe_exception(exc)}"))
@@ -479,6 +482,17 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         samples = list(samples) + [nan]
     if extreme is not None:  # a device that skips a reduction's last element shows on it
         samples = list(samples) + [extreme]
+    own = oi.bug_samples(op, dtype) if case.get("sample") is None and e.call == "op" else []
+    if own:  # the project's own inputs that show kernel bugs (duplicate indices, ties, rounding)
+        if grads:
+            def grad(t):
+                return (t.detach().requires_grad_(True)
+                        if isinstance(t, torch.Tensor) and t.is_floating_point() else t)
+            own = [s.transform(grad) for s in own]
+        samples = list(samples) + own
+        base["note"] = _join(base.get("note"), f"{len(own)} sample(s) are torchparity's own: "
+                             "inputs that show kernel bugs OpInfo's samples lack (duplicate indices, "
+                             "ties, values a conversion must round)")
     first = 0  # a generated test file judges one sample (run.standalone): its index kept
     if case.get("sample") is not None:
         first = int(case["sample"])
