@@ -116,3 +116,68 @@ def test_an_output_aliasing_its_input_is_named(ctx):
         bad = _row(ctx, "cumsum")
     assert bad["status"] == "fail" and bad["cause"] == "metadata"
     assert "shares storage with input tensor 0 on the device" in bad["detail"]
+
+
+# -- the survivor classes of issue 45, each a classic kernel bug from outside ------------
+KERNEL_BUGS = '''
+import torch
+FAULTS = {"dup-last-wins": "index_add: of duplicate indices only the last one's source is added",
+          "ties-last": "argmax / argmin: the last of tied extremes, not the first"}
+def wrap(fault, op, call):
+    name = op._schema.name.split("::")[-1]
+    if fault == "dup-last-wins" and name == "index_add":
+        def run(x, dim, index, source, *a, **k):
+            last = {}
+            for j, i in enumerate(index.tolist()):
+                last[i] = j
+            keep = torch.tensor(sorted(last.values()), dtype=torch.long)
+            return call(x, dim, index[keep], source.index_select(dim, keep), *a, **k)
+        return run
+    if fault == "ties-last" and name in ("argmax", "argmin"):
+        def run(x, dim=None, keepdim=False):
+            if dim is None:
+                flat = x.reshape(-1)
+                return flat.numel() - 1 - call(flat.flip(0), None, False)
+            return x.size(dim) - 1 - call(x.flip(dim), dim, keepdim)
+        return run
+    return None
+'''
+
+
+@pytest.fixture
+def kernel_bugs(tmp_path):
+    path = tmp_path / "kernel_bugs.py"
+    path.write_text(KERNEL_BUGS)
+    return str(path)
+
+
+@pytest.mark.parametrize("fault,key,dtype", [
+    # no OpInfo sample of index_add holds a duplicate index: the project adds one
+    ("dup-last-wins", "index_add", "float32"),
+    # a tie among maxima does not survive the sample cap: the project adds one after it
+    ("ties-last", "argmax", "float32"),
+    ("ties-last", "argmin", "int64"),
+])
+def test_inputs_that_show_the_kernel_bug(ctx, kernel_bugs, fault, key, dtype):
+    assert _row(ctx, key, dtype)["status"] == "pass"
+    with faults.injecting([fault], modules=[kernel_bugs]):
+        bad = _row(ctx, key, dtype)
+    assert bad["status"] == "fail", bad["detail"]
+    assert "torchparity's own" in (bad.get("note") or "")
+
+
+@pytest.mark.parametrize("key", ["to", "bfloat16", "half"])
+def test_a_truncating_conversion_fails(ctx, key):
+    """float32 -> bfloat16 / float16 has one right answer (round to nearest even): a device
+    that truncates fails, the values needing rounding being the project's own sample."""
+    with faults.injecting(["convert-truncate"], modules=[EXAMPLE]):
+        bad = _row(ctx, key)
+    assert bad["status"] == "fail" and "exact match required" in bad["detail"], bad["detail"]
+
+
+@pytest.mark.parametrize("key,dtype", [("to", "float32"), ("bfloat16", "float32"), ("sort", "bfloat16"),
+                                       ("argmax", "float16"), ("index_add", "bfloat16")])
+def test_exact_and_own_samples_pass_under_device_noise(ctx, key, dtype):
+    with faults.injecting((), noise=True):
+        ok = _row(ctx, key, dtype)
+    assert ok["status"] == "pass", ok["detail"]
