@@ -255,6 +255,8 @@ def opinfo_for(api_name: str, *, include_refs: bool = True) -> List[OpEntry]:
     for e in idx.by_name.get(api_name, []):
         if e not in found:
             found.append(e)
+    if not found:  # a dunder operator reaches its op's entry, called as the operator
+        found = _dunder_entries(api_name)
     if not include_refs:
         found = [e for e in found if e.db == "op_db"]
     out: List[OpEntry] = []
@@ -263,6 +265,30 @@ def opinfo_for(api_name: str, *, include_refs: bool = True) -> List[OpEntry]:
         if e2 not in out:
             out.append(e2)
     return out
+
+
+# Tensor operators whose OpInfo entry is filed under the op's name (issue 45, item 7):
+# ``a // b`` is ``Tensor.__floordiv__``, OpInfo's ``floor_divide``. The operator is called
+# with the entry's samples (``call="api:<name>"``), as ``a.__floordiv__(b)``; reversed
+# operators without an entry of their own are left out (their samples would be reversed).
+DUNDER_OPS = {
+    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div.no_rounding_mode",
+    "__div__": "div.no_rounding_mode", "__floordiv__": "floor_divide", "__mod__": "remainder",
+    "__pow__": "pow", "__matmul__": "matmul", "__and__": "bitwise_and", "__or__": "bitwise_or",
+    "__xor__": "bitwise_xor", "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
+    "__invert__": "bitwise_not", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__eq__": "eq", "__ne__": "ne", "__pos__": "positive",
+}
+
+
+def _dunder_entries(api_name: str) -> List[OpEntry]:
+    prefix = "torch.Tensor."
+    if not api_name.startswith(prefix):
+        return []
+    key = DUNDER_OPS.get(api_name[len(prefix):])
+    if key is None or ("op_db", key) not in _index().by_key:
+        return []
+    return [OpEntry(api=api_name, key=key, db="op_db", call=f"api:{api_name}")]
 
 
 def all_opinfo_apis() -> List[str]:

@@ -181,3 +181,23 @@ def test_exact_and_own_samples_pass_under_device_noise(ctx, key, dtype):
     with faults.injecting((), noise=True):
         ok = _row(ctx, key, dtype)
     assert ok["status"] == "pass", ok["detail"]
+
+
+@pytest.mark.parametrize("dunder,key", [("__floordiv__", "floor_divide"), ("__mod__", "remainder"),
+                                        ("__truediv__", "div.no_rounding_mode"), ("__and__", "bitwise_and")])
+def test_a_dunder_operator_reaches_its_opinfo_entry(dunder, key):
+    from torchparity.scenarios.opinfo import opinfo_for
+
+    (e,) = opinfo_for(f"torch.Tensor.{dunder}")
+    assert e.key == key and e.call == f"api:torch.Tensor.{dunder}"
+
+
+def test_a_dunder_operator_case_sees_a_kernel_bug(ctx):
+    from torchparity.run.handlers import handle
+
+    case = {"kind": "opinfo", "api": "torch.Tensor.__floordiv__", "key": "floor_divide",
+            "call": "api:torch.Tensor.__floordiv__", "dtype": "int64", "max_samples": 2}
+    assert handle(ctx, case)["status"] == "pass"
+    with faults.injecting(["mutant-int-last@aten.floor_divide"]):
+        bad = handle(ctx, case)
+    assert bad["status"] == "fail", bad["detail"]
