@@ -244,11 +244,17 @@ class _Case:
                     _grads(r, out_idx, [torch.ones_like(leaves[i]) for i in out_idx], seed, sync)
             return record_path(go)
 
-        why = path_difference(run(_map(orig, _copy), "cpu", None),
-                              run(device_tree(orig, self.device), self.device_type, self._sync),
+        cpu_path = run(_map(orig, _copy), "cpu", None)
+        why = path_difference(cpu_path, run(device_tree(orig, self.device), self.device_type, self._sync),
                               self.device_type)
         if why is None:
             return
+        with self.adapter.clean() as clean:  # injected faults: is the path difference theirs?
+            if clean and path_difference(cpu_path, run(device_tree(orig, self.device), self.device_type,
+                                                       self._sync), self.device_type) == why:
+                for part in failed:  # the clean device takes the same other path
+                    part.judgement.detail = f"{part.judgement.detail}; note: {why} (as on the clean device)"
+                return
         for part in failed:
             part.judgement.cause = Cause.DEVICE_PATH
             part.judgement.detail = f"{why}; {part.judgement.detail}"

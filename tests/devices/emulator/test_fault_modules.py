@@ -201,3 +201,28 @@ def test_a_dunder_operator_case_sees_a_kernel_bug(ctx):
     with faults.injecting(["mutant-int-last@aten.floor_divide"]):
         bad = handle(ctx, case)
     assert bad["status"] == "fail", bad["detail"]
+
+
+@pytest.mark.slow  # a fresh process hosting the A2 profile (~20 s)
+def test_device_path_is_named_only_for_a_new_path_difference(tmp_path):
+    """cumprod takes another path on the emulated A2 even when clean (its rows pass): under
+    an injected bug the value difference is the bug's, so the cause stays ``mismatch`` with
+    the path noted (before issue 45: ``device_path``)."""
+    from .helpers import run_python
+
+    out = run_python("""
+        import json, warnings
+        warnings.simplefilter("ignore")
+        import os
+        os.environ["TORCHPARITY_EMU_FAULT"] = "mutant-swap@aten.cumprod"
+        from torchparity.devices import get_adapter
+        from torchparity.run.handlers import WorkerContext, handle
+        emu = get_adapter("emu:ascend-a2"); emu.setup()
+        ctx = WorkerContext(adapter=emu, options={"threads": 1})
+        r = handle(ctx, {"kind": "opinfo", "api": "torch.cumprod", "key": "cumprod", "dtype": "float32",
+                         "max_samples": 1})
+        print(json.dumps([r["status"], r.get("cause"), r.get("detail")]))
+    """, tmp_path)
+    status, cause, detail = __import__("json").loads(out.strip().splitlines()[-1])
+    assert status == "fail" and cause == "mismatch", (cause, detail)
+    assert "another code path" in detail and "(as on the clean device)" in detail

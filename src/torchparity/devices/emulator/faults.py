@@ -251,7 +251,7 @@ def resolve_op(op_name: str):
 
 @contextmanager
 def injecting(names=(), noise: bool = False, modules: Sequence[Any] = ()) -> Iterator[None]:
-    """Tests only: ``names`` (and the noise) active in this process while open, with the
+    """Tests (and the emulated adapter's ``clean()``): ``names`` (and the noise) active in this process while open, with the
     fault ``modules`` (module objects or refs) plugged in beside the built-in ones; every
     op plan built so far rebuilt on entry and on exit (a real run sets the variables
     before the process starts and never changes them)."""
