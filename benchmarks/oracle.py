@@ -327,7 +327,10 @@ def probed(config: str) -> bool:
 
 # ops the recorded footprint leaves out (``api.footprint.METADATA_OPS``: copies, conversions,
 # pure views) that an API made of them reaches: the mutants that fit them are tried on the
-# APIs whose own footprint holds no compute op (``Tensor.to``, ``transpose``, ``clone``)
+# layout and conversion APIs whose own footprint holds no compute op (``Tensor.to``,
+# ``transpose``, ``clone``)
+CONVERSION_API = re.compile(r"(^|\.)(to|type|type_as|double|float|half|bfloat16|int|long|short|bool|byte|char|"
+                            r"cpu|cuda|npu|copy_|clone|contiguous)$")
 HIDDEN_OPS = ("aten._to_copy", "aten.clone", "aten.as_strided", "aten.view", "aten._reshape_alias")
 
 
@@ -363,7 +366,7 @@ def mutant_configs(clean: Dict[str, Any], apis: Sequence[str], classes: Sequence
             continue
         passed = [r for r in base["rows"] if r["status"] == "pass"]
         ops = sorted({op for r in passed for op in r.get("own", r["footprint"]) if op.startswith("aten.")})
-        if passed and not ops:
+        if passed and not ops and (LAYOUT_API.search(api) or CONVERSION_API.search(api)):
             ops = list(HIDDEN_OPS)
         if len(ops) > per_api:
             ops = sorted(rng.sample(ops, per_api))
