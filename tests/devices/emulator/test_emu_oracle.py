@@ -273,3 +273,31 @@ def test_collective_noop_is_judged_by_the_collectives_a_world_recorded():
                              clean("distpar", "world2-ddp", []))
     assert not oracle.applicable("collective-noop", "torch.distributed.pipelining.microbatch.split_args_kwargs_into_chunks",
                                  clean("distpar", "local", []))
+
+
+def test_probed_mutant_pairs_count_only_where_the_mutant_fired():
+    """Issue 45: a generic mutant targeted at an op of the footprint is a pair only where
+    its run's probe says it changed a result; by class, not by (class, op)."""
+    oracle = _oracle()
+    clean = {"apis": {"torch.cumsum": {"verdict": "supported", "rows": [
+        _row("cumsum", "float32", "pass", ["aten.cumsum"])]},
+        "torch.relu": CLEAN["apis"]["torch.relu"]}}
+    configs = oracle.mutant_configs(clean, sorted(clean["apis"]), ["mutant-swap", "mutant-inplace-nowhere"], 4, 0)
+    assert configs == {"mutant-swap@aten.cumsum": ["torch.cumsum"], "mutant-swap@aten.relu": ["torch.relu"]}
+    runs = {"mutant-swap@aten.cumsum": {"apis": {"torch.cumsum": {
+                "verdict": "broken", "fired": True, "rows": [_row("cumsum", "float32", "fail", ["aten.cumsum"])]}}},
+            "mutant-swap@aten.relu": {"apis": {"torch.relu": dict(CLEAN["apis"]["torch.relu"], fired=False)}}}
+    acc = oracle.account(clean, runs, {"torch.cumsum": "opinfo", "torch.relu": "opinfo"}, list(configs))
+    assert acc["per_fault"] == {"mutant-swap": {"tried": 1, "killed": 1}}
+    assert acc["not_applicable"] == {"mutant-swap": 1}
+    # one check run per round: no API carries two configs, no config's op in another API's footprint
+    rounds = oracle.rounds({"mutant-swap@aten.cumsum": ["torch.cumsum"], "mutant-ulp@aten.cumsum": ["torch.cumsum"],
+                            "mutant-swap@aten.relu": ["torch.relu"]}, clean)
+    assert len(rounds) == 2 and all(len(set(r.values())) == len(r) for r in rounds)
+
+
+def test_faults_given_as_a_module_and_refused_in_one_line(tmp_path):
+    oracle = _oracle()
+    with pytest.raises(SystemExit) as e:
+        oracle.main(["--apis", "torch.add", "--faults", str(tmp_path / "nowhere.py"), "--out", str(tmp_path)])
+    assert e.value.code == 2
