@@ -270,7 +270,7 @@ def run_probed(plan: Dict[str, List[str]], clean: Dict[str, Any], out: Path, arg
         for api, config in taken.items():
             got = done["apis"].get(api)
             if got is not None:
-                runs[config]["apis"][api] = dict(got, fired=(fault_class(config) in fired) if reports_fire(config) else None)
+                runs[config]["apis"][api] = dict(got, fired=(config in fired) if reports_fire(config) else None)
         per = (done.get("seconds") or 0.0) / max(1, len(taken))
         for config in set(taken.values()):
             runs[config]["seconds"] = round(runs[config]["seconds"] + per, 1)

@@ -29,8 +29,9 @@ per op and, only when one of the variables is set, its CPU call is wrapped here
 (:func:`install`). Unset, nothing is wrapped and the per-op path does not change.
 
 ``TORCHPARITY_EMU_FAULT_LOG=FILE`` (the oracle's probe): a wrapper that accepts a ``fire``
-keyword gets a callable that appends the fault's name to FILE whenever the wrapper actually
-changed a result (a mutant that changes nothing is no mutant of that run).
+keyword gets a callable that appends the fault's active name (``NAME@op`` when targeted)
+to FILE whenever the wrapper actually changed a result (a mutant that changes nothing is no
+mutant of that run).
 """
 
 from __future__ import annotations
@@ -306,7 +307,8 @@ def _firing(fault: str) -> Optional[Callable[[], None]]:
     return fire
 
 
-def _wrapper_of(module: ModuleType, fault: str, op, call: Callable, plan, tensor_kind) -> Optional[Callable]:
+def _wrapper_of(module: ModuleType, fault: str, op, call: Callable, plan, tensor_kind,
+                label: Optional[str] = None) -> Optional[Callable]:
     wrap = module.wrap
     try:
         params = inspect.signature(wrap).parameters
@@ -318,7 +320,7 @@ def _wrapper_of(module: ModuleType, fault: str, op, call: Callable, plan, tensor
     if "tensor_kind" in params:
         kw["tensor_kind"] = tensor_kind
     if "fire" in params:
-        kw["fire"] = _firing(fault)
+        kw["fire"] = _firing(label or fault)  # the active name, target included
     return wrap(fault, op, call, **kw)
 
 
@@ -335,7 +337,7 @@ def install(plan, tensor_kind: Any, profile_name: Optional[str]) -> None:
             base, target = split(fault)
             if target is not None and not hits(target, op):
                 continue
-            wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, meta, plan, tensor_kind)
+            wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, meta, plan, tensor_kind, fault)
             if wrapped is not None:
                 meta = wrapped
         plan.meta_call = meta
@@ -348,7 +350,7 @@ def install(plan, tensor_kind: Any, profile_name: Optional[str]) -> None:
         base, target = split(fault)
         if target is not None and not hits(target, op):
             continue
-        wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, call, plan, tensor_kind)
+        wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, call, plan, tensor_kind, fault)
         if wrapped is not None:
             call = wrapped
     plan.call = call
@@ -362,7 +364,7 @@ def collective_hooks() -> List[Tuple[str, Callable]]:
         base, _ = split(fault)
         hook = getattr(_CATALOGUE[base][1], "collective", None)
         if hook is not None:
-            out.append((base, hook))
+            out.append((fault, hook))
     return out
 
 
@@ -378,7 +380,7 @@ def after_collective(name: str, outputs: Any, inputs: Any, rank: int, size: int)
     for fault, hook in collective_hooks():
         fire = _firing(fault)
         before = [t.clone() for t in _flat(outputs)] if fire else None
-        hook(fault, name, outputs, inputs, rank, size)
+        hook(split(fault)[0], name, outputs, inputs, rank, size)
         if fire and any(not b.equal(t) for b, t in zip(before, _flat(outputs))):
             fire()
 
@@ -391,7 +393,7 @@ def device_value(name: str, value: Any) -> Any:
         hook = getattr(_CATALOGUE[base][1], "device", None)
         if hook is not None:
             new = hook(base, name, value)
-            fire = _firing(base)
+            fire = _firing(fault)
             if fire and new != value:
                 fire()
             value = new
