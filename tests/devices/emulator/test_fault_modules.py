@@ -226,3 +226,45 @@ def test_device_path_is_named_only_for_a_new_path_difference(tmp_path):
     status, cause, detail = __import__("json").loads(out.strip().splitlines()[-1])
     assert status == "fail" and cause == "mismatch", (cause, detail)
     assert "another code path" in detail and "(as on the clean device)" in detail
+
+
+def _check_cli(apis, env_extra, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "o"
+    env = dict(os.environ, **env_extra)
+    r = subprocess.run([sys.executable, "-c", "from torchparity.cli import main; main()", "check", *apis,
+                        "--device", "emu:ascend-a2", "--dtypes", "float32", "--out", str(out), "--no-html",
+                        "--gentest", "none"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    return json.loads((out / "report.json").read_text())
+
+
+@pytest.mark.slow  # a 2-rank world and the memory APIs under the example's hooks, ~1 min
+def test_the_example_hooks_reach_collectives_and_the_device_module(tmp_path):
+    """The environment path of a plugged module: its collective hook reaches the rank
+    processes (all_reduce turns red) and every row says what was injected. (Its
+    memory-granule fault survives memory_allocated's scenario, which compares growth and
+    release, not the counter's absolute value: reported, not hidden.)"""
+    report = _check_cli(["torch.distributed.all_reduce"],
+                        {faults.MODULE_ENV: EXAMPLE, faults.ENV: "allreduce-extra-rank,memory-granule"}, tmp_path)
+    (a,) = report["apis"]
+    rows = [s for s in a["scenarios"] if s["status"] != "skip"]
+    assert rows and any(s["status"] == "fail" for s in rows), [(s["status"], s["detail"][:80]) for s in rows]
+    assert all("fault:allreduce-extra-rank" in s["injected"] for s in rows)
+
+
+def test_a_device_module_hook_changes_what_the_counters_answer(dev):
+    import torch
+
+    module = getattr(torch, dev)
+    x = torch.ones(256, device=dev)
+    clean = module.memory_allocated()
+    with faults.injecting(["memory-granule"], modules=[EXAMPLE]):
+        assert module.memory_allocated() == clean + 512
+    with faults.injecting(["memstat-zero"]):  # the catalogue's own, through the same hook
+        assert module.memory_allocated() == 0 and set(module.memory_stats().values()) == {0}
+    del x
