@@ -509,6 +509,7 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
     survivors: List[Dict[str, Any]] = []
     false_fails: List[Dict[str, Any]] = []
     not_applicable: Counter = Counter()
+    equivalent: List[Dict[str, Any]] = []
     keep = None if only is None else set(only)
     for api, base in sorted(clean["apis"].items()):
         if keep is not None and api not in keep:
@@ -533,6 +534,14 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
             red = [rows[k] for k in passed if k in rows and rows[k]["status"] != "pass"]
             gone = [k for k in passed if k not in rows]
             changed = got["verdict"] != base["verdict"]
+            if (probed(fault) and not (red or changed or gone)
+                    and all(_unchanged(passed[k], rows[k]) for k in passed)):
+                # the probe at the API's level: every compared output is bit for bit the CPU's,
+                # as in the clean run: the mutant fired inside but the API's device output is
+                # the clean one (an equivalent mutant, e.g. an alias of an intermediate)
+                not_applicable[cls] += 1
+                equivalent.append({"api": api, "fault": fault})
+                continue
             per_source[src]["tried"] += 1
             per_fault[cls]["tried"] += 1
             if red or changed or gone:
@@ -565,8 +574,21 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
                                               "detail": r["detail"][:200]} for r in red[:5]]})
     return {"per_source": {k: dict(v) for k, v in sorted(per_source.items())},
             "per_fault": {k: dict(v) for k, v in sorted(per_fault.items())},
-            "not_applicable": dict(not_applicable), "survivors": survivors,
+            "not_applicable": dict(not_applicable), "equivalent": equivalent, "survivors": survivors,
             "false_fails": false_fails}
+
+
+# metrics that say a row's compared outputs are the CPU's bit for bit (judge.standards)
+_IDENTICAL = {"elements_differing_from_cpu": 0.0, "mismatched_elements": 0.0, "abs_diff": 0.0, "equal": 1.0}
+
+
+def _unchanged(clean_row: Dict[str, Any], row: Dict[str, Any]) -> bool:
+    """Whether a row's device output is provably the clean run's: both runs' metrics say
+    the outputs equal the CPU's bit for bit (a row without such a metric may have changed)."""
+    def identical(r):
+        m = r.get("metric") or {}
+        return m.get("name") in _IDENTICAL and m.get("value") == _IDENTICAL[m["name"]]
+    return row.get("status") == "pass" and identical(clean_row) and identical(row)
 
 
 FLOATING = ("float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128")
@@ -657,6 +679,10 @@ def render(result: Dict[str, Any]) -> str:
             lines += ["  per fault: " + ", ".join(f"{f} {c.get('killed', 0) + c.get('killed_by_harness', 0)}/"
                                                   f"{c.get('tried', 0)}" for f, c in sub["per_fault"].items())]
     lines += ["", "wall time per run: " + ", ".join(f"{k} {v} s" for k, v in result["run_seconds"].items())]
+    if acc.get("equivalent"):
+        lines += ["", f"equivalent mutants (fired inside the API, its device output bit for bit the clean one; "
+                  f"counted as not applicable) ({len(acc['equivalent'])}): "
+                  + ", ".join(f"{e['api']} under {e['fault']}" for e in acc["equivalent"])]
     lines += ["", f"survivors ({len(acc['survivors'])}):"]
     for s in acc["survivors"]:
         rows = "; ".join(f"{r['scenario']} [{r['dtype']}]" for r in s["rows"])

@@ -290,6 +290,16 @@ def test_probed_mutant_pairs_count_only_where_the_mutant_fired():
     acc = oracle.account(clean, runs, {"torch.cumsum": "opinfo", "torch.relu": "opinfo"}, list(configs))
     assert acc["per_fault"] == {"mutant-swap": {"tried": 1, "killed": 1}}
     assert acc["not_applicable"] == {"mutant-swap": 1}
+    # fired inside, but every compared output bit for bit the CPU's as in the clean run: an
+    # equivalent mutant (the API's device output did not change), not a survivor
+    same = {"name": "elements_differing_from_cpu", "value": 0.0, "threshold": 0.0}
+    clean_eq = {"apis": {"torch.cumsum": {"verdict": "supported", "rows": [
+        _row("cumsum", "float32", "pass", ["aten.cumsum"], metric=same)]}}}
+    runs_eq = {"mutant-alias@aten.cumsum": {"apis": {"torch.cumsum": dict(
+        clean_eq["apis"]["torch.cumsum"], fired=True)}}}
+    acc = oracle.account(clean_eq, runs_eq, {"torch.cumsum": "opinfo"}, ["mutant-alias@aten.cumsum"])
+    assert acc["per_fault"] == {} and acc["not_applicable"] == {"mutant-alias": 1}
+    assert acc["equivalent"] == [{"api": "torch.cumsum", "fault": "mutant-alias@aten.cumsum"}]
     # one check run per round: no API carries two configs, no config's op in another API's footprint
     rounds = oracle.rounds({"mutant-swap@aten.cumsum": ["torch.cumsum"], "mutant-ulp@aten.cumsum": ["torch.cumsum"],
                             "mutant-swap@aten.relu": ["torch.relu"]}, clean)
