@@ -750,6 +750,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             print(f"oracle: {item!r} is no known fault and no fault module ({e})", file=sys.stderr)
             raise SystemExit(2) from None
         args.modules.append(item)
+        F.plug(item)
         faults.extend(module.FAULTS)
     if not items and not args.mutants:
         faults = list(catalogue.FAULTS)

@@ -185,6 +185,14 @@ def labels(environ=None) -> List[str]:
     return out
 
 
+def plug(*refs: str) -> None:
+    """Know the faults of the modules ``refs`` in this process (none becomes active): what
+    a process that plans fault runs without hosting them needs (the oracle's parent)."""
+    global _CATALOGUE, FAULTS
+    _CATALOGUE = catalogue_of(tuple(m for _, m in _CATALOGUE.values()) + tuple(load_module(r) for r in refs))
+    FAULTS = {name: line for name, (line, _) in _CATALOGUE.items()}
+
+
 def module_of(fault: str) -> ModuleType:
     return _CATALOGUE[split(fault)[0]][1]
 
