@@ -268,3 +268,12 @@ def test_a_device_module_hook_changes_what_the_counters_answer(dev):
     with faults.injecting(["memstat-zero"]):  # the catalogue's own, through the same hook
         assert module.memory_allocated() == 0 and set(module.memory_stats().values()) == {0}
     del x
+
+
+def test_plug_makes_a_module_known_without_activating_it(monkeypatch):
+    monkeypatch.setattr(faults, "_CATALOGUE", dict(faults._CATALOGUE))  # noqa: SLF001 (restored)
+    monkeypatch.setattr(faults, "FAULTS", dict(faults.FAULTS))
+    assert "scan-off-by-one" not in faults.FAULTS
+    faults.plug(EXAMPLE)
+    assert "scan-off-by-one" in faults.FAULTS and not faults.ACTIVE
+    assert faults.touches("scan-off-by-one", "aten.cumsum")
