@@ -397,7 +397,10 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
             return True  # a device-module hook: the memory APIs, by name
         if hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows):
             return True  # a collective hook: the 2-rank worlds, whose ranks the footprint does not see
-        return any(touches(fault, op) for r in rows for op in r.get("own", r["footprint"]))
+        own = {op for r in rows for op in r.get("own", r["footprint"])}
+        if rows and not own and (LAYOUT_API.search(api) or CONVERSION_API.search(api)):
+            own = set(HIDDEN_OPS)  # copies and views the footprint does not record
+        return any(touches(fault, op) for op in own)
     if fault == "memstat-zero":
         return bool(MEMORY_API.search(api)) and bool(rows)
     if fault == "strides":
@@ -582,9 +585,18 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
 _IDENTICAL = {"elements_differing_from_cpu": 0.0, "mismatched_elements": 0.0, "abs_diff": 0.0, "equal": 1.0}
 
 
+# the sources whose rows compare the API's own return (and gradients), not values a
+# scenario derived from it (a counter's growth, a flag): only there does "every compared
+# output is the clean one" say that the API's device output did not change
+OWN_OUTPUT_SOURCES = ("opinfo", "module")
+
+
 def _unchanged(clean_row: Dict[str, Any], row: Dict[str, Any]) -> bool:
-    """Whether a row's device output is provably the clean run's: both runs' metrics say
-    the outputs equal the CPU's bit for bit (a row without such a metric may have changed)."""
+    """Whether a row's device output is provably the clean run's: a row of a source that
+    compares the API's own return, both runs' metrics saying the outputs equal the CPU's
+    bit for bit (a row without such a metric may have changed)."""
+    if row.get("source") not in OWN_OUTPUT_SOURCES:
+        return False
     def identical(r):
         m = r.get("metric") or {}
         return m.get("name") in _IDENTICAL and m.get("value") == _IDENTICAL[m["name"]]

@@ -311,3 +311,17 @@ def test_faults_given_as_a_module_and_refused_in_one_line(tmp_path):
     with pytest.raises(SystemExit) as e:
         oracle.main(["--apis", "torch.add", "--faults", str(tmp_path / "nowhere.py"), "--out", str(tmp_path)])
     assert e.value.code == 2
+
+
+def test_a_derived_comparison_is_no_proof_of_an_unchanged_output():
+    """memory_allocated's scenario compares the counter's growth, not its value: a device
+    that answers 512 bytes more leaves those comparisons equal, and is a survivor, not an
+    equivalent mutant (only sources comparing the API's own return prove that)."""
+    oracle = _oracle()
+    equal = {"name": "equal", "value": 1.0, "threshold": 1.0}
+    clean = {"apis": {"torch.cuda.memory_allocated": {"verdict": "supported", "rows": [
+        _row("devmod_memory_allocated", "float32", "pass", [], source="devmod", metric=equal)]}}}
+    runs = {"mutant-ulp@aten.add": {"apis": {"torch.cuda.memory_allocated": dict(
+        clean["apis"]["torch.cuda.memory_allocated"], fired=True)}}}
+    acc = oracle.account(clean, runs, {"torch.cuda.memory_allocated": "devmod"}, ["mutant-ulp@aten.add"])
+    assert acc["per_fault"] == {"mutant-ulp": {"tried": 1, "survived": 1}} and not acc["equivalent"]
