@@ -622,6 +622,10 @@ def _why(fault: str, touched: List[Dict[str, Any]], rows: List[Dict[str, Any]]) 
     if fault == "memstat-zero":
         return ("every compared row stayed pass with the counters at 0: the scenario compares "
                 "counters with one another (0 equals 0), not with the bytes of an allocation it made")
+    if not touched and probed(fault):
+        return ("the fault fired in the API's run (its probe) but every compared row stayed pass: the "
+                "scenario compares values derived from the API's answer (a counter's growth and release, "
+                "a flag), which the fault leaves equal")
     if not touched:
         return ("the fault acts in the world's rank processes, whose ops the footprint does not "
                 "see, and every compared row stayed pass")
