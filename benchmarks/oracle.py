@@ -69,6 +69,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "tests" / "data" / "ascend-native-api-docs"
 FAULT_ENV = "TORCHPARITY_EMU_FAULT"
+MODULE_ENV = "TORCHPARITY_EMU_FAULT_MODULE"
+LOG_ENV = "TORCHPARITY_EMU_FAULT_LOG"
 NUMERICS_ENV = "TORCHPARITY_EMU_NUMERICS"
 NOISE = "noise"
 HARNESS = ("timeout", "crash")
@@ -173,7 +175,8 @@ def stratified(by_source: Dict[str, str], n: int, seed: int) -> List[str]:
 
 
 # -- running ----------------------------------------------------------------------------
-def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, Any]:
+def run_config(config: str, apis: Sequence[str], out: Path, args,
+               env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """The report of ``check`` over ``apis`` under ``config`` (clean, a fault, or noise),
     run in a child process with that environment; reused when already on disk."""
     path = out / f"{config}.json"
@@ -181,19 +184,23 @@ def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, A
         done = json.loads(path.read_text())
         if set(done.get("asked", [])) >= set(apis):
             return done
-    env = dict(os.environ)
-    env.pop(FAULT_ENV, None)
-    env.pop(NUMERICS_ENV, None)
-    if config == NOISE:
-        env[NUMERICS_ENV] = "device"
-    elif config != "clean":
-        env[FAULT_ENV] = config
+    if env is None:
+        env = dict(os.environ)
+        env.pop(FAULT_ENV, None)
+        env.pop(NUMERICS_ENV, None)
+        env.pop(MODULE_ENV, None)
+        if getattr(args, "modules", None):
+            env[MODULE_ENV] = ",".join(args.modules)
+        if config == NOISE:
+            env[NUMERICS_ENV] = "device"
+        elif config != "clean":
+            env[FAULT_ENV] = config
     spec = {"apis": list(apis), "device": args.device, "jobs": args.jobs,
             "max_samples": args.max_samples, "dtypes": args.dtypes, "timeout": args.timeout, "out": str(path)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(spec, fh)
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, __file__, "--child", fh.name], env=env,
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", fh.name], env=env,
                           capture_output=True, text=True)
     os.unlink(fh.name)
     if proc.returncode != 0 or not path.exists():
@@ -204,15 +211,86 @@ def run_config(config: str, apis: Sequence[str], out: Path, args) -> Dict[str, A
     return done
 
 
+def rounds(plan: Dict[str, List[str]], clean: Dict[str, Any]) -> List[Dict[str, str]]:
+    """The probed pairs (config -> APIs) packed into rounds of one check run each: in a
+    round every API carries one config and every config one API, and no config's op is in
+    the recorded footprint of another API of the round (so a red row, or a fire, is that
+    API's own pair). A round is ``{api: config}``."""
+    from torchparity.devices.emulator import faults as F
+
+    pairs = [(config, api) for config, apis in plan.items() for api in apis]
+    reach = {api: {op for r in clean["apis"][api]["rows"] for op in r["footprint"]}
+             for _, api in pairs}
+    out: List[Dict[str, str]] = []
+    while pairs:
+        taken: Dict[str, str] = {}
+        rest = []
+        for config, api in pairs:
+            # an op the footprint hides (a copy, a view) may be reached by any API: alone
+            hidden = any(F.touches(config, op) for op in HIDDEN_OPS) or any(
+                F.touches(c, op) for c in taken.values() for op in HIDDEN_OPS)
+            free = (api not in taken and config not in taken.values() and not (hidden and taken)
+                    and not any(F.touches(config, op) for other in taken for op in reach[other])
+                    and not any(F.touches(c, op) for c in taken.values() for op in reach[api]))
+            if free:
+                taken[api] = config
+            else:
+                rest.append((config, api))
+        out.append(taken)
+        pairs = rest
+    return out
+
+
+def run_probed(plan: Dict[str, List[str]], clean: Dict[str, Any], out: Path, args) -> Dict[str, Dict[str, Any]]:
+    """The probed configs (generic mutants, plugged modules' faults): config -> its run over
+    its APIs. Run in rounds (:func:`rounds`), one child check per round with every config
+    of the round active (``TORCHPARITY_EMU_FAULT=c1,c2,...``, each targeted at its op) and
+    a fire log (``TORCHPARITY_EMU_FAULT_LOG``), so a pair is tried only where its fault
+    changed a result; rounds on disk are reused."""
+    runs: Dict[str, Dict[str, Any]] = {c: {"asked": list(a), "apis": {}, "seconds": 0.0} for c, a in plan.items()}
+    for n, taken in enumerate(rounds(plan, clean)):
+        path = out / f"probe-{n}.json"
+        done = json.loads(path.read_text()) if path.exists() else None
+        if done is None or done.get("round") != taken:
+            path.unlink(missing_ok=True)
+            env = dict(os.environ)
+            for k in (NUMERICS_ENV, MODULE_ENV):
+                env.pop(k, None)
+            if getattr(args, "modules", None):
+                env[MODULE_ENV] = ",".join(args.modules)
+            env[FAULT_ENV] = ",".join(sorted(set(taken.values())))
+            log = out / f"probe-{n}.fire"
+            log.write_text("")
+            env[LOG_ENV] = str(log)
+            done = run_config(f"probe-{n}", sorted(taken), out, args, env=env)
+            done["round"] = taken
+            done["fired"] = sorted(set(log.read_text().split()))
+            path.write_text(json.dumps(done))
+        fired = set(done["fired"])
+        for api, config in taken.items():
+            got = done["apis"].get(api)
+            if got is not None:
+                runs[config]["apis"][api] = dict(got, fired=(config in fired) if reports_fire(config) else None)
+        per = (done.get("seconds") or 0.0) / max(1, len(taken))
+        for config in set(taken.values()):
+            runs[config]["seconds"] = round(runs[config]["seconds"] + per, 1)
+        print(f"[oracle] probe round {n}: {len(taken)} pairs, {done.get('seconds')} s", file=sys.stderr, flush=True)
+    return runs
+
+
 def child(spec_file: str) -> None:
     """In the child: ``app.check.check`` over the APIs; writes the rows the oracle needs."""
     from torchparity.app.check import check
 
     spec = json.loads(Path(spec_file).read_text())
-    report = check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
-                   max_samples=spec["max_samples"], timeout=spec["timeout"])
-    out = {"asked": spec["apis"], "environment": report.environment.model_dump(mode="json"),
-           "apis": {}}
+    out: Dict[str, Any] = {"asked": spec["apis"], "apis": {}}
+    _collect(out, check(spec["apis"], spec["device"], jobs=spec["jobs"], dtypes=spec["dtypes"],
+                        max_samples=spec["max_samples"], timeout=spec["timeout"]))
+    Path(spec["out"]).write_text(json.dumps(out))
+
+
+def _collect(out: Dict[str, Any], report) -> None:
+    out["environment"] = report.environment.model_dump(mode="json")
     for a in report.apis:
         out["apis"][a.name] = {
             "verdict": a.verdict.status,
@@ -226,11 +304,77 @@ def child(spec_file: str) -> None:
                       "own": sorted({e.op for e in s.footprint if e.source in ("api", "callable")})}
                      for s in a.scenarios],
         }
-    Path(spec["out"]).write_text(json.dumps(out))
 
 
 def _value(x):
     return getattr(x, "value", x)
+
+
+# -- generic mutants and plugged modules -------------------------------------------------
+def fault_class(config: str) -> str:
+    """``mutant-swap`` for ``mutant-swap@aten.sort.stable``: what the accounting counts by."""
+    return config.split("@", 1)[0]
+
+
+def probed(config: str) -> bool:
+    """Whether a config's applicability is probed (its run says whether the fault changed
+    a result): the generic mutants and the faults of plugged modules, whose wrappers take
+    ``fire``; the built-in catalogue is judged by the footprint (``applicable``)."""
+    from torchparity.devices.emulator import catalogue
+
+    return fault_class(config) not in catalogue.FAULTS
+
+
+# ops the recorded footprint leaves out (``api.footprint.METADATA_OPS``: copies, conversions,
+# pure views) that an API made of them reaches: the mutants that fit them are tried on the
+# layout and conversion APIs whose own footprint holds no compute op (``Tensor.to``,
+# ``transpose``, ``clone``)
+CONVERSION_API = re.compile(r"(^|\.)(to|type|type_as|double|float|half|bfloat16|int|long|short|bool|byte|char|"
+                            r"cpu|cuda|npu|copy_|clone|contiguous)$")
+HIDDEN_OPS = ("aten._to_copy", "aten.clone", "aten.as_strided", "aten.view", "aten._reshape_alias")
+
+
+def reports_fire(config: str) -> bool:
+    """Whether the config's fault reports when it changed a result: its module's ``wrap``
+    takes ``fire``, or it acts through a collective or device-module hook (the loader
+    compares what the hook returned)."""
+    import inspect
+
+    from torchparity.devices.emulator import faults as F
+
+    module = F.module_of(config)
+    try:
+        takes = "fire" in inspect.signature(module.wrap).parameters
+    except (TypeError, ValueError):
+        takes = False
+    return takes or hasattr(module, "collective") or hasattr(module, "device")
+
+
+def mutant_configs(clean: Dict[str, Any], apis: Sequence[str], classes: Sequence[str], per_api: int,
+                   seed: int) -> Dict[str, List[str]]:
+    """``class@op`` -> the APIs to try it on: for every API, up to ``per_api`` aten ops of its
+    own footprint (rows that passed clean; a seeded choice when it has more), every mutant
+    class whose schema fits the op (``mutants.touches``). Whether it then changes anything
+    is the run's probe."""
+    from torchparity.devices.emulator import faults as F
+
+    out: Dict[str, List[str]] = defaultdict(list)
+    rng = random.Random(seed)
+    for api in apis:
+        base = clean["apis"].get(api)
+        if base is None:
+            continue
+        passed = [r for r in base["rows"] if r["status"] == "pass"]
+        ops = sorted({op for r in passed for op in r.get("own", r["footprint"]) if op.startswith("aten.")})
+        if passed and not ops and (LAYOUT_API.search(api) or CONVERSION_API.search(api)):
+            ops = list(HIDDEN_OPS)
+        if len(ops) > per_api:
+            ops = sorted(rng.sample(ops, per_api))
+        for op in ops:
+            for cls in classes:
+                if F.touches(cls, op):
+                    out[f"{cls}@{op}"].append(api)
+    return dict(sorted(out.items()))
 
 
 # -- accounting -------------------------------------------------------------------------
@@ -245,6 +389,18 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
     from torchparity.devices.emulator.faults import touches
 
     rows = [r for r in clean["rows"] if r["status"] == "pass"]
+    if probed(fault):  # the footprint says where it may act; the run's probe says whether it did
+        from torchparity.devices.emulator.faults import module_of
+
+        module = module_of(fault)
+        if hasattr(module, "device") and MEMORY_API.search(api) and rows:
+            return True  # a device-module hook: the memory APIs, by name
+        if hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows):
+            return True  # a collective hook: the 2-rank worlds, whose ranks the footprint does not see
+        own = {op for r in rows for op in r.get("own", r["footprint"])}
+        if rows and not own and (LAYOUT_API.search(api) or CONVERSION_API.search(api)):
+            own = set(HIDDEN_OPS)  # copies and views the footprint does not record
+        return any(touches(fault, op) for op in own)
     if fault == "memstat-zero":
         return bool(MEMORY_API.search(api)) and bool(rows)
     if fault == "strides":
@@ -356,6 +512,7 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
     survivors: List[Dict[str, Any]] = []
     false_fails: List[Dict[str, Any]] = []
     not_applicable: Counter = Counter()
+    equivalent: List[Dict[str, Any]] = []
     keep = None if only is None else set(only)
     for api, base in sorted(clean["apis"].items()):
         if keep is not None and api not in keep:
@@ -365,27 +522,40 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
         if not passed:
             continue  # nothing that passed: nothing a fault could turn red
         for fault in faults:
-            if not applicable(fault, api, base, profile):
-                not_applicable[fault] += 1
+            # a probed config's pairs are those it ran (its probe counts the rest)
+            if not probed(fault) and not applicable(fault, api, base, profile):
+                not_applicable[fault_class(fault)] += 1
                 continue
             got = (runs.get(fault) or {}).get("apis", {}).get(api)
             if got is None:
                 continue
+            if got.get("fired") is False:  # probed: the fault changed no result on this API
+                not_applicable[fault_class(fault)] += 1
+                continue
+            cls = fault_class(fault)
             rows = {_key(r): r for r in got["rows"]}
             red = [rows[k] for k in passed if k in rows and rows[k]["status"] != "pass"]
             gone = [k for k in passed if k not in rows]
             changed = got["verdict"] != base["verdict"]
+            if (probed(fault) and not (red or changed or gone)
+                    and all(_unchanged(passed[k], rows[k]) for k in passed)):
+                # the probe at the API's level: every compared output is bit for bit the CPU's,
+                # as in the clean run: the mutant fired inside but the API's device output is
+                # the clean one (an equivalent mutant, e.g. an alias of an intermediate)
+                not_applicable[cls] += 1
+                equivalent.append({"api": api, "fault": fault})
+                continue
             per_source[src]["tried"] += 1
-            per_fault[fault]["tried"] += 1
+            per_fault[cls]["tried"] += 1
             if red or changed or gone:
                 harness = red and all(r["status"] in HARNESS or r["cause"] == "harness_error"
                                       for r in red) and not changed
                 kind = "killed_by_harness" if harness else "killed"
                 per_source[src][kind] += 1
-                per_fault[fault][kind] += 1
+                per_fault[cls][kind] += 1
             else:
                 per_source[src]["survived"] += 1
-                per_fault[fault]["survived"] += 1
+                per_fault[cls]["survived"] += 1
                 touched = _relevant(fault, [r for r in got["rows"] if _key(r) in passed
                                             and any(touches(fault, op) for op in r["footprint"])])
                 survivors.append({
@@ -407,8 +577,30 @@ def account(clean: Dict[str, Any], runs: Dict[str, Dict[str, Any]], stratum: Dic
                                               "detail": r["detail"][:200]} for r in red[:5]]})
     return {"per_source": {k: dict(v) for k, v in sorted(per_source.items())},
             "per_fault": {k: dict(v) for k, v in sorted(per_fault.items())},
-            "not_applicable": dict(not_applicable), "survivors": survivors,
+            "not_applicable": dict(not_applicable), "equivalent": equivalent, "survivors": survivors,
             "false_fails": false_fails}
+
+
+# metrics that say a row's compared outputs are the CPU's bit for bit (judge.standards)
+_IDENTICAL = {"elements_differing_from_cpu": 0.0, "mismatched_elements": 0.0, "abs_diff": 0.0, "equal": 1.0}
+
+
+# the sources whose rows compare the API's own return (and gradients), not values a
+# scenario derived from it (a counter's growth, a flag): only there does "every compared
+# output is the clean one" say that the API's device output did not change
+OWN_OUTPUT_SOURCES = ("opinfo", "module")
+
+
+def _unchanged(clean_row: Dict[str, Any], row: Dict[str, Any]) -> bool:
+    """Whether a row's device output is provably the clean run's: a row of a source that
+    compares the API's own return, both runs' metrics saying the outputs equal the CPU's
+    bit for bit (a row without such a metric may have changed)."""
+    if row.get("source") not in OWN_OUTPUT_SOURCES:
+        return False
+    def identical(r):
+        m = r.get("metric") or {}
+        return m.get("name") in _IDENTICAL and m.get("value") == _IDENTICAL[m["name"]]
+    return row.get("status") == "pass" and identical(clean_row) and identical(row)
 
 
 FLOATING = ("float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128")
@@ -430,6 +622,10 @@ def _why(fault: str, touched: List[Dict[str, Any]], rows: List[Dict[str, Any]]) 
     if fault == "memstat-zero":
         return ("every compared row stayed pass with the counters at 0: the scenario compares "
                 "counters with one another (0 equals 0), not with the bytes of an allocation it made")
+    if not touched and probed(fault):
+        return ("the fault fired in the API's run (its probe) but every compared row stayed pass: the "
+                "scenario compares values derived from the API's answer (a counter's growth and release, "
+                "a flag), which the fault leaves equal")
     if not touched:
         return ("the fault acts in the world's rank processes, whose ops the footprint does not "
                 "see, and every compared row stayed pass")
@@ -485,7 +681,8 @@ def render(result: Dict[str, Any]) -> str:
                      f"{c.get('noise_tried', 0)} | {c.get('false_fails', 0)} |")
     lines += ["", "| fault | pairs tried | killed | killed by harness | survived | kill rate | not applicable |",
               "|---|---:|---:|---:|---:|---:|---:|"]
-    for fault in result["faults"]:
+    classes = list(dict.fromkeys(fault_class(f) for f in result["faults"]))
+    for fault in classes:
         c = acc["per_fault"].get(fault, {})
         lines.append(f"| {fault} | {c.get('tried', 0)} | {c.get('killed', 0)} | "
                      f"{c.get('killed_by_harness', 0)} | {c.get('survived', 0)} | {rate(c)} | "
@@ -498,6 +695,10 @@ def render(result: Dict[str, Any]) -> str:
             lines += ["  per fault: " + ", ".join(f"{f} {c.get('killed', 0) + c.get('killed_by_harness', 0)}/"
                                                   f"{c.get('tried', 0)}" for f, c in sub["per_fault"].items())]
     lines += ["", "wall time per run: " + ", ".join(f"{k} {v} s" for k, v in result["run_seconds"].items())]
+    if acc.get("equivalent"):
+        lines += ["", f"equivalent mutants (fired inside the API, its device output bit for bit the clean one; "
+                  f"counted as not applicable) ({len(acc['equivalent'])}): "
+                  + ", ".join(f"{e['api']} under {e['fault']}" for e in acc["equivalent"])]
     lines += ["", f"survivors ({len(acc['survivors'])}):"]
     for s in acc["survivors"]:
         rows = "; ".join(f"{r['scenario']} [{r['dtype']}]" for r in s["rows"])
@@ -526,7 +727,13 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plan-limit", type=int, default=None,
                         help="stratify only the first N APIs of the seeded shuffle")
-    parser.add_argument("--faults", default=None, help="comma-separated faults [all]")
+    parser.add_argument("--faults", default=None,
+                        help="comma-separated fault names or fault modules (a .py path or module name) "
+                             "[the built-in catalogue]")
+    parser.add_argument("--mutants", action="store_true",
+                        help="also the generic per-op mutants (devices/emulator/mutants.py), probed")
+    parser.add_argument("--mutant-ops", type=int, default=4,
+                        help="with --mutants: at most this many footprint ops per API [4]")
     parser.add_argument("--no-noise", action="store_true", help="skip the device-noise run")
     parser.add_argument("--no-fixed", action="store_true",
                         help="leave out the fixed fault-targeted set (FIXED_SET) run beside a sample")
@@ -541,13 +748,28 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         child(args.child)
         return
 
-    from torchparity.devices.emulator.faults import FAULTS
+    from torchparity.devices.emulator import catalogue, mutants
+    from torchparity.devices.emulator import faults as F
 
-    faults = list(FAULTS) if not args.faults else [f.strip() for f in args.faults.split(",") if f.strip()]
-    unknown = [f for f in faults if f not in FAULTS]
-    if unknown:
-        print(f"oracle: unknown fault(s) {', '.join(unknown)} (known: {', '.join(FAULTS)})", file=sys.stderr)
-        raise SystemExit(2)
+    # --faults: fault names, or fault modules (a .py path or an importable name): every
+    # fault of a module, the module plugged into every run (TORCHPARITY_EMU_FAULT_MODULE)
+    items = [f.strip() for f in (args.faults or "").split(",") if f.strip()]
+    args.modules = []
+    faults = []
+    for item in items:
+        if F.split(item)[0] in F.FAULTS:
+            faults.append(item)
+            continue
+        try:
+            module = F.load_module(item)
+        except ValueError as e:
+            print(f"oracle: {item!r} is no known fault and no fault module ({e})", file=sys.stderr)
+            raise SystemExit(2) from None
+        args.modules.append(item)
+        F.plug(item)
+        faults.extend(module.FAULTS)
+    if not items and not args.mutants:
+        faults = list(catalogue.FAULTS)
     out = args.out or Path(tempfile.mkdtemp(prefix="oracle-"))
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
@@ -582,14 +804,31 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     clean = run_config("clean", apis, out, args)
     runs: Dict[str, Dict[str, Any]] = {}
     seconds = {"clean": clean.get("seconds")}
+    to_probe: Dict[str, List[str]] = {}
+    if args.mutants:  # every generic mutant class on up to --mutant-ops ops of each API's footprint
+        configs = mutant_configs(clean, apis, list(mutants.FAULTS), args.mutant_ops, args.seed)
+        print(f"[oracle] mutants: {len(configs)} (class, op) configs", file=sys.stderr)
+        faults.extend(configs)
+        to_probe.update(configs)  # the APIs it chose, hidden ops included
     for fault in faults:
+        if fault in to_probe:
+            continue
         targets = [a for a in apis if a in clean["apis"] and applicable(fault, a, clean["apis"][a], profile)
                    and any(r["status"] == "pass" for r in clean["apis"][a]["rows"])]
         if not targets:
             continue
+        if probed(fault):
+            to_probe[fault] = targets
+            continue
         print(f"[oracle] {fault}: {len(targets)} APIs", file=sys.stderr, flush=True)
         runs[fault] = run_config(fault, targets, out, args)
         seconds[fault] = runs[fault].get("seconds")
+    if to_probe:
+        print(f"[oracle] probed: {len(to_probe)} configs, {sum(map(len, to_probe.values()))} pairs",
+              file=sys.stderr, flush=True)
+        for config, run in run_probed(to_probe, clean, out, args).items():
+            runs[config] = run
+            seconds[config] = run.get("seconds")
     if not args.no_noise:
         targets = [a for a in apis if a in clean["apis"]]
         runs[NOISE] = run_config(NOISE, targets, out, args)

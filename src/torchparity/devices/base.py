@@ -56,6 +56,12 @@ class DeviceAdapter:
         the environment and on every result row, so an injected run is never silent."""
         return []
 
+    def clean(self) -> ContextManager[bool]:
+        """Context manager in which what is injected (:meth:`injected`) is suspended: the
+        clean device a cause is compared with. Yields whether it could (a plain device
+        has nothing injected and yields False: no clean run to compare with)."""
+        return nullcontext(False)
+
     # -- execution helpers -------------------------------------------------------------
     def synchronize(self) -> None:
         """Wait for queued device work, so errors surface inside the scenario."""

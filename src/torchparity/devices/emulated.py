@@ -104,6 +104,18 @@ class EmulatedAdapter(DeviceAdapter):
         return labels()
 
     @contextmanager
+    def clean(self):
+        """The emulated device without its injected faults and noise (op plans rebuilt on
+        entry and exit): yields True when something was injected."""
+        from .emulator import faults
+
+        if not (faults.ACTIVE or faults.NOISE):
+            yield False
+            return
+        with faults.injecting(()):
+            yield True
+
+    @contextmanager
     def reference(self):
         from .emulator import reference
 

@@ -10,8 +10,9 @@ standard of ``judge.standards``.
 ``golden`` (optional) is the same computation on the CPU in float64 / complex128: a value
 or a zero-argument callable, called at most once and only when some floating leaf differs
 from the CPU's (bit-identical outputs need no golden). ``kind`` says what the values are:
-``values`` (compare them), ``random`` (a random op: distributions only) or
-``uninitialised`` (``empty`` and friends: metadata only).
+``values`` (compare them), ``random`` (a random op: distributions only),
+``uninitialised`` (``empty`` and friends: metadata only) or ``exact`` (values with one right
+answer, conversions and selections: bit for bit, no tolerance).
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from ..scenarios.registry import Draws
 from . import standards
 from .judgement import Judgement, rank, worst
 
-__all__ = ["Judgement", "compare_outputs", "output_kinds", "worst", "rank", "KINDS"]
+__all__ = ["Judgement", "compare_outputs", "input_aliasing", "output_kinds", "worst", "rank", "KINDS"]
 
-KINDS = ("values", "random", "uninitialised")
+KINDS = ("values", "random", "uninitialised", "exact")
 _MISSING = object()
 
 Golden = Union[None, Any, Callable[[], Any]]
@@ -147,6 +148,52 @@ def layout_differences(pairs: Sequence[Tuple[str, torch.Tensor, torch.Tensor]]) 
     if strided and not out:
         out.append(Judgement(Status.PASS, None, "", Metric(name="layout_mismatches", value=0.0,
                                                            threshold=0.0, standard="metadata")))
+    return out
+
+
+def _leaves(tree: Any) -> List[torch.Tensor]:
+    """The tensors of a nested structure, in walking order (strided ones only)."""
+    out: List[torch.Tensor] = []
+
+    def walk(x):
+        if isinstance(x, torch.Tensor):
+            if x.layout == torch.strided:
+                out.append(x)
+        elif isinstance(x, Mapping):
+            for v in x.values():
+                walk(v)
+        elif _is_seq(x):
+            for v in x:
+                walk(v)
+    walk(tree)
+    return out
+
+
+def input_aliasing(cpu_inputs: Any, cpu: Any, dev_inputs: Any, dev: Any,
+                   path: str = "output") -> List[Judgement]:
+    """Outputs against the inputs they were computed from: an output that shares storage
+    with an input on the device where the CPU's does not (a kernel that wrote its result
+    into its input), or the reverse (an in-place or view op that returned a copy), fails
+    with the pair named. Compared by position in walking order; nothing when the two
+    sides' structures differ (``compare_outputs`` reports that)."""
+    ci, di = _leaves(cpu_inputs), _leaves(dev_inputs)
+    co, do = _leaves(cpu), _leaves(dev)
+    if len(ci) != len(di) or len(co) != len(do):
+        return []
+    out: List[Judgement] = []
+    for n, (c, d) in enumerate(zip(co, do)):
+        if not c.numel() or not d.numel():
+            continue
+        for m, (a, b) in enumerate(zip(ci, di)):
+            if not a.numel() or a.device.type != c.device.type or b.device.type != d.device.type:
+                continue
+            cpu_shared, dev_shared = _storage(c) == _storage(a), _storage(d) == _storage(b)
+            if cpu_shared != dev_shared:
+                how = "shares storage with" if dev_shared else "does not share storage with"
+                cpu_how = "does not" if dev_shared else "does"
+                out.append(_fail(Cause.METADATA, f"{path} tensor {n} {how} input tensor {m} on the device; "
+                                 f"on the CPU it {cpu_how}", _meta("input_aliasing")))
+                break
     return out
 
 

@@ -355,6 +355,13 @@ def explain_by_path(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ju
                           adapter.type)
     if why is None:
         return
+    with adapter.clean() as clean:  # injected faults: is the path difference theirs?
+        if clean and path_difference(record_path(lambda: run_reference(sc.fn, dtype, adapter)),
+                                     record_path(lambda: _run(sc.fn, adapter.torch_device, dtype, adapter)),
+                                     adapter.type) == why:
+            # the clean device takes the same other path: not what makes this difference
+            judgement.detail = f"{judgement.detail}; note: {why} (as on the clean device)"
+            return
     if judgement.cause == Cause.MISMATCH:
         judgement.cause = Cause.DEVICE_PATH
         judgement.detail = f"{why}; {judgement.detail}"

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from ..judge.aggregate import SampleOutcome, aggregate
-from ..judge.compare import compare_outputs, output_kinds
+from ..judge.compare import compare_outputs, input_aliasing, output_kinds, worst
 from ..judge.evidence import DEVICE_COMPUTE, from_footprint
 from ..judge.judgement import Judgement
 from ..judge.paths import path_difference
@@ -166,6 +166,8 @@ class _Case:
         self.mark = mark
         # the op's contract fixes its outputs' layout: strides, offsets, aliasing compared
         self.layout = oi.layout_fixed(e.opinfo, e.call)
+        # one right answer (a conversion, a selection): outputs judged bit for bit
+        self.exact = oi.exact_output(e.opinfo)
         self.standards_used: set = set()
         self._golden: Optional[_Run] = None
         self.kwargs: Dict[str, Any] = {}
@@ -242,11 +244,17 @@ class _Case:
                     _grads(r, out_idx, [torch.ones_like(leaves[i]) for i in out_idx], seed, sync)
             return record_path(go)
 
-        why = path_difference(run(_map(orig, _copy), "cpu", None),
-                              run(device_tree(orig, self.device), self.device_type, self._sync),
+        cpu_path = run(_map(orig, _copy), "cpu", None)
+        why = path_difference(cpu_path, run(device_tree(orig, self.device), self.device_type, self._sync),
                               self.device_type)
         if why is None:
             return
+        with self.adapter.clean() as clean:  # injected faults: is the path difference theirs?
+            if clean and path_difference(cpu_path, run(device_tree(orig, self.device), self.device_type,
+                                                       self._sync), self.device_type) == why:
+                for part in failed:  # the clean device takes the same other path
+                    part.judgement.detail = f"{part.judgement.detail}; note: {why} (as on the clean device)"
+                return
         for part in failed:
             part.judgement.cause = Cause.DEVICE_PATH
             part.judgement.detail = f"{why}; {part.judgement.detail}"
@@ -298,14 +306,20 @@ class _Case:
         if path == "output":  # what the row compared, as evidence (``Answer.outputs``)
             self.outputs.update(output_kinds(cpu.value) or ("opaque",))
         try:
+            exact = self.exact and kind == "values" and path == "output"
             j = compare_outputs(cpu.value, dev.value, self.device_type, path,
-                                golden=golden if (self.golden_ok and kind == "values") else None,
-                                kind=kind, layout=self.layout and kind == "values")
+                                golden=golden if (self.golden_ok and kind == "values" and not exact) else None,
+                                kind="exact" if exact else kind, layout=self.layout and kind == "values")
         except Exception as exc:  # a judging problem is ours, not the device's
             return _cat("harness", Judgement(Status.ERROR, Cause.HARNESS_ERROR,
                                              f"{path}: judging failed: {describe_exception(exc)}"))
         if j.status == Status.SKIP:
             return _cat("not_comparable", j)
+        if kind == "values" and path == "output":
+            # an output that is (or is not) its input where the CPU's is not (or is)
+            aliased = input_aliasing(cpu.tree, cpu.value, dev.tree, dev.value, path)
+            if aliased:
+                j = worst([j, *aliased])
         if j.status == Status.PASS:
             return _cat("warn" if j.warn else "pass", j)
         return _cat("fail", j)
@@ -474,6 +488,17 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         samples = list(samples) + [nan]
     if extreme is not None:  # a device that skips a reduction's last element shows on it
         samples = list(samples) + [extreme]
+    own = oi.bug_samples(op, dtype) if case.get("sample") is None and e.call == "op" else []
+    if own:  # the project's own inputs that show kernel bugs (duplicate indices, ties, rounding)
+        if grads:
+            def grad(t):
+                return (t.detach().requires_grad_(True)
+                        if isinstance(t, torch.Tensor) and t.is_floating_point() else t)
+            own = [s.transform(grad) for s in own]
+        samples = list(samples) + own
+        base["note"] = _join(base.get("note"), f"{len(own)} sample(s) are torchparity's own: "
+                             "inputs that show kernel bugs OpInfo's samples lack (duplicate indices, "
+                             "ties, values a conversion must round)")
     first = 0  # a generated test file judges one sample (run.standalone): its index kept
     if case.get("sample") is not None:
         first = int(case["sample"])

@@ -255,6 +255,8 @@ def opinfo_for(api_name: str, *, include_refs: bool = True) -> List[OpEntry]:
     for e in idx.by_name.get(api_name, []):
         if e not in found:
             found.append(e)
+    if not found:  # a dunder operator reaches its op's entry, called as the operator
+        found = _dunder_entries(api_name)
     if not include_refs:
         found = [e for e in found if e.db == "op_db"]
     out: List[OpEntry] = []
@@ -263,6 +265,30 @@ def opinfo_for(api_name: str, *, include_refs: bool = True) -> List[OpEntry]:
         if e2 not in out:
             out.append(e2)
     return out
+
+
+# Tensor operators whose OpInfo entry is filed under the op's name (issue 45, item 7):
+# ``a // b`` is ``Tensor.__floordiv__``, OpInfo's ``floor_divide``. The operator is called
+# with the entry's samples (``call="api:<name>"``), as ``a.__floordiv__(b)``; reversed
+# operators without an entry of their own are left out (their samples would be reversed).
+DUNDER_OPS = {
+    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div.no_rounding_mode",
+    "__div__": "div.no_rounding_mode", "__floordiv__": "floor_divide", "__mod__": "remainder",
+    "__pow__": "pow", "__matmul__": "matmul", "__and__": "bitwise_and", "__or__": "bitwise_or",
+    "__xor__": "bitwise_xor", "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
+    "__invert__": "bitwise_not", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__eq__": "eq", "__ne__": "ne", "__pos__": "positive",
+}
+
+
+def _dunder_entries(api_name: str) -> List[OpEntry]:
+    prefix = "torch.Tensor."
+    if not api_name.startswith(prefix):
+        return []
+    key = DUNDER_OPS.get(api_name[len(prefix):])
+    if key is None or ("op_db", key) not in _index().by_key:
+        return []
+    return [OpEntry(api=api_name, key=key, db="op_db", call=f"api:{api_name}")]
 
 
 def all_opinfo_apis() -> List[str]:
@@ -548,6 +574,86 @@ def layout_fixed(opinfo, call: str = "op") -> bool:
     """Whether strides, storage offset and aliasing of the op's outputs are compared."""
     return (opinfo.name in LAYOUT_OPS or opinfo.name.endswith("_like")
             or call.startswith(("inplace", "alias_inplace")))
+
+
+# -- the project's own samples: inputs that show kernel bugs -----------------------------
+# Added where OpInfo's samples lack them (issue 45), after the sample cap, labelled in the
+# row's detail as the project's own: duplicate indices for accumulating index / scatter
+# ops, ties where the op's contract says which of them wins, values a conversion into a
+# lower-precision dtype must round (to nearest even).
+DUPLICATE_INDEX_OPS = ("index_add", "scatter_add", "index_put")
+# ops whose winner among ties is documented: the first index (argmax / argmin, max / min
+# along a dim) or the input order (a stable sort)
+TIE_OPS = ("argmax", "argmin", "max", "min", "sort", "argsort")
+# conversions: OpInfo name -> the target dtypes of the sample (None: the op's own)
+CONVERSION_OPS = {"to": (torch.bfloat16, torch.float16), "bfloat16": (None,), "half": (None,)}
+
+
+def _rounding_values(dtype: torch.dtype) -> torch.Tensor:
+    """float32 values a conversion to bfloat16 / float16 must round, ties to even among
+    them: 1 + 2^-8 (a bfloat16 tie, to 1), 1 + 3 x 2^-8 (a tie, up), 1 + 2^-11 and
+    1 + 3 x 2^-11 (float16 ties), values just above and below halfway, negatives."""
+    base = [1 + 2 ** -8, 1 + 3 * 2 ** -8, 1 + 2 ** -9, 1 + 2 ** -7 + 2 ** -9, 1 + 2 ** -11,
+            1 + 3 * 2 ** -11, 1 + 2 ** -12, 3.14159265, -(1 + 3 * 2 ** -8), -(1 + 3 * 2 ** -11),
+            1000.0 + 2 ** -4 + 2 ** -6, 0.1]
+    return torch.tensor(base, dtype=torch.float64).to(dtype)
+
+
+def bug_samples(opinfo, dtype: torch.dtype) -> List[Any]:
+    """The project's own samples for ``opinfo`` in ``dtype`` (see above); [] for other ops."""
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    name, variant = opinfo.name, getattr(opinfo, "variant_test_name", "")
+    out: List[Any] = []
+    numeric = dtype != torch.bool and not dtype.is_complex
+    if name in DUPLICATE_INDEX_OPS and numeric:
+        gen = torch.Generator().manual_seed(0)
+
+        def vals(*shape):
+            return torch.randint(-4, 5, shape, generator=gen).to(dtype)
+        if name == "index_add":
+            out.append(SampleInput(vals(5, 3), args=(0, torch.tensor([0, 2, 0, 0, 4]), vals(5, 3))))
+        elif name == "scatter_add":
+            out.append(SampleInput(vals(4, 3), args=(0, torch.tensor([[0, 1, 0], [0, 1, 0], [2, 1, 0]]), vals(3, 3))))
+        elif name == "index_put":
+            out.append(SampleInput(vals(6), args=((torch.tensor([1, 1, 3, 1]),), vals(4)),
+                                   kwargs={"accumulate": True}))
+    if name in TIE_OPS and numeric and variant != "binary":
+        x = torch.tensor([[1, 3, 2, 3, 0, 3], [0, 0, 2, 2, 1, 0]]).to(dtype)
+        if name in ("argmax", "argmin"):
+            out += [SampleInput(x), SampleInput(x, args=(1,))]
+        elif name in ("max", "min"):
+            out.append(SampleInput(x, args=(1,)))
+        else:
+            out += [SampleInput(x, kwargs={"stable": True}),
+                    SampleInput(x, kwargs={"stable": True, "descending": True})]
+    if name in CONVERSION_OPS and dtype in (torch.float32, torch.float64):
+        x = _rounding_values(dtype)
+        for target in CONVERSION_OPS[name]:
+            out.append(SampleInput(x, args=(target,)) if target is not None else SampleInput(x))
+    return out
+
+
+# OpInfo names whose floating outputs have exactly one right answer: conversions, copies,
+# selections and permutations of input elements (sorts, max / min, gathers, flips), sign
+# and integral rounding. A correct chip agrees bit for bit (NaN with NaN, -0 with 0), so
+# they are judged exact, not within a precision's tolerance (issue 45, item 4).
+EXACT_OPS = frozenset({
+    "to", "double", "float", "half", "bfloat16", "clone", "contiguous", "type_as",
+    "sort", "msort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "max", "min",
+    "amax", "amin", "aminmax", "maximum", "minimum", "fmax", "fmin", "cummax", "cummin",
+    "gather", "index_select", "take", "take_along_dim", "flip", "fliplr", "flipud", "roll",
+    "rot90", "cat", "stack", "hstack", "vstack", "dstack", "column_stack", "narrow_copy",
+    "masked_select", "repeat", "tile", "unique", "unique_consecutive", "where", "masked_fill",
+    "index_fill", "tril", "triu", "diag", "diag_embed", "neg", "abs", "sign", "floor",
+    "ceil", "trunc", "nn.functional.relu", "repeat_interleave", "index_copy",
+})
+
+
+def exact_output(opinfo) -> bool:
+    """Whether ``opinfo``'s outputs are judged bit for bit (``EXACT_OPS``; round only
+    without decimals)."""
+    return opinfo.name in EXACT_OPS or (opinfo.name == "round" and not getattr(opinfo, "variant_test_name", ""))
 
 
 def output_kind(opinfo) -> str:

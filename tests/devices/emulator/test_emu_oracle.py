@@ -273,3 +273,55 @@ def test_collective_noop_is_judged_by_the_collectives_a_world_recorded():
                              clean("distpar", "world2-ddp", []))
     assert not oracle.applicable("collective-noop", "torch.distributed.pipelining.microbatch.split_args_kwargs_into_chunks",
                                  clean("distpar", "local", []))
+
+
+def test_probed_mutant_pairs_count_only_where_the_mutant_fired():
+    """Issue 45: a generic mutant targeted at an op of the footprint is a pair only where
+    its run's probe says it changed a result; by class, not by (class, op)."""
+    oracle = _oracle()
+    clean = {"apis": {"torch.cumsum": {"verdict": "supported", "rows": [
+        _row("cumsum", "float32", "pass", ["aten.cumsum"])]},
+        "torch.relu": CLEAN["apis"]["torch.relu"]}}
+    configs = oracle.mutant_configs(clean, sorted(clean["apis"]), ["mutant-swap", "mutant-inplace-nowhere"], 4, 0)
+    assert configs == {"mutant-swap@aten.cumsum": ["torch.cumsum"], "mutant-swap@aten.relu": ["torch.relu"]}
+    runs = {"mutant-swap@aten.cumsum": {"apis": {"torch.cumsum": {
+                "verdict": "broken", "fired": True, "rows": [_row("cumsum", "float32", "fail", ["aten.cumsum"])]}}},
+            "mutant-swap@aten.relu": {"apis": {"torch.relu": dict(CLEAN["apis"]["torch.relu"], fired=False)}}}
+    acc = oracle.account(clean, runs, {"torch.cumsum": "opinfo", "torch.relu": "opinfo"}, list(configs))
+    assert acc["per_fault"] == {"mutant-swap": {"tried": 1, "killed": 1}}
+    assert acc["not_applicable"] == {"mutant-swap": 1}
+    # fired inside, but every compared output bit for bit the CPU's as in the clean run: an
+    # equivalent mutant (the API's device output did not change), not a survivor
+    same = {"name": "elements_differing_from_cpu", "value": 0.0, "threshold": 0.0}
+    clean_eq = {"apis": {"torch.cumsum": {"verdict": "supported", "rows": [
+        _row("cumsum", "float32", "pass", ["aten.cumsum"], metric=same)]}}}
+    runs_eq = {"mutant-alias@aten.cumsum": {"apis": {"torch.cumsum": dict(
+        clean_eq["apis"]["torch.cumsum"], fired=True)}}}
+    acc = oracle.account(clean_eq, runs_eq, {"torch.cumsum": "opinfo"}, ["mutant-alias@aten.cumsum"])
+    assert acc["per_fault"] == {} and acc["not_applicable"] == {"mutant-alias": 1}
+    assert acc["equivalent"] == [{"api": "torch.cumsum", "fault": "mutant-alias@aten.cumsum"}]
+    # one check run per round: no API carries two configs, no config's op in another API's footprint
+    rounds = oracle.rounds({"mutant-swap@aten.cumsum": ["torch.cumsum"], "mutant-ulp@aten.cumsum": ["torch.cumsum"],
+                            "mutant-swap@aten.relu": ["torch.relu"]}, clean)
+    assert len(rounds) == 2 and all(len(set(r.values())) == len(r) for r in rounds)
+
+
+def test_faults_given_as_a_module_and_refused_in_one_line(tmp_path):
+    oracle = _oracle()
+    with pytest.raises(SystemExit) as e:
+        oracle.main(["--apis", "torch.add", "--faults", str(tmp_path / "nowhere.py"), "--out", str(tmp_path)])
+    assert e.value.code == 2
+
+
+def test_a_derived_comparison_is_no_proof_of_an_unchanged_output():
+    """memory_allocated's scenario compares the counter's growth, not its value: a device
+    that answers 512 bytes more leaves those comparisons equal, and is a survivor, not an
+    equivalent mutant (only sources comparing the API's own return prove that)."""
+    oracle = _oracle()
+    equal = {"name": "equal", "value": 1.0, "threshold": 1.0}
+    clean = {"apis": {"torch.cuda.memory_allocated": {"verdict": "supported", "rows": [
+        _row("devmod_memory_allocated", "float32", "pass", [], source="devmod", metric=equal)]}}}
+    runs = {"mutant-ulp@aten.add": {"apis": {"torch.cuda.memory_allocated": dict(
+        clean["apis"]["torch.cuda.memory_allocated"], fired=True)}}}
+    acc = oracle.account(clean, runs, {"torch.cuda.memory_allocated": "devmod"}, ["mutant-ulp@aten.add"])
+    assert acc["per_fault"] == {"mutant-ulp": {"tried": 1, "survived": 1}} and not acc["equivalent"]

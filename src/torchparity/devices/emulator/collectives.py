@@ -172,12 +172,22 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         return getattr(self, "_tp_group_desc", "undefined")
 
     # -- collectives -------------------------------------------------------------------
+    def _hooked(self, name: str, work, outputs, inputs):
+        """``work`` as it is, or, where an active fault module has a ``collective`` hook
+        (``faults.after_collective``), finished here and its outputs handed to the hook,
+        which may change them in place (what the caller and the work's future read)."""
+        if not faults.ACTIVE or not faults.collective_hooks():
+            return work
+        work.wait()
+        faults.after_collective(name, outputs, inputs, self.rank(), self.size())
+        return work
+
     def allreduce(self, tensors, opts=None):
         _check("allreduce_", tensors)
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: the local tensor stays as it is
             return _noop(self._gloo.allreduce(_clones(host), _opts(opts, "AllreduceOptions")), host)
-        return self._gloo.allreduce(host, _opts(opts, "AllreduceOptions"))
+        return self._hooked("allreduce", self._gloo.allreduce(host, _opts(opts, "AllreduceOptions")), host, host)
 
     def allreduce_coalesced(self, tensors, opts=None):
         _check("allreduce_coalesced_", tensors)
@@ -192,7 +202,7 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: a non-root keeps its own tensor
             return _noop(self._gloo.broadcast(_clones(host), _opts(opts, "BroadcastOptions")), host)
-        return self._gloo.broadcast(host, _opts(opts, "BroadcastOptions"))
+        return self._hooked("broadcast", self._gloo.broadcast(host, _opts(opts, "BroadcastOptions")), host, host)
 
     def allgather(self, output_lists, inputs, opts=None):
         _check("allgather_", inputs, output_lists)
@@ -202,7 +212,7 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
                 for slot in slots:
                     slot.copy_(local)
             return _noop(self._gloo.allgather(_clones(outs), ins, _opts(opts, "AllgatherOptions")), outs)
-        return self._gloo.allgather(outs, ins, _opts(opts, "AllgatherOptions"))
+        return self._hooked("allgather", self._gloo.allgather(outs, ins, _opts(opts, "AllgatherOptions")), outs, ins)
 
     def _allgather_base(self, output, input, opts=None):
         _check("_allgather_base_", input, output)
@@ -210,7 +220,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         if faults.COLLECTIVE_NOOP:
             return _noop(self._gloo._allgather_base(_gather_local(out, inp), inp, _opts(opts, "AllgatherOptions")),
                          out)
-        return self._gloo._allgather_base(out, inp, _opts(opts, "AllgatherOptions"))
+        return self._hooked("allgather_into_tensor", self._gloo._allgather_base(out, inp, _opts(opts, "AllgatherOptions")),
+                            out, inp)
 
     def all_gather_single(self, output, input, opts=None):  # torch >= 2.13's name
         return self._allgather_base(output, input, opts)
@@ -231,7 +242,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
             for out, slots in zip(outs, ins):
                 out.copy_(slots[self.rank()])
             return _noop(self._gloo.reduce_scatter(_clones(outs), ins, _opts(opts, "ReduceScatterOptions")), outs)
-        return self._gloo.reduce_scatter(outs, ins, _opts(opts, "ReduceScatterOptions"))
+        return self._hooked("reduce_scatter", self._gloo.reduce_scatter(outs, ins, _opts(opts, "ReduceScatterOptions")),
+                            outs, ins)
 
     def _reduce_scatter_base(self, output, input, opts=None):
         _check("_reduce_scatter_base_", output, input)
@@ -239,7 +251,8 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         if faults.COLLECTIVE_NOOP:
             return _noop(self._gloo._reduce_scatter_base(_scatter_local(out, inp, self.rank(), self.size()), inp,
                                                          _opts(opts, "ReduceScatterOptions")), out)
-        return self._gloo._reduce_scatter_base(out, inp, _opts(opts, "ReduceScatterOptions"))
+        return self._hooked("reduce_scatter_tensor",
+                            self._gloo._reduce_scatter_base(out, inp, _opts(opts, "ReduceScatterOptions")), out, inp)
 
     def reduce_scatter_single(self, output, input, opts=None):  # torch >= 2.13's name
         return self._reduce_scatter_base(output, input, opts)
@@ -259,28 +272,31 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         host = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: the root keeps its own tensor, unreduced
             return _noop(self._gloo.reduce(_clones(host), _opts(opts, "ReduceOptions")), host)
-        return self._gloo.reduce(host, _opts(opts, "ReduceOptions"))
+        return self._hooked("reduce", self._gloo.reduce(host, _opts(opts, "ReduceOptions")), host, host)
 
     def gather(self, output_lists, inputs, opts=None):
         _check("gather_", inputs, output_lists)
         outs = _host(output_lists)
         if faults.COLLECTIVE_NOOP:  # injected bug: the root's slots stay as they were
             return _noop(self._gloo.gather(_clones(outs), _host(inputs), _opts(opts, "GatherOptions")), outs)
-        return self._gloo.gather(outs, _host(inputs), _opts(opts, "GatherOptions"))
+        ins = _host(inputs)
+        return self._hooked("gather", self._gloo.gather(outs, ins, _opts(opts, "GatherOptions")), outs, ins)
 
     def scatter(self, outputs, input_lists, opts=None):
         _check("scatter_", outputs, input_lists)
         outs = _host(outputs)
         if faults.COLLECTIVE_NOOP:  # injected bug: the output stays as it was
             return _noop(self._gloo.scatter(_clones(outs), _host(input_lists), _opts(opts, "ScatterOptions")), outs)
-        return self._gloo.scatter(outs, _host(input_lists), _opts(opts, "ScatterOptions"))
+        ins = _host(input_lists)
+        return self._hooked("scatter", self._gloo.scatter(outs, ins, _opts(opts, "ScatterOptions")), outs, ins)
 
     def alltoall(self, outputs, inputs, opts=None):
         _check("alltoall_", inputs, outputs)
         outs = _host(outputs)
         if faults.COLLECTIVE_NOOP:  # injected bug: the outputs stay as they were
             return _noop(self._gloo.alltoall(_clones(outs), _host(inputs), _opts(opts, "AllToAllOptions")), outs)
-        return self._gloo.alltoall(outs, _host(inputs), _opts(opts, "AllToAllOptions"))
+        ins = _host(inputs)
+        return self._hooked("alltoall", self._gloo.alltoall(outs, ins, _opts(opts, "AllToAllOptions")), outs, ins)
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         _check("alltoall_base_", input, output)
@@ -288,8 +304,10 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         if faults.COLLECTIVE_NOOP:  # injected bug: the output stays as it was
             return _noop(self._gloo.alltoall_base(_clones(out), _host(input), output_split_sizes,
                                                   input_split_sizes, _opts(opts, "AllToAllOptions")), out)
-        return self._gloo.alltoall_base(out, _host(input), output_split_sizes,
-                                        input_split_sizes, _opts(opts, "AllToAllOptions"))
+        inp = _host(input)
+        return self._hooked("alltoall_single", self._gloo.alltoall_base(out, inp, output_split_sizes,
+                                                                        input_split_sizes,
+                                                                        _opts(opts, "AllToAllOptions")), out, inp)
 
     def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         return self.alltoall_base(output, input, output_split_sizes, input_split_sizes, opts)
@@ -309,7 +327,7 @@ class HostGlooGroup(torch.distributed.ProcessGroup):
         bufs = _host(tensors)
         if faults.COLLECTIVE_NOOP:  # injected bug: the message is taken, the buffer keeps what it held
             return _noop(self._gloo.recv(_clones(bufs), src, tag), bufs)
-        return self._gloo.recv(bufs, src, tag)
+        return self._hooked("recv", self._gloo.recv(bufs, src, tag), bufs, None)
 
     def recv_anysource(self, tensors, tag: int = 0):
         _check("recv_any_source_", tensors)

@@ -1,13 +1,24 @@
 """Injected device bugs and device noise: the instrument that measures the judge.
 
-Two environment variables, read once per process at import (worker processes and the
+Three environment variables, read once per process at import (worker processes and the
 rank processes of a 2-rank world inherit the environment, so every process that hosts the
 emulated device sees the same setting):
 
-- ``TORCHPARITY_EMU_FAULT=NAME[,NAME...]``: realistic device *bugs* (:data:`FAULTS`). They
-  change device results only: the CPU reference never reaches the emulator's kernels, so
-  it stays untouched. A run under a fault must turn red; a row that stays green is a
-  survivor, i.e. a scenario too weak to see that bug.
+- ``TORCHPARITY_EMU_FAULT=NAME[,NAME...]``: realistic device *bugs*, by name, from the
+  fault modules loaded. A name may be targeted at one aten op, ``NAME@aten.add.Tensor``:
+  the fault then acts on that op overload only (the oracle's per-op mutants). They change
+  device results only: the CPU reference never reaches the emulator's kernels, so it stays
+  untouched. A run under a fault must turn red; a row that stays green is a survivor,
+  i.e. a scenario too weak to see that bug.
+- ``TORCHPARITY_EMU_FAULT_MODULE=MODULE[,MODULE...]``: fault modules beside the built-in
+  ones (``catalogue``: the project's catalogue; ``mutants``: generic per-op mutants), each
+  an importable module name or a path to a ``.py`` file. The interface (``docs/faults.md``):
+  ``FAULTS`` (name -> one line), ``wrap(fault, op, call)`` (a wrapper over an op's CPU call,
+  or None where the fault leaves ``op`` alone), and optionally ``touches(fault, op_name)``
+  (which ops it can change; the oracle's applicability), ``collective(fault, name,
+  outputs, inputs, rank, size)`` (after a collective finished, may change what it wrote)
+  and ``device(fault, name, value)`` (what a device-module query such as
+  ``memory_allocated`` answers).
 - ``TORCHPARITY_EMU_NUMERICS=device``: a *correct* device's noise (``noise.py``, rules in
   ``profiles/noise/device.yaml``): HF32 convolutions, reductions in another order, f16/bf16
   computed through f32, transcendental functions within their ULP bound. A run under the
@@ -15,266 +26,261 @@ emulated device sees the same setting):
 
 Both act where device results are produced: an op's :class:`~.dispatch.Plan` is built once
 per op and, only when one of the variables is set, its CPU call is wrapped here
-(:func:`install`). Unset, nothing is wrapped and the per-op path does not change. Faults
-outside kernels are read where their results are made: ``collective-noop`` in
-``collectives``, ``memstat-zero`` in ``memstats``.
+(:func:`install`). Unset, nothing is wrapped and the per-op path does not change.
+
+``TORCHPARITY_EMU_FAULT_LOG=FILE`` (the oracle's probe): a wrapper that accepts a ``fire``
+keyword gets a callable that appends the fault's active name (``NAME@op`` when targeted)
+to FILE whenever the wrapper actually changed a result (a mutant that changes nothing is no
+mutant of that run).
 """
 
 from __future__ import annotations
 
-import functools
+import importlib
+import importlib.util
+import inspect
 import os
+import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from types import ModuleType
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
-import torch
+from . import catalogue, mutants
 
 ENV = "TORCHPARITY_EMU_FAULT"
+MODULE_ENV = "TORCHPARITY_EMU_FAULT_MODULE"
+LOG_ENV = "TORCHPARITY_EMU_FAULT_LOG"
 NUMERICS_ENV = "TORCHPARITY_EMU_NUMERICS"
 NUMERICS_MODES = ("device",)
-
-# name -> what the bug is (one line, shown in the docs and by the oracle)
-FAULTS: Dict[str, str] = {
-    "numeric-1e-2": "floating results of elementwise, reduction and matmul/conv kernels scaled by 1+1e-2",
-    "numeric-1e-3": "floating results of elementwise, reduction and matmul/conv kernels scaled by 1+1e-3",
-    "numeric-1e-4": "floating results of elementwise, reduction and matmul/conv kernels scaled by 1+1e-4",
-    "reduce-drop": "a reduction skips the last element of the reduced dim (of all elements when none is named)",
-    "dtype-widen": "float16/bfloat16 results of elementwise, reduction and matmul/conv kernels returned as float32",
-    "strides": "new outputs made contiguous whatever strides were asked (empty_strided, memory_format) or implied",
-    "inplace-copy": "an in-place op writes a new tensor instead of its input (the input keeps its old values)",
-    "grad-zero": "backward kernels (aten *_backward*) return zeros",
-    "rng-unseeded": "device draws ignore the seed and the generator passed",
-    "collective-noop": ("all_reduce / reduce / reduce_scatter / all_gather / broadcast return the local tensor; "
-                        "gather / scatter / all_to_all outputs and a recv's buffer stay as they were"),
-    "memstat-zero": "memory counters (memory_allocated, memory_stats, ...) report 0",
-    "nan-drop": "max / min / sum (and maximum / minimum) treat NaN as absent",
-}
+BUILTIN: Tuple[ModuleType, ...] = (catalogue, mutants)
 
 _BASE: Dict[Any, Callable] = {}  # op -> its CPU call before any wrapping here
-_NUMERIC = {"numeric-1e-2": 1e-2, "numeric-1e-3": 1e-3, "numeric-1e-4": 1e-4}
+_LOADED: Dict[str, ModuleType] = {}  # a MODULE_ENV entry -> its module
 
 
-def parse(text: Optional[str]) -> Tuple[Tuple[str, ...], List[str]]:
-    """(known fault names in the order given, unknown names) of a ``TORCHPARITY_EMU_FAULT`` value."""
+def load_module(ref: str) -> ModuleType:
+    """The fault module named by ``ref``: a ``.py`` path or an importable name. Raises
+    ValueError (one line) when it cannot be loaded or lacks ``FAULTS`` / ``wrap``."""
+    ref = ref.strip()
+    if ref in _LOADED:
+        return _LOADED[ref]
+    try:
+        if ref.endswith(".py") or os.sep in ref:
+            path = os.path.abspath(ref)
+            name = "torchparity_fault_module_" + "".join(c if c.isalnum() else "_" for c in path)
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"no module at {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(ref)
+    except Exception as e:  # noqa: BLE001 - any failure of a user's module is one line
+        raise ValueError(f"{MODULE_ENV}: cannot load fault module {ref!r}: {type(e).__name__}: {e}") from None
+    if not isinstance(getattr(module, "FAULTS", None), dict) or not callable(getattr(module, "wrap", None)):
+        raise ValueError(f"{MODULE_ENV}: {ref!r} is no fault module (it needs a FAULTS dict and a wrap function)")
+    _LOADED[ref] = module
+    return module
+
+
+def module_refs(environ=None) -> List[str]:
+    environ = os.environ if environ is None else environ
+    return [p.strip() for p in (environ.get(MODULE_ENV) or "").split(",") if p.strip()]
+
+
+def modules(environ=None) -> Tuple[ModuleType, ...]:
+    """The fault modules of ``environ``: the built-in ones, then those it names (a later
+    module's fault of the same name wins)."""
+    return BUILTIN + tuple(load_module(r) for r in module_refs(environ))
+
+
+def catalogue_of(mods: Sequence[ModuleType]) -> Dict[str, Tuple[str, ModuleType]]:
+    """fault name -> (its line, its module)."""
+    out: Dict[str, Tuple[str, ModuleType]] = {}
+    for m in mods:
+        for name, line in m.FAULTS.items():
+            out[name] = (str(line), m)
+    return out
+
+
+def split(name: str) -> Tuple[str, Optional[str]]:
+    """``(fault, target op)`` of ``fault@aten.op.overload`` (target None when untargeted)."""
+    fault, _, target = name.partition("@")
+    return fault.strip(), (_op_key(target) if target.strip() else None)
+
+
+def _op_key(op_name: str) -> str:
+    """``aten.add.Tensor`` for ``aten::add.Tensor`` / ``aten.add.Tensor``; the default
+    overload spelled ``aten.neg.default`` as ``aten.neg``."""
+    name = op_name.strip().replace("::", ".")
+    return name[:-len(".default")] if name.endswith(".default") else name
+
+
+def op_name_of(op) -> str:
+    schema = op._schema
+    return _op_key(schema.name + (f".{schema.overload_name}" if schema.overload_name else ""))
+
+
+def parse(text: Optional[str], known: Optional[Dict[str, Any]] = None) -> Tuple[Tuple[str, ...], List[str]]:
+    """(known fault names in the order given, unknown names) of a ``TORCHPARITY_EMU_FAULT``
+    value; a name targeted at an op (``NAME@aten.op``) is known when its fault is."""
+    known = FAULTS if known is None else known
     names: List[str] = []
     unknown: List[str] = []
     for part in (text or "").split(","):
         name = part.strip()
         if not name:
             continue
-        (names if name in FAULTS else unknown).append(name)
+        (names if split(name)[0] in known else unknown).append(name)
     return tuple(dict.fromkeys(names)), unknown
 
 
 def problem(environ=None) -> Optional[str]:
-    """One line when the environment names an unknown fault or numerics mode, else None."""
+    """One line when the environment names a fault module that cannot be loaded, an
+    unknown fault or an unknown numerics mode, else None."""
     environ = os.environ if environ is None else environ
-    _, unknown = parse(environ.get(ENV))
+    try:
+        known = catalogue_of(modules(environ))
+    except ValueError as e:
+        return str(e)
+    _, unknown = parse(environ.get(ENV), known)
     if unknown:
         return (f"{ENV}: unknown fault {', '.join(repr(u) for u in unknown)} "
-                f"(known: {', '.join(FAULTS)})")
+                f"(known: {', '.join(known)})")
     mode = (environ.get(NUMERICS_ENV) or "").strip()
     if mode and mode not in NUMERICS_MODES:
         return f"{NUMERICS_ENV}: unknown mode {mode!r} (known: {', '.join(NUMERICS_MODES)})"
     return None
 
 
+def _start() -> Dict[str, Tuple[str, ModuleType]]:
+    try:
+        return catalogue_of(modules())
+    except ValueError:  # the adapter reports it (problem()); this process runs no fault
+        return catalogue_of(BUILTIN)
+
+
+_CATALOGUE: Dict[str, Tuple[str, ModuleType]] = _start()
+# name -> what the bug is (one line, shown in the docs and by the oracle)
+FAULTS: Dict[str, str] = {name: line for name, (line, _) in _CATALOGUE.items()}
 ACTIVE: FrozenSet[str] = frozenset(parse(os.environ.get(ENV))[0])
 NOISE: bool = (os.environ.get(NUMERICS_ENV) or "").strip() == "device"
-# the faults read outside kernels, as plain module flags
+# the built-in fault read where collectives are made, as a plain module flag
 COLLECTIVE_NOOP = "collective-noop" in ACTIVE
-MEMSTAT_ZERO = "memstat-zero" in ACTIVE
 
 
 def labels(environ=None) -> List[str]:
     """What is injected, as shown in the environment and on every row:
     ``fault:<name>`` per fault, ``numerics:device`` for the noise."""
     environ = os.environ if environ is None else environ
-    names, _ = parse(environ.get(ENV))
+    try:
+        known: Dict[str, Any] = catalogue_of(modules(environ))
+    except ValueError:
+        known = FAULTS
+    names, _ = parse(environ.get(ENV), known)
     out = [f"fault:{n}" for n in names]
     if (environ.get(NUMERICS_ENV) or "").strip() == "device":
         out.append("numerics:device")
     return out
 
 
-# -- which ops a fault touches ----------------------------------------------------------
-MATMUL_CONV = frozenset({
-    "mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "mv", "dot", "vdot", "addr",
-    "_addmm_activation", "linear", "matmul", "_int_mm", "convolution",
-    "convolution_overrideable", "_convolution", "mkldnn_convolution", "_slow_conv2d_forward",
-    "slow_conv3d_forward", "slow_conv_transpose2d", "slow_conv_transpose3d",
-    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_attention_math",
-    "cdist", "_cdist_forward", "_euclidean_dist", "tensordot", "einsum", "bilinear",
-    "_trilinear",
-})
-# data movement, not arithmetic: a numeric bug there would be another kind of bug
-COPIES = frozenset({
-    "clone", "copy", "copy_", "_copy_from", "_copy_from_and_resize", "_to_copy",
-    "lift_fresh_copy", "contiguous", "alias_copy", "detach_copy", "fill", "fill_", "zero_",
-    "set_", "resize_", "resize_as_", "record_stream",
-})
-NAN_IDENTITY = {"sum": 0.0, "nansum": 0.0, "max": float("-inf"), "amax": float("-inf"),
-                "min": float("inf"), "amin": float("inf")}
-NAN_PAIRWISE = {"maximum": torch.fmax, "minimum": torch.fmin}
-_LOW = (torch.float16, torch.bfloat16)
+def plug(*refs: str) -> None:
+    """Know the faults of the modules ``refs`` in this process (none becomes active): what
+    a process that plans fault runs without hosting them needs (the oracle's parent)."""
+    global _CATALOGUE, FAULTS
+    _CATALOGUE = catalogue_of(tuple(m for _, m in _CATALOGUE.values()) + tuple(load_module(r) for r in refs))
+    FAULTS = {name: line for name, (line, _) in _CATALOGUE.items()}
 
 
-def op_base(op) -> str:
-    """``add`` for aten::add.Tensor, ``add_`` for aten::add_.Tensor."""
-    return op._schema.name.split("::", 1)[-1]
-
-
-def _kind(op) -> Dict[str, bool]:
-    base = op_base(op)
-    plain = base[:-1] if base.endswith("_") and not base.endswith("__") else base
-    tags = getattr(op, "tags", ())
-    pointwise = torch.Tag.pointwise in tags
-    reduction = torch.Tag.reduction in tags
-    matmul = plain in MATMUL_CONV
-    backward = "backward" in plain
-    inplace_view = torch.Tag.inplace_view in tags
-    return dict(base=base, plain=plain, compute=(pointwise or reduction or matmul or backward)
-                and plain not in COPIES, reduction=reduction, backward=backward,
-                inplace_view=inplace_view)
+def module_of(fault: str) -> ModuleType:
+    return _CATALOGUE[split(fault)[0]][1]
 
 
 def touches(fault: str, op_name: str) -> bool:
-    """Whether ``fault`` can change what aten op ``op_name`` (``aten.add``, ``aten::add.Tensor``,
-    ``aten.add_.Tensor``) returns on the device: the oracle's applicability test. Faults that
-    act outside kernels answer for the ops that carry them (``c10d.*`` for collectives) and,
-    for ``memstat-zero``, never here (the oracle asks about memory APIs by name)."""
-    name = op_name.replace("::", ".")
-    namespace, _, rest = name.partition(".")
-    if fault == "collective-noop":
-        return namespace == "c10d" and any(k in rest for k in ("reduce", "gather", "recv", "broadcast",
-                                                                "scatter", "alltoall"))
-    if fault == "memstat-zero" or namespace != "aten":
+    """Whether ``fault`` (a name, optionally ``@``-targeted) can change what op ``op_name``
+    (``aten.add``, ``aten::add.Tensor``, ``c10d.allreduce_``) returns on the device: the
+    oracle's applicability test, answered by the fault's module (``touches``; a module
+    without one: wherever its ``wrap`` wraps the op)."""
+    base, target = split(fault)
+    if base not in _CATALOGUE:
         return False
+    if target is not None and not _same_op(target, op_name):
+        return False
+    module = _CATALOGUE[base][1]
+    asks = getattr(module, "touches", None)
+    if asks is not None:
+        return bool(asks(base, op_name))
+    op = resolve_op(op_name)
+    if op is None:
+        return False
+    try:
+        return module.wrap(base, op, lambda *a, **k: None) is not None
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _same_op(target: str, op_name: str) -> bool:
+    name = _op_key(op_name)
+    if name == target or _packet(name) == target:
+        return True
+    op = resolve_op(op_name)
+    return op is not None and hits(target, op)
+
+
+def _packet(name: str) -> str:
+    return ".".join(name.split(".")[:2])
+
+
+def hits(target: str, op) -> bool:
+    """Whether a fault targeted at ``target`` acts on OpOverload ``op``: ``aten.sort`` (a
+    footprint's name, without overload) names every overload of the op, ``aten.sort.stable``
+    that overload only."""
+    name = op_name_of(op)
+    return name == target or (target.count(".") == 1 and _packet(name) == target)
+
+
+def resolve_op(op_name: str):
+    """The aten OpOverload of ``aten.add`` / ``aten::add.Tensor`` (its first overload when
+    none is named), None for anything else."""
+    import torch
+
+    namespace, _, rest = op_name.replace("::", ".").partition(".")
+    if namespace != "aten":
+        return None
     base, _, overload = rest.partition(".")
     packet = getattr(torch.ops.aten, base, None)
     if packet is None:
-        return False
+        return None
     try:
-        op = getattr(packet, overload or (packet.overloads() or ["default"])[0])
+        return getattr(packet, overload or (packet.overloads() or ["default"])[0])
     except (AttributeError, RuntimeError):
-        return False
-    schema = op._schema
-    kind = _kind(op)
-    if fault in _NUMERIC:
-        # as ``_scaled``: floating and complex results only (``lt`` returns bool)
-        return kind["compute"] and _returns_floating(op)
-    if fault == "dtype-widen":
-        # as ``_wrap``: a mutating op's result is its argument, whose dtype it keeps; and an
-        # op the device receives only as its composite's ``out=`` call (``rad2deg`` is
-        # ``empty_like`` + ``rad2deg.out``) never returns a new tensor the fault could widen
-        return kind["compute"] and not _mutates(schema) and not _only_through_out(op)
-    if fault == "reduce-drop":
-        return kind["reduction"]
-    if fault == "nan-drop":
-        return kind["plain"] in NAN_IDENTITY or kind["plain"] in NAN_PAIRWISE
-    if fault == "grad-zero":
-        return kind["backward"]
-    if fault == "rng-unseeded":
-        return _generator_arg(schema) is not None or torch.Tag.nondeterministic_seeded in op.tags
-    if fault == "inplace-copy":
-        return _inplace_self(op) is not None
-    if fault == "strides":
-        # as ``_wrap``: new outputs only (a mutated argument keeps its layout, a view
-        # aliases its input)
-        return (any(_is_tensor_type(r.type) and r.alias_info is None for r in schema.returns)
-                and not kind["inplace_view"] and not _mutates(schema))
-    return False
-
-
-def _probe_args(schema) -> Optional[List[Any]]:
-    """Small float32 CPU arguments for the positional, non-default arguments of ``schema``
-    (tensors and numbers only), or None where it takes anything else."""
-    args: List[Any] = []
-    for a in schema.arguments:
-        if a.kwarg_only or a.has_default_value():
-            break
-        if _is_tensor_type(a.type):
-            args.append(torch.rand(3) + 0.5)
-        elif isinstance(a.type, (torch._C.NumberType, torch._C.FloatType)):
-            args.append(2.0)
-        else:
-            return None
-    return args
-
-
-@functools.lru_cache(maxsize=None)
-def _returns_floating(op) -> bool:
-    """Whether ``op`` can return a floating or complex tensor: False only where it returns a
-    single non-floating tensor for float32 inputs (a comparison's bool, argmin's indices).
-    Ops that mutate or write ``out=``, or that cannot be probed, count as floating; the probe
-    draws from a forked RNG."""
-    schema = op._schema
-    if _mutates(schema):
-        return True
-    args = _probe_args(schema)
-    if args is None:
-        return True
-    try:
-        with torch.random.fork_rng(devices=[]):
-            out = op(*args)
-    except Exception:
-        return True
-    return not (isinstance(out, torch.Tensor) and not (out.is_floating_point() or out.is_complex()))
-
-
-@functools.lru_cache(maxsize=None)
-def _only_through_out(op) -> bool:
-    """Whether a backend without a kernel of its own receives the pointwise ``op`` only as
-    its ``CompositeExplicitAutograd`` kernel writing through ``out=`` overloads (``rad2deg``
-    is ``empty_like`` + ``rad2deg.out``): no device kernel returns a new tensor the fault
-    could widen. Found by running that kernel once on a small float32 CPU input and
-    recording the ops it calls; a composite that calls functional compute kernels
-    (``add.Scalar`` calls ``add.Tensor``), or one that cannot be probed, is reached."""
-    schema = op._schema
-    name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
-    has = torch._C._dispatch_has_kernel_for_dispatch_key
-    if (torch.Tag.pointwise not in getattr(op, "tags", ()) or not has(name, "CompositeExplicitAutograd")
-            or has(name, "PrivateUse1")):
-        return False
-    args = _probe_args(schema)
-    if args is None:
-        return False
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    called: List[Any] = []
-
-    class _Record(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, a=(), k=None):
-            called.append(func)
-            return func(*a, **(k or {}))
-
-    try:
-        with _Record():
-            op._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, *args)
-    except Exception:
-        return False
-    return not any(_kind(f)["compute"] and not _mutates(f._schema) for f in called
-                   if isinstance(f, torch._ops.OpOverload))
+        return None
 
 
 @contextmanager
-def injecting(names=(), noise: bool = False) -> Iterator[None]:
-    """Tests only: ``names`` (and the noise) active in this process while open, every op
-    plan built so far rebuilt on entry and on exit (a real run sets the variables before
-    the process starts and never changes them)."""
-    global ACTIVE, NOISE, COLLECTIVE_NOOP, MEMSTAT_ZERO
-    unknown = [n for n in names if n not in FAULTS]
+def injecting(names=(), noise: bool = False, modules: Sequence[Any] = ()) -> Iterator[None]:
+    """Tests (and the emulated adapter's ``clean()``): ``names`` (and the noise) active in this process while open, with the
+    fault ``modules`` (module objects or refs) plugged in beside the built-in ones; every
+    op plan built so far rebuilt on entry and on exit (a real run sets the variables
+    before the process starts and never changes them)."""
+    global ACTIVE, NOISE, COLLECTIVE_NOOP, _CATALOGUE, FAULTS
+    saved = ACTIVE, NOISE, _CATALOGUE, FAULTS
+    plugged = tuple(load_module(m) if isinstance(m, str) else m for m in modules)
+    catalogue_now = catalogue_of(tuple(m for _, m in _CATALOGUE.values()) + plugged) if plugged else _CATALOGUE
+    unknown = [n for n in names if split(n)[0] not in catalogue_now]
     if unknown:
         raise ValueError(f"unknown fault(s) {unknown}")
-    saved = ACTIVE, NOISE
+    _CATALOGUE = catalogue_now
+    FAULTS = {name: line for name, (line, _) in _CATALOGUE.items()}
     ACTIVE, NOISE = frozenset(names), bool(noise)
-    COLLECTIVE_NOOP, MEMSTAT_ZERO = "collective-noop" in ACTIVE, "memstat-zero" in ACTIVE
+    COLLECTIVE_NOOP = "collective-noop" in ACTIVE
     _rebuild()
     try:
         yield
     finally:
-        ACTIVE, NOISE = saved
-        COLLECTIVE_NOOP, MEMSTAT_ZERO = "collective-noop" in ACTIVE, "memstat-zero" in ACTIVE
+        ACTIVE, NOISE, _CATALOGUE, FAULTS = saved
+        COLLECTIVE_NOOP = "collective-noop" in ACTIVE
         _rebuild()
 
 
@@ -298,265 +304,105 @@ def _rebuild() -> None:
         rebuild()
 
 
+def _firing(fault: str) -> Optional[Callable[[], None]]:
+    path = os.environ.get(LOG_ENV)
+    if not path:
+        return None
+
+    def fire() -> None:
+        with open(path, "a") as fh:
+            fh.write(fault + "\n")
+    return fire
+
+
+def _wrapper_of(module: ModuleType, fault: str, op, call: Callable, plan, tensor_kind,
+                label: Optional[str] = None) -> Optional[Callable]:
+    wrap = module.wrap
+    try:
+        params = inspect.signature(wrap).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kw: Dict[str, Any] = {}
+    if "plan" in params:
+        kw["plan"] = plan
+    if "tensor_kind" in params:
+        kw["tensor_kind"] = tensor_kind
+    if "fire" in params:
+        kw["fire"] = _firing(label or fault)  # the active name, target included
+    return wrap(fault, op, call, **kw)
+
+
 # -- wrapping a plan --------------------------------------------------------------------
 def install(plan, tensor_kind: Any, profile_name: Optional[str]) -> None:
-    """Wrap ``plan.call`` (and, for ``inplace-copy``, its return spec) with the active
-    faults and the device noise of profile ``profile_name``. Called once per op plan, only
-    when something is active; ``tensor_kind`` is the plan's return kind of a new tensor."""
+    """Wrap ``plan.call`` with the active faults (each by its module's ``wrap``; a targeted
+    name only on its op) and the device noise of profile ``profile_name``. Called once per
+    op plan, only when something is active; ``tensor_kind`` is the plan's return kind of a
+    new tensor (the catalogue's ``inplace-copy`` changes the plan's return spec)."""
     op = plan.op
-    kind = _kind(op)
+    if getattr(plan, "meta_view", False):  # a pure view: its Meta result is what faults may wrap
+        meta = plan.meta_call
+        for fault in sorted(ACTIVE):
+            base, target = split(fault)
+            if target is not None and not hits(target, op):
+                continue
+            wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, meta, plan, tensor_kind, fault)
+            if wrapped is not None:
+                meta = wrapped
+        plan.meta_call = meta
     call = _BASE.setdefault(op, plan.call)
     if NOISE:
         from .noise import wrap as noise_wrap
 
         call = noise_wrap(op, call, profile_name)
-    for fault in ACTIVE:
-        wrapped = _wrap(fault, op, kind, call, plan, tensor_kind)
+    for fault in sorted(ACTIVE):
+        base, target = split(fault)
+        if target is not None and not hits(target, op):
+            continue
+        wrapped = _wrapper_of(_CATALOGUE[base][1], base, op, call, plan, tensor_kind, fault)
         if wrapped is not None:
             call = wrapped
     plan.call = call
 
 
-def _wrap(fault: str, op, kind, call: Callable, plan, tensor_kind: Any) -> Optional[Callable]:
-    schema = op._schema
-    if fault in _NUMERIC and kind["compute"]:
-        return _scaled(call, 1.0 + _NUMERIC[fault], schema)
-    if fault == "dtype-widen" and kind["compute"] and not _mutates(schema):
-        return _widened(call)
-    if fault == "reduce-drop" and kind["reduction"]:
-        return _dropping_last(call, schema)
-    if fault == "nan-drop":
-        if kind["plain"] in NAN_IDENTITY:
-            return _nan_absent(call, NAN_IDENTITY[kind["plain"]])
-        if kind["plain"] in NAN_PAIRWISE and not _mutates(schema):
-            pairwise = NAN_PAIRWISE[kind["plain"]]
-            return lambda *a, **k: pairwise(*a, **k)
-    if fault == "grad-zero" and kind["backward"]:
-        return _zeroed(call)
-    if fault == "rng-unseeded":
-        where = _generator_arg(schema)
-        if where is not None:
-            return _unseeded(call, where)
-        if torch.Tag.nondeterministic_seeded in op.tags:
-            return _unseeded_default(call)
-    if fault == "inplace-copy":
-        i = _inplace_self(op)
-        if i is not None:
-            _return_new(plan, i, tensor_kind)
-            return _copying(call, i)
-    if fault == "strides" and not kind["inplace_view"] and not _mutates(schema):
-        return _contiguous(call)
-    return None
+# -- hooks outside kernels --------------------------------------------------------------
+def collective_hooks() -> List[Tuple[str, Callable]]:
+    """(fault, hook) of the active faults whose module has a ``collective`` hook."""
+    out = []
+    for fault in sorted(ACTIVE):
+        base, _ = split(fault)
+        hook = getattr(_CATALOGUE[base][1], "collective", None)
+        if hook is not None:
+            out.append((fault, hook))
+    return out
 
 
-def _is_tensor_type(ty) -> bool:
-    if isinstance(ty, torch._C.OptionalType):
-        ty = ty.getElementType()
-    if isinstance(ty, torch._C.ListType):
-        ty = ty.getElementType()
-        if isinstance(ty, torch._C.OptionalType):
-            ty = ty.getElementType()
-    return isinstance(ty, torch._C.TensorType)
+def _flat(x: Any) -> List[Any]:
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _flat(v)]
+    return [x] if hasattr(x, "clone") else []
 
 
-def _mutates(schema) -> bool:
-    return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+def after_collective(name: str, outputs: Any, inputs: Any, rank: int, size: int) -> None:
+    """Every active ``collective`` hook over a finished collective's outputs (in place);
+    a hook that changed them fires (the oracle's probe)."""
+    for fault, hook in collective_hooks():
+        fire = _firing(fault)
+        before = [t.clone() for t in _flat(outputs)] if fire else None
+        hook(split(fault)[0], name, outputs, inputs, rank, size)
+        if fire and any(not b.equal(t) for b, t in zip(before, _flat(outputs))):
+            fire()
 
 
-def _generator_arg(schema) -> Optional[Tuple[int, str]]:
-    for i, a in enumerate(schema.arguments):
-        ty = a.type
-        if isinstance(ty, torch._C.OptionalType):
-            ty = ty.getElementType()
-        if isinstance(ty, torch._C._GeneratorType):
-            return (-1 if a.kwarg_only else i, a.name)
-    return None
-
-
-def _inplace_self(op) -> Optional[int]:
-    """The position of the mutated ``self`` of an in-place compute op (``add_``,
-    ``_foreach_mul_``), None for anything else (out= variants, metadata ops, copies)."""
-    kind = _kind(op)
-    base = kind["base"]
-    if not base.endswith("_") or base.endswith("__") or kind["inplace_view"] or kind["plain"] in COPIES \
-            or base in COPIES:
-        return None
-    args = op._schema.arguments
-    if not args:
-        return None
-    first = args[0]
-    if first.kwarg_only or first.alias_info is None or not first.alias_info.is_write:
-        return None
-    return 0 if _is_tensor_type(first.type) else None
-
-
-def _tensors(out):
-    if isinstance(out, torch.Tensor):
-        yield out
-    elif isinstance(out, (tuple, list)):
-        for o in out:
-            if isinstance(o, torch.Tensor):
-                yield o
-            elif isinstance(o, (tuple, list)):
-                yield from (x for x in o if isinstance(x, torch.Tensor))
-
-
-def _ptrs(args, kwargs) -> set:
-    ptrs = set()
-    for a in list(args) + list(kwargs.values()):
-        for t in _tensors(a):
-            ptrs.add(t.untyped_storage().data_ptr())
-    return ptrs
-
-
-def _scaled(call, factor: float, schema):
-    mutates = _mutates(schema)
-
-    def run(*a, **k):
-        out = call(*a, **k)
-        inputs = None if mutates else _ptrs(a, k)
-        for t in _tensors(out):
-            if not (t.is_floating_point() or t.is_complex()) or not t.numel():
-                continue
-            if inputs is not None and t.untyped_storage().data_ptr() in inputs:
-                continue  # an alias of an input is not this kernel's result
-            t.mul_(factor)
-        return out
-    return run
-
-
-def _widened(call):
-    def run(*a, **k):
-        out = call(*a, **k)
-        if isinstance(out, torch.Tensor):
-            return out.float() if out.dtype in _LOW else out
-        if isinstance(out, tuple):
-            return tuple(o.float() if isinstance(o, torch.Tensor) and o.dtype in _LOW else o
-                         for o in out)
-        return out
-    return run
-
-
-def _dim_arg(schema) -> Optional[int]:
-    for i, a in enumerate(schema.arguments):
-        if a.name == "dim" and not a.kwarg_only:
-            return i
-    return None
-
-
-def _dropping_last(call, schema):
-    dim_at = _dim_arg(schema)
-    has_dim_kw = any(a.name == "dim" for a in schema.arguments)
-
-    def run(*a, **k):
-        if not a or not isinstance(a[0], torch.Tensor) or a[0].numel() < 2:
-            return call(*a, **k)
-        x = a[0]
-        dim = None
-        if dim_at is not None and dim_at < len(a):
-            dim = a[dim_at]
-        elif has_dim_kw:
-            dim = k.get("dim")
-        if isinstance(dim, (list, tuple)):
-            dim = dim[-1] if len(dim) else None
-        if dim is None:  # every element: drop the last one in memory order
-            x = x.reshape(-1)[:-1]
-            if x.dim() != a[0].dim() and k.get("keepdim"):
-                x = x.reshape([1] * (a[0].dim() - 1) + [-1])
-        else:
-            d = dim % x.dim()
-            if x.size(d) < 2:
-                return call(*a, **k)
-            x = x.narrow(d, 0, x.size(d) - 1)
-        return call(x, *a[1:], **k)
-    return run
-
-
-def _nan_absent(call, identity: float):
-    def run(*a, **k):
-        if a and isinstance(a[0], torch.Tensor) and a[0].is_floating_point():
-            x = a[0]
-            x = torch.where(torch.isnan(x), torch.tensor(identity, dtype=x.dtype), x)
-            a = (x,) + tuple(a[1:])
-        return call(*a, **k)
-    return run
-
-
-def _zeroed(call):
-    def run(*a, **k):
-        out = call(*a, **k)
-        for t in _tensors(out):
-            if t.is_floating_point() or t.is_complex():
-                t.zero_()
-        return out
-    return run
-
-
-def _fresh_generator() -> torch.Generator:
-    g = torch.Generator()
-    g.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-    return g
-
-
-def _unseeded(call, where):
-    i, name = where
-
-    def run(*a, **k):
-        if 0 <= i < len(a):
-            a = list(a)
-            a[i] = _fresh_generator()
-        else:
-            k[name] = _fresh_generator()
-        return call(*a, **k)
-    return run
-
-
-def _unseeded_default(call):
-    """A seeded op without a generator argument (``native_dropout``) draws from the CPU's
-    default generator under the emulator: reseed it at random for this call only."""
-    def run(*a, **k):
-        state = torch.default_generator.get_state()
-        torch.default_generator.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-        try:
-            return call(*a, **k)
-        finally:
-            torch.default_generator.set_state(state)
-    return run
-
-
-def _return_new(plan, i: int, tensor_kind: Any) -> None:
-    """The plan returns what the kernel returns as a new device tensor instead of ``self``."""
-    plan.returns = [(tensor_kind, None) if spec == ("w", i) else spec for spec in plan.returns]
-
-
-def _copying(call, i: int):
-    def run(*a, **k):
-        if i < len(a):
-            a = list(a)
-            x = a[i]
-            if isinstance(x, torch.Tensor):
-                a[i] = x.clone()
-            elif isinstance(x, (list, tuple)):
-                a[i] = [t.clone() if isinstance(t, torch.Tensor) else t for t in x]
-        return call(*a, **k)
-    return run
-
-
-def _contiguous(call):
-    def run(*a, **k):
-        out = call(*a, **k)
-        inputs = _ptrs(a, k)
-
-        def fix(t):
-            if (isinstance(t, torch.Tensor) and t.layout == torch.strided and not t.is_contiguous()
-                    and t.untyped_storage().data_ptr() not in inputs):
-                return t.contiguous()
-            return t
-        if isinstance(out, torch.Tensor):
-            return fix(out)
-        if isinstance(out, tuple):
-            return tuple(fix(o) for o in out)
-        if isinstance(out, list):
-            return [fix(o) for o in out]
-        return out
-    return run
+def device_value(name: str, value: Any) -> Any:
+    """What a device-module query (``memory_allocated``, ``memory_stats``) answers under the
+    active faults' ``device`` hooks; a hook that changed the answer fires."""
+    for fault in sorted(ACTIVE):
+        base, _ = split(fault)
+        hook = getattr(_CATALOGUE[base][1], "device", None)
+        if hook is not None:
+            new = hook(base, name, value)
+            fire = _firing(fault)
+            if fire and new != value:
+                fire()
+            value = new
+    return value

@@ -60,7 +60,12 @@ def to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None,
     _check(aten._to_copy.default, self)
     target = self.device if device is None else torch.device(device)
     src = st.cpu_view(self) if _ours(self) else self
-    out = aten._to_copy.default(src, dtype=dtype, memory_format=memory_format)
+    if _ours(self) and target.type == STATE.device_type:
+        # a conversion on the device is the device's computation: through the op's plan,
+        # whose call the injected faults may wrap (a transfer to or from the host is not)
+        out = plan_for(aten._to_copy.default).call(src, dtype=dtype, memory_format=memory_format)
+    else:
+        out = aten._to_copy.default(src, dtype=dtype, memory_format=memory_format)
     if target.type == STATE.device_type:
         if target.index not in (None, 0):
             raise RuntimeError(f"Invalid device {target}: the emulated device has one "

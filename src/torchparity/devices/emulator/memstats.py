@@ -79,19 +79,19 @@ def stats() -> Dict[str, int]:
                     f"{key}.all.allocated": s["nalloc"], f"{key}.all.freed": s["nfreed"]})
     out.update({"num_alloc_retries": 0, "num_ooms": 0, "num_sync_all_streams": 0,
                 "num_device_alloc": s["nalloc"], "num_device_free": s["nfreed"]})
-    if faults.MEMSTAT_ZERO:  # injected bug: the counters report 0
-        out = {k: 0 for k in out}
+    if faults.ACTIVE:  # injected bugs: the device-module hooks (memstat-zero: every counter 0)
+        out = faults.device_value("memory_stats", out)
     return dict(sorted(out.items()))
 
 
 def current(key: str = "allocated_bytes") -> int:
     _fold()
-    return 0 if faults.MEMSTAT_ZERO else _S["cur"]
+    return faults.device_value("memory_allocated", _S["cur"]) if faults.ACTIVE else _S["cur"]
 
 
 def peak(key: str = "allocated_bytes") -> int:
     _fold()
-    return 0 if faults.MEMSTAT_ZERO else _S["peak"]
+    return faults.device_value("max_memory_allocated", _S["peak"]) if faults.ACTIVE else _S["peak"]
 
 
 def reset_peak() -> None:
