@@ -168,3 +168,21 @@ def test_api_supported_is_never_said_where_both_sides_refused():
     both = _api("torch.distributions.StudentT", [value, raised])
     zh = nv.adaptation(both, "zh")
     assert "API 已支持：`mean`（float32）在设备上与 CPU 一致；`call`（float32）在两侧抛出相同的异常" in zh
+
+
+def test_a_verification_command_calls_the_api_it_verifies():
+    """Issue 46 item 4: a case that never calls the API (emit_itt's is_available() check)
+    is no verification command of it while a case that does call it exists."""
+    avail = dict(_case("itt_is_available", "float32", "pass", detail="matches the CPU: False"),
+                 snippet="import torch\n\ndef emit_itt_is_available(device, dtype):\n"
+                         "    return torch.profiler.itt.is_available()\n\n"
+                         "print(emit_itt_is_available('npu', torch.float32))\n")
+    noop = dict(_case("disabled_noop", "float32", "pass", detail="matches the CPU: None"),
+                snippet="import torch\nfrom torch.autograd.profiler import emit_itt\n\ndef emit_itt_disabled_noop(device, dtype):\n"
+                        "    with emit_itt(enabled=False):\n        return None\n\n"
+                        "print(emit_itt_disabled_noop('npu', torch.float32))\n")
+    api = {"name": "torch.autograd.profiler.emit_itt", "scenarios": [avail, noop]}
+    assert [s["id"] for s in nv.pick_snippets(api)] == ["disabled_noop"]
+    assert nv.calls_api("x = getattr(st, api.rsplit('.', 1)[-1])()\nprint(f(api='torch.UntypedStorage.long'))",
+                        "torch.UntypedStorage.long")
+    assert not nv.calls_api(avail["snippet"], "torch.autograd.profiler.emit_itt")

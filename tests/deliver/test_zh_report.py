@@ -68,7 +68,11 @@ def test_zh_report_says_what_the_seeds_say(bundle):
     assert re.search(r"因此 `torch.autograd.forward_ad.enter_dual_level`、`torch.autograd.forward_ad.unpack_dual` 涉及 NPU Tensor", md)
     # emit_itt's headline fact is shown: is_available() returns False
     assert re.search(r"\| `itt_is_available` \|.*✔ 通过（模拟设备，返回 `False`）", md)
-    assert "emit_itt_is_available(\"npu\", torch.float32))  # False" in md
+    # ... and every verification command calls the API it verifies (issue 46): the
+    # is_available() case does not call emit_itt, so it is the table's row, not a command
+    emit = md.split("#### `torch.autograd.profiler.emit_itt`", 1)[1].split("#### `", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", emit, re.S)
+    assert blocks and all("with emit_itt(" in b for b in blocks), blocks
     # a context manager is never said to run a user function
     assert not re.search(r"emit_itt`：1\.2① —— [^\n]*用户函数", md)
     # the sides of a split name their dtypes

@@ -703,6 +703,8 @@ def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
     picked, seen = [], set()
     cases = [s for s in api["scenarios"] if s.get("snippet")
              and len(s["snippet"].rstrip("\n").split("\n")) <= SNIPPET_LINES]
+    calling = [s for s in cases if calls_api(s["snippet"], api["name"])]
+    cases = calling or cases  # a verification command calls the API it verifies
     cases.sort(key=lambda s: (s["status"] != "pass", shown_value(s) is None))
     for s in cases:
         key = (s["status"], s.get("cause"))
@@ -711,6 +713,17 @@ def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
         seen.add(key)
         picked.append(s)
     return picked[:limit]
+
+
+def calls_api(snippet: str, api: str) -> bool:
+    """Whether ``snippet`` calls the API: names it in its body (its ``def`` line and the
+    final ``print(...)`` name the case, not the API) — ``unpack_dual(``, ``.baddbmm(``,
+    ``StudentT(`` — or passes its whole name."""
+    short = re.escape(api.rsplit(".", 1)[-1])
+    body = "\n".join(ln for ln in snippet.split("\n") if not re.match(r"\s*(def |print\()", ln))
+    # a case that reaches the API by its name (``getattr(st, api.rsplit(".", 1)[-1])``) is
+    # given the whole name, wherever it is
+    return re.search(rf"(?<![\w]){short}(?![\w])", body) is not None or api in snippet
 
 
 def shown_value(s: Dict[str, Any]) -> Optional[str]:
