@@ -129,3 +129,20 @@ def test_a_hardware_text_with_a_cpu_bundle_is_checked_for_the_apis_own_facts(see
     result = review(str(seed), reports=[str(seed_bundle)], run=False)
     assert result.accepted, [p.zh for p in result.problems]
     assert any("另一次运行" in w.zh for w in result.warnings)
+
+
+def test_the_verdict_on_the_seed_report_covers_every_api_once(bundle):
+    """Issue 46: on the tool's own seed report the verdict's 验证策略 listed one API's items,
+    the environment came twice, and emit_itt was left out of 资料检查."""
+    result = review(str(bundle / "report.zh.md"), reports=[str(bundle)], run=False)
+    lines = {part: [(k, t.zh) for k, t in items] for part, items in result.lines.items()}
+    flat = [(k, t) for items in lines.values() for k, t in items]
+    strategy = next(t for k, t in flat if k == "strategy")
+    m = re.match(r"5 张用例表共 (\d+) 个测试项（(\d+) 行）", strategy)
+    md = (bundle / "report.zh.md").read_text(encoding="utf-8")
+    rows = len(re.findall(r"^\| `[^|]+` \| [^|]+ \| [^|]+ \| [^|]+ \| [^|]+ \| [✔✘–◐]", md, re.M))
+    assert m and int(m.group(1)) > 12 and int(m.group(2)) == rows, (strategy, rows)
+    assert sum(1 for k, _ in flat if k == "env") == 1
+    docs = next(t for k, t in flat if k == "docs")
+    for api in ("gradcheck", "gradgradcheck", "emit_itt", "enter_dual_level", "unpack_dual"):
+        assert f"{api}：" in docs, docs

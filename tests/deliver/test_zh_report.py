@@ -85,7 +85,8 @@ def test_zh_report_says_what_the_seeds_say(bundle):
     assert re.search(r"资料与模拟设备预测不一致：资料限制写明「`input`仅支持fp32」，模拟设备预测 float16 亦通过"
                      r"[^\n]*待硬件确认", md)
     # emit_itt: docs ✘, predicted partial — said, with both sides
-    assert re.search(r"资料与模拟设备预测不一致：资料标注 Atlas A2 训练系列产品 ✘，模拟设备预测（模拟设备.*）部分支持", md)
+    assert re.search(r"资料与模拟设备预测不一致：资料标注 Atlas A2 训练系列产品 ✘，模拟设备预测（Atlas A2 训练系列产品 / "
+                     r"Ascend910B3）部分支持", md)
     # "实测" only for hardware: here only in the banner that says this is not a hardware result
     assert [line for line in md.splitlines() if "实测" in line] == [
         line for line in md.splitlines() if "不是硬件实测结果" in line]

@@ -827,6 +827,7 @@ def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str
     """Every difference between the vendor docs and the results: a chip marked ✔/✘
     against the verdict, a "仅支持" dtype list against the dtypes that passed or failed,
     in the words of the results' provenance (hardware: 实测; emulated: 模拟设备预测)."""
+    from .env_record import record
     from .matrix import chips_of
 
     vendor = _vendor(api)
@@ -835,7 +836,8 @@ def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str
     m, fix = provenance_words(report, lang)
     fix_tail = ("，" if lang == "zh" else ": ") + fix
     status = api["verdict"]["status"]
-    where = device_where(report, lang)
+    # "模拟设备预测（模拟设备 …）" says it twice: the prediction names the chip alone
+    where = record(report.environment, report.device, lang).name if report.device.emulated else device_where(report, lang)
     counted = [s for s in api["scenarios"] if s["status"] != "skip"]
     ok = [s for s in counted if s["status"] == "pass"]
     bad = [s for s in counted if s["status"] != "pass"]
