@@ -19,7 +19,11 @@ def main(out, files):
     results = []
     for path in files:
         text = open(path, encoding="utf-8").read()
-        for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
+        # the blocks under each "验证命令" line, up to the next heading (code the docs check
+        # quotes from the vendor's docs is no command)
+        chunks = re.findall(r"^验证命令.*?(?=^#)", text, re.S | re.M)
+        blocks = [b for c in chunks for b in re.findall(r"```python\n(.*?)```", c, re.S)]
+        for i, block in enumerate(blocks):
             code = re.sub(r"([\"'])npu\1", r"\1cpu\1", block)  # "device 改为实际设备": here the CPU
             buf = io.StringIO()
             error = None

@@ -186,3 +186,15 @@ def test_a_verification_command_calls_the_api_it_verifies():
     assert nv.calls_api("x = getattr(st, api.rsplit('.', 1)[-1])()\nprint(f(api='torch.UntypedStorage.long'))",
                         "torch.UntypedStorage.long")
     assert not nv.calls_api(avail["snippet"], "torch.autograd.profiler.emit_itt")
+
+
+def test_no_command_from_a_skipped_case_or_one_that_needs_this_tool():
+    """Issue 46 item 4: emit_nvtx showed a skipped docstring example (it names `model`, `x`
+    it never defines) and distributed APIs a `torchparity` world harness as 可直接运行."""
+    skipped = dict(_case("example1", "float32", "skip", "not_comparable", "not runnable"),
+                   snippet="import torch\nwith torch.autograd.profiler.emit_nvtx():\n    model(x)\n")
+    assert nv.pick_snippets({"name": "torch.autograd.profiler.emit_nvtx", "scenarios": [skipped]}) == []
+    world = dict(_case("world2-gather", "float32", "pass"),
+                 snippet="from torchparity.scenarios.sources.world import run_world\n"
+                         "per_rank = run_world('gather', 'npu', torch.float32)\n")
+    assert nv.pick_snippets({"name": "torch.distributed.gather", "scenarios": [world]}) == []

@@ -701,10 +701,12 @@ def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
     SNIPPET_LINES lines is left to the generated test file. A passing case whose value is
     the point (a bool, a number) comes first."""
     picked, seen = [], set()
-    cases = [s for s in api["scenarios"] if s.get("snippet")
+    cases = [s for s in api["scenarios"] if s.get("snippet") and s["status"] != "skip"  # a skipped case never ran
              and len(s["snippet"].rstrip("\n").split("\n")) <= SNIPPET_LINES]
-    calling = [s for s in cases if calls_api(s["snippet"], api["name"])]
-    cases = calling or cases  # a verification command calls the API it verifies
+    # a verification command calls the API it verifies: a case that does not (a world
+    # case run through the tool's harness, an is_available() check) is left to the table
+    # and the generated test file
+    cases = [s for s in cases if calls_api(s["snippet"], api["name"]) and not NEEDS_TOOL.search(s["snippet"])]
     cases.sort(key=lambda s: (s["status"] != "pass", shown_value(s) is None))
     for s in cases:
         key = (s["status"], s.get("cause"))
@@ -715,15 +717,18 @@ def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
     return picked[:limit]
 
 
+# a command that needs this tool installed is no command a community reviewer can run
+NEEDS_TOOL = re.compile(r"^\s*(?:from|import)\s+torchparity\b", re.M)
+
+
 def calls_api(snippet: str, api: str) -> bool:
-    """Whether ``snippet`` calls the API: names it in its body (its ``def`` line and the
-    final ``print(...)`` name the case, not the API) — ``unpack_dual(``, ``.baddbmm(``,
-    ``StudentT(`` — or passes its whole name."""
-    short = re.escape(api.rsplit(".", 1)[-1])
-    body = "\n".join(ln for ln in snippet.split("\n") if not re.match(r"\s*(def |print\()", ln))
-    # a case that reaches the API by its name (``getattr(st, api.rsplit(".", 1)[-1])``) is
-    # given the whole name, wherever it is
-    return re.search(rf"(?<![\w]){short}(?![\w])", body) is not None or api in snippet
+    """Whether ``snippet`` calls the API: names it (``unpack_dual(``, ``.baddbmm(``,
+    ``StudentT(``, ``d.expand(``) other than as a name the snippet defines itself (the
+    case's own ``def unpack_dual_device_kept``), or passes its whole name."""
+    short = api.rsplit(".", 1)[-1]
+    own = set(re.findall(r"^\s*def (\w+)", snippet, re.M))
+    body = re.sub(r"\b(" + "|".join(map(re.escape, own)) + r")\b", "", snippet) if own else snippet
+    return re.search(rf"(?<![\w]){re.escape(short)}(?![\w])", body) is not None or api in snippet
 
 
 def shown_value(s: Dict[str, Any]) -> Optional[str]:

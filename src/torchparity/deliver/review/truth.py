@@ -116,11 +116,12 @@ def check_truth(doc: Document, report: Report) -> Tuple[List[Problem], List[Text
     from ..narrative import both_raised, docs_agreement, docs_differences, world_rows
 
     data = report.model_dump(mode="json", by_alias=True)
-    apis = {a["name"]: a for a in data["apis"]}
+    # the text's own APIs (a bundle may hold many more: an issue speaks of its task's)
+    apis = {}
     for a in data["apis"]:  # the text may name an API by its qualified name
-        q = a["analysis"].get("qualified_name")
-        if q and q not in apis:
-            apis[q] = a
+        for n in (a["name"], a["analysis"].get("qualified_name")):
+            if n and n in doc.apis and n not in apis:
+                apis[n] = a
     problems: List[Problem] = []
     notes: List[Text] = []
     ours = same_run(doc, report)
@@ -276,11 +277,18 @@ def check_snippets(doc: Document, names: Sequence[str]) -> List[Problem]:
     """Every verification command calls an API of the text: a Python block in a section
     that names none of them verifies something else."""
     out: List[Problem] = []
-    text = "\n".join(doc.lines)
+    span = doc.span("docs")  # code the docs check quotes from the vendor's docs is no command
+    lines = [ln for i, ln in enumerate(doc.lines) if span is None or not span[0] <= i < span[1]]
+    text = "\n".join(lines)
     shorts = {n: n.rsplit(".", 1)[-1] for n in names}
     for block in re.findall(r"```python\n(.*?)```", text, re.S):
-        # the def line and the final print() name the case, not the API
-        body = "\n".join(ln for ln in block.split("\n") if not re.match(r"\s*(def |print\()", ln))
+        if re.search(r"^\s*(?:from|import)\s+torchparity\b", block, re.M):
+            out.append(Problem("snippet", "验证命令需要安装 torchparity 才能运行（社区评审者无法直接运行）",
+                               "a verification command needs torchparity installed (a reviewer cannot run it)"))
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        # a name the block defines itself (the case's function) is not the API
+        own = set(re.findall(r"^\s*def (\w+)", block, re.M))
+        body = re.sub(r"\b(" + "|".join(map(re.escape, own)) + r")\b", "", block) if own else block
         if not any(re.search(r"(?<![\w])" + re.escape(s) + r"(?![\w])", body) or n in block
                    for n, s in shorts.items()):
             first = next((ln for ln in block.splitlines() if ln.strip() and not ln.startswith("import")), "")
