@@ -270,6 +270,7 @@ def _command_faults(out, tmp):
     return ran, faults
 
 
+@pytest.mark.slow  # ~10 s (a process running every command); the default suite keeps the unit tests
 def test_every_command_of_the_fast_issues_runs_and_calls_its_api(fast_bundle, tmp_path):
     ran, faults = _command_faults(fast_bundle, tmp_path)
     assert len({_api_of(Path(r["file"])) for r in ran}) >= 4
