@@ -236,6 +236,47 @@ def test_fast_issues_pass_review_and_hold_no_defect(fast_bundle):
     assert _defects(fast_bundle) == {}
 
 
+def _api_of(path):
+    return re.sub(r"\.(zh|en)\.md$", "", path.name)
+
+
+def _command_faults(out, tmp):
+    """Issue 46 item 4: every verification command of the zh issues, run on the CPU (one
+    process, each command in its own namespace): it calls the API it verifies, an error it
+    raises is the one its comment shows, and a plain value it prints is the comment's."""
+    import json
+
+    from torchparity.deliver.narrative import calls_api
+
+    files = sorted((out / "issues").glob("*.zh.md"))
+    files = [f for f in files if not f.name.startswith("task-")]
+    result = tmp / "commands.json"
+    proc = subprocess.run([sys.executable, str(Path(__file__).with_name("run_commands.py")), str(result),
+                           *map(str, files)], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    faults, ran = [], json.loads(result.read_text(encoding="utf-8"))
+    for r in ran:
+        api = _api_of(Path(r["file"]))
+        last = [ln for ln in r["code"].rstrip().split("\n") if ln.strip()][-1]
+        comment = last.split("  # ", 1)[1].strip() if "  # " in last else ""
+        where = f"{api}#{r['index']}"
+        if not calls_api(r["code"], api):
+            faults.append(f"{where}: does not call the API")
+        if r["error"] and r["error"] not in comment:
+            faults.append(f"{where}: raised {r['error']} on the CPU, the comment shows {comment!r}")
+        printed = r["printed"].strip().splitlines()[-1:] if r["printed"].strip() else []
+        if not r["error"] and re.fullmatch(r"True|False|None|-?\d+", comment) and printed != [comment]:
+            faults.append(f"{where}: printed {printed} on the CPU, the comment shows {comment!r}")
+    return ran, faults
+
+
+@pytest.mark.slow  # ~10 s (a process running every command); the default suite keeps the unit tests
+def test_every_command_of_the_fast_issues_runs_and_calls_its_api(fast_bundle, tmp_path):
+    ran, faults = _command_faults(fast_bundle, tmp_path)
+    assert len({_api_of(Path(r["file"])) for r in ran}) >= 4
+    assert faults == []
+
+
 def test_sentences_fit_the_kind(fast_bundle):
     zh = {a: (fast_bundle / "issues" / f"{a}.zh.md").read_text(encoding="utf-8")
           for a in FAST if (fast_bundle / "issues" / f"{a}.zh.md").exists()}
@@ -266,6 +307,13 @@ def sample_bundle(tmp_path_factory):
 def test_every_issue_of_the_sample_passes_review_and_holds_no_defect(sample_bundle):
     assert len(list((sample_bundle / "issues").glob("*.zh.md"))) == len(SAMPLE)
     assert _defects(sample_bundle) == {}
+
+
+@pytest.mark.slow
+def test_every_command_of_the_sample_runs_and_calls_its_api(sample_bundle, tmp_path):
+    ran, faults = _command_faults(sample_bundle, tmp_path)
+    assert len({_api_of(Path(r["file"])) for r in ran}) >= 25  # 28 of the 73 at d46 (the rest: no case runs alone)
+    assert faults == []
 
 
 def test_task_that_names_an_api_not_checked_is_bad_input(tmp_path):

@@ -152,3 +152,18 @@ def test_docs_table_lists_every_rule():
     rows = [line.split("|")[1].strip() for line in doc.splitlines()
             if line.startswith("| ") and not line.startswith("| rule")]
     assert [r.id for r in rules.RULES] == rows
+
+
+def test_the_not_run_reason_never_says_none_runs_when_some_do():
+    """Issue 46: "没有在设备上运行的用例" read the census wrong where some sites run on the
+    device (under half): the reason says the share; with none on the device it says none."""
+    some = rules.decide(_tests(*FEW_ON_DEVICE), "direct")
+    assert "没有在设备上运行" not in some.reason.zh and "none runs" not in some.reason.en
+    assert "只占 4.6%（不足一半）" in some.reason.zh and "only 4.6% of their call sites" in some.reason.en
+    none = rules.decide(_tests(CPU), "direct")
+    assert none.rule == "direct-not-run" and "没有在设备上运行的用例" in none.reason.zh
+    # enter_dual_level: its one direct caller is off the device, tests reaching it run there
+    indirect = rules.decide(_tests({"direct": 1, "runs_on_backend": False},
+                                   {"indirect": 5, "runs_on_backend": True}), "indirect")
+    assert indirect.rule == "indirect-not-run" and "没有在设备上运行" not in indirect.reason.zh
+    assert "另有 1 个间接调用它的用例在设备上运行" in indirect.reason.zh

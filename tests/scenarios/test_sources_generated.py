@@ -271,3 +271,22 @@ def test_the_cpu_probe_prints_nothing_into_the_users_terminal(capfd):
     assert got["float32"] is None and isinstance(got["float64"], RuntimeError)
     out, err = capfd.readouterr()
     assert (out, err) == ("", "")
+
+
+def test_the_construct_snippet_runs_where_a_member_is_not_implemented():
+    """Issue 46: StudentT's 验证命令 raised NotImplementedError on the CPU (its cdf) where
+    the case itself names the missing member; the snippet now does as the case does."""
+    import contextlib
+    import io
+
+    import torch
+
+    from torchparity.scenarios.sources.distribution import _code
+    from torchparity.scenarios.sources.distribution import build as B
+
+    code = _code(B.spec_for(torch.distributions.StudentT), "construct")
+    code = code.replace("{device}", '"cpu"').replace("{dtype}", "torch.float32")  # as Scenario.snippet fills it
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {})
+    assert "'cdf': 'NotImplementedError'" in out.getvalue() and "'log_prob': tensor(" in out.getvalue()

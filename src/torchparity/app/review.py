@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence
 
 from ..api.classify import analyse, is_context_manager
 from ..api.resolve import maybe_resolve
-from ..deliver.review import Facts, Review, load_rules, parse, triage
+from ..deliver.review import Facts, Review, find_bundle, load_rules, parse, triage
 from ..errors import InputError
 from ..judge.verdict import categorise
 from ..judge.verdict import load_rules as load_category_rules
@@ -95,6 +95,10 @@ def review(path: str, *, reports: Sequence[str] = (), versions: Optional[Sequenc
     text = read_text(path)
     rules = load_rules()
     doc = parse(text, rules)
+    if not reports and (beside := find_bundle(path)):
+        reports = [beside]  # an issue in a bundle's issues/ (or a report beside its report.json)
     loaded = [load_report(Path(r)) for r in reports]
     facts = our_facts(doc.apis, loaded, run=run, category_rules=category_rules)
-    return triage(text, facts, versions=versions, chips=chips, rules=rules, doc=doc)
+    bundle = next((r for r in loaded if any(a.name in doc.apis or a.qualified_name in doc.apis for a in r.apis)),
+                  None)
+    return triage(text, facts, versions=versions, chips=chips, rules=rules, doc=doc, bundle=bundle)

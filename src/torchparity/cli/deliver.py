@@ -110,7 +110,9 @@ def review(
     file: Path = typer.Argument(..., help="The contributor's issue or PR text (Markdown or plain text)."),
     report: List[Path] = typer.Option([], "--report",
                                       help="report.json (or its folder) whose analysis to use instead "
-                                           "of running the APIs' scenarios on the CPU (repeatable)."),
+                                           "of running the APIs' scenarios on the CPU, and whose evidence "
+                                           "each claim of the text is checked against (repeatable; default: "
+                                           "the report.json beside the file or above its issues/ folder)."),
     versions: Optional[str] = typer.Option(None, "--versions",
                                            help="Torch versions the results must cover (default 2.7.1,2.11.0,2.12.0)."),
     chips: Optional[str] = typer.Option(None, "--chips", help="Chip groups the results must cover (default A2/A3,A5)."),

@@ -107,6 +107,17 @@ class Views:
         return Markup("").join(out)
 
 
+    def env(self, field: str, run: int = -1) -> Markup:
+        """A field of the environment record (deliver/env_record.py) of the report's device
+        (``run`` < 0) or of ``Report.runs[run]``, in both languages: the same words as the
+        Markdown reports and the issues."""
+        from .env_record import record
+
+        rep = self.views["en"].report
+        env, dev = (rep.environment, rep.device) if run < 0 else (rep.runs[run].environment, rep.runs[run].device)
+        return Markup("").join(Markup('<span lang="{}">{}</span>').format(
+            lang, md_inline(getattr(record(env, dev, lang), field))) for lang in ("en", "zh"))
+
     def lines(self, method: str, *args: Any) -> Dict[str, List[str]]:
         return {lang: [md_inline(x) for x in getattr(self.views[lang], method)(*args)] for lang in ("en", "zh")}
 

@@ -49,12 +49,16 @@ class Chip:
     group: str
     term: str
     match: Tuple[str, ...]
+    term_en: str = ""  # the product name in English text (the vendor docs' zh term otherwise)
+
+    def name(self, lang: str) -> str:
+        return self.term_en if lang == "en" and self.term_en else self.term
 
 
 @lru_cache(maxsize=None)
 def chips() -> Tuple[Chip, ...]:
     data = yaml.safe_load((HERE / "chips.yaml").read_text(encoding="utf-8"))
-    return tuple(Chip(c["id"], c["group"], c["term"], tuple(c["match"])) for c in data["chips"])
+    return tuple(Chip(c["id"], c["group"], c["term"], tuple(c["match"]), c.get("term_en", "")) for c in data["chips"])
 
 
 def short_torch(version: str) -> str:

@@ -89,11 +89,24 @@ T = {
     "other_fail": {"zh": "{n} 项{status}：{ids}", "en": "{n} {status}: {ids}"},
     "tensor_out": {"zh": "{device} 上 shape {shape}、{dtype} 的张量",
                    "en": "a {dtype} tensor of shape {shape} on {device}"},
-    "docs_differ": {"zh": "资料与实测不一致：{text}", "en": "docs and measurement disagree: {text}"},
-    "chip_mark": {"zh": "资料标注 {chip} {mark}，实测（{where}）{status}", "en": "the docs mark {chip} {mark}, measured ({where}): {status}"},
+    # what a row's result is called: "实测" only for a run on hardware; the emulated device's
+    # results are predictions, and a difference with the docs then awaits hardware
+    "measured": {"zh": "实测", "en": "the measurement"},
+    "predicted": {"zh": "模拟设备预测", "en": "the emulated device's prediction"},
+    "fix_docs": {"zh": "资料需更新", "en": "the docs need updating"},
+    "fix_wait": {"zh": "待硬件确认", "en": "to be confirmed on hardware"},
+    "docs_differ": {"zh": "资料与{m}不一致：{text}", "en": "docs and {m} disagree: {text}"},
+    "chip_mark": {"zh": "资料标注 {chip} {mark}，{m}（{where}）{status}", "en": "the docs mark {chip} {mark}, {m} ({where}): {status}"},
     "chip_partial": {"zh": "：{ok} 通过，{bad} {cause}", "en": ": {ok} pass, {bad}: {cause}"},
-    "dtype_more": {"zh": "资料限制写明「{limits}」，实测 {dtypes} 亦通过（{ids}），资料需更新",
-                   "en": "the docs limit says '{limits}', yet {dtypes} pass too ({ids}): the docs need updating"},
+    "dtype_more": {"zh": "资料限制写明「{limits}」，{m} {dtypes} 亦通过（{ids}），{fix}",
+                   "en": "the docs limit says '{limits}', yet {dtypes} pass too in {m} ({ids}): {fix}"},
+    "docs_agree_dtypes": {"zh": "资料与{m}一致：资料列出的数据类型为 {listed}，{m}通过的数据类型 {ran} 均在其中{refused}",
+                          "en": "docs and {m} agree: the docs list {listed}, and every dtype that passed ({ran}) is among them{refused}"},
+    "docs_agree_refused": {"zh": "，资料未列出的 {dtypes} 不支持", "en": "; {dtypes}, not listed, are refused"},
+    "docs_agree_chips": {"zh": "资料的芯片支持标注与{m}一致（资料未写明数据类型限制）",
+                         "en": "the docs' chip marks agree with {m} (the docs state no dtype limit)"},
+    "docs_outside": {"zh": "资料列出的数据类型为 {listed}；资料未列出的 {dtypes} 在{m}中{status}（{ids}），资料对此未作说明",
+                     "en": "the docs list {listed}; {dtypes}, not listed, gave {status} in {m} ({ids}): the docs do not say"},
     # a row whose case code never reads dtype (tag DTYPE_FREE): it answers for any dtype
     "dtype_any": {"zh": "与数据类型无关（用例不使用 dtype；以 {dtype} 张量运行并记录）",
                   "en": "any (the case takes no dtype; run and recorded with {dtype} tensors)"},
@@ -103,9 +116,14 @@ T = {
                           "any dtype (the cases ran with {dtype} tensors)"},
     "dtype_indep_adapt": {"zh": "其用例均不使用 dtype，结论与数据类型无关。",
                           "en": "None of its cases takes a dtype: the answer is dtype-independent."},
-    "dtype_less": {"zh": "资料列出 {dtypes}，实测不支持（{ids}）", "en": "the docs list {dtypes}, measured unsupported ({ids})"},
+    "dtype_less": {"zh": "资料列出 {dtypes}，{m}不支持（{ids}）{fix}", "en": "the docs list {dtypes}, unsupported in {m} ({ids}){fix}"},
     "adapt_ok": {"zh": "无需适配，API 已支持：各场景在设备上与 CPU 一致。",
                  "en": "no adaptation needed, the API is supported: every scenario matches the CPU on the device."},
+    "adapt_raised": {"zh": "无需适配：各场景在设备与 CPU 上抛出相同的异常（{errs}），行为一致；这些场景没有验证 API 在设备上的正常功能。",
+                     "en": "no adaptation needed: every scenario raises the same error on the device and the CPU ({errs}); "
+                           "they do not show the API working on the device."},
+    "adapt_ok_raised": {"zh": "无需适配，API 已支持：{ok}在设备上与 CPU 一致；{raised}在两侧抛出相同的异常。",
+                        "en": "no adaptation needed, the API is supported: {ok}match the CPU on the device; {raised}raise the same error on both sides."},
     "adapt_limits": {"zh": "无需代码适配：{ok}可直接运行；{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
                      "en": "no code adaptation needed: {ok}run as they are; {bad}cannot run ({cause}): a {short}, not a problem of the API's implementation."},
     "adapt_all_limited": {"zh": "无需代码适配：{bad}因{cause}无法运行，属{short}，非 API 实现问题。",
@@ -141,8 +159,10 @@ T = {
     "n_native_host": {"zh": "C++ 实现的{k}，其场景中没有归属于它的设备计算算子执行", "en": "a C++ {k}; no device compute operator of its own ran in its scenarios"},
     "n_native_unrun": {"zh": "C++ 实现的{k}（未运行场景，是否下发设备算子未知）", "en": "a C++ {k} (no scenario ran: whether it issues device operators is unknown)"},
     "n_config": {"zh": "{k}", "en": "a {k}"},
-    "n_world": {"zh": "；在 2 个进程组成的分布式环境中运行，各 rank 的结果与 CPU 上的同一环境逐一比较",
-                "en": "; it runs in a world of 2 processes, each rank's results compared with the same world on the CPU"},
+    "n_world": {"zh": "；在 {n} 个进程组成的分布式环境中运行，各 rank 的结果与 CPU 上的同一环境逐一比较",
+                "en": "; it runs in a world of {n} processes, each rank's results compared with the same world on the CPU"},
+    "n_world_some": {"zh": "；其中 {ids} 在 {n} 个进程组成的分布式环境中运行（各 rank 的结果与 CPU 上的同一环境逐一比较），其余场景在单个工作进程内运行",
+                     "en": "; of its cases {ids} run in a world of {n} processes (each rank's results compared with the same world on the CPU), the others in one worker process"},
     "n_devtensors": {"zh": "，作用于设备张量", "en": ", acting on device tensors"},
     # the category, said from the facts of this API
     "r_harness_cm": {"zh": "上下文管理器，作用于其包裹的代码，本身不含硬件专用算子实现：设备上执行的是被包裹代码的算子{own}",
@@ -200,14 +220,19 @@ def device_where(report: Report, lang: str) -> str:
 
 
 def where_of(env: Environment, device: DeviceInfo, lang: str) -> str:
-    """As device_where, for one device of a run (the report's own or a ``Report.runs`` one)."""
-    from .matrix import chips_for
+    """As device_where, for one device of a run (the report's own or a ``Report.runs`` one):
+    the environment record's name (deliver/env_record.py), "模拟设备" before it where emulated."""
+    from .env_record import record
 
-    chips = [c.term for c in chips_for(env, device)]
-    name = "、".join(chips) if chips else (env.device_name or device.type)
+    name = record(env, device, lang).name
     if device.emulated:
         return f"{t('emulated', lang)} {name}" if lang == "zh" else f"{name}, {t('emulated', lang)}"
     return name
+
+
+def chip_name(chip: Any, lang: str) -> str:
+    """A chip family's product name in ``lang`` (the vendor docs' term in zh)."""
+    return chip.name(lang) if hasattr(chip, "name") else str(chip)
 
 
 def status_word(status: str, emulated: bool, lang: str) -> str:
@@ -354,8 +379,36 @@ def api_compute_ops(api_or_analysis: Dict[str, Any]) -> List[str]:
     return out
 
 
+WORLD_ID = re.compile(r"^world(\d+)-")
+
+
+def world_size(s: Dict[str, Any]) -> Optional[int]:
+    """The ranks a row ran in (its id, ``world2-…``, says so), None for an in-process row
+    (a distributed source's local pieces run in the worker process itself)."""
+    m = WORLD_ID.match(s.get("id") or "")
+    return int(m.group(1)) if m else None
+
+
+def world_rows(api: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [s for s in api.get("scenarios") or [] if s.get("status") != "skip" and world_size(s)]
+
+
 def in_world(api: Dict[str, Any]) -> bool:
-    return any(s.get("source") in WORLD_SOURCES for s in api.get("scenarios") or [])
+    return bool(world_rows(api))
+
+
+def world_text(api: Dict[str, Any], lang: str) -> str:
+    """Where the rows ran, from their ids: a world of N ranks for all, for some (named), or
+    "" where every row ran in-process."""
+    rows = world_rows(api)
+    if not rows:
+        return ""
+    sizes = sorted({world_size(s) for s in rows})
+    n = "/".join(str(x) for x in sizes)
+    counted = [s for s in api.get("scenarios") or [] if s.get("status") != "skip"]
+    if len(rows) == len(counted):
+        return t("n_world", lang, n=n)
+    return t("n_world_some", lang, n=n, ids=_ids(rows, lang, 3))
 
 
 def involvement_text(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str, Any]] = None) -> str:
@@ -402,9 +455,7 @@ def nature(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str, Any]] = 
             text = t("n_native_host", lang, k=word)
         else:
             text = t("n_native_unrun", lang, k=word)
-    if in_world(api):
-        text += t("n_world", lang)
-    return text
+    return text + world_text(api, lang)
 
 
 NO_ANSWER = {"timeout", "harness_error", "emulator_limit", "not_comparable", "upstream_skip"}
@@ -651,8 +702,12 @@ def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
     SNIPPET_LINES lines is left to the generated test file. A passing case whose value is
     the point (a bool, a number) comes first."""
     picked, seen = [], set()
-    cases = [s for s in api["scenarios"] if s.get("snippet")
+    cases = [s for s in api["scenarios"] if s.get("snippet") and s["status"] != "skip"  # a skipped case never ran
              and len(s["snippet"].rstrip("\n").split("\n")) <= SNIPPET_LINES]
+    # a verification command calls the API it verifies: a case that does not (a world
+    # case run through the tool's harness, an is_available() check) is left to the table
+    # and the generated test file
+    cases = [s for s in cases if calls_api(s["snippet"], api["name"]) and not NEEDS_TOOL.search(s["snippet"])]
     cases.sort(key=lambda s: (s["status"] != "pass", shown_value(s) is None))
     for s in cases:
         key = (s["status"], s.get("cause"))
@@ -661,6 +716,20 @@ def pick_snippets(api: Dict[str, Any], limit: int = 3) -> List[Dict[str, Any]]:
         seen.add(key)
         picked.append(s)
     return picked[:limit]
+
+
+# a command that needs this tool installed is no command a community reviewer can run
+NEEDS_TOOL = re.compile(r"^\s*(?:from|import)\s+torchparity\b", re.M)
+
+
+def calls_api(snippet: str, api: str) -> bool:
+    """Whether ``snippet`` calls the API: names it (``unpack_dual(``, ``.baddbmm(``,
+    ``StudentT(``, ``d.expand(``) other than as a name the snippet defines itself (the
+    case's own ``def unpack_dual_device_kept``), or passes its whole name."""
+    short = api.rsplit(".", 1)[-1]
+    own = set(re.findall(r"^\s*def (\w+)", snippet, re.M))
+    body = re.sub(r"\b(" + "|".join(map(re.escape, own)) + r")\b", "", snippet) if own else snippet
+    return re.search(rf"(?<![\w]){re.escape(short)}(?![\w])", body) is not None or api in snippet
 
 
 def shown_value(s: Dict[str, Any]) -> Optional[str]:
@@ -747,17 +816,34 @@ def expected_text(s: Dict[str, Any], lang: str) -> str:
 # ----------------------------------------------------------------------------- 3. docs
 
 
+def provenance_words(report: Report, lang: str) -> Tuple[str, str]:
+    """(what the results are called, what a difference with the docs asks for): "实测" and
+    "资料需更新" for a run on hardware, "模拟设备预测" and "待硬件确认" for the emulated
+    device — a prediction never asks the vendor to change its docs."""
+    if report.device.emulated:
+        return t("predicted", lang), t("fix_wait", lang)
+    return t("measured", lang), t("fix_docs", lang)
+
+
+def _vendor(api: Dict[str, Any]) -> Dict[str, Any]:
+    return ((api.get("evidence") or {}).get("docs") or {}).get("vendor") or {}
+
+
 def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str]:
-    """Every difference between the vendor docs and the measurement: a chip marked ✔/✘
-    against the verdict, a "仅支持" dtype list against the dtypes that passed or failed."""
+    """Every difference between the vendor docs and the results: a chip marked ✔/✘
+    against the verdict, a "仅支持" dtype list against the dtypes that passed or failed,
+    in the words of the results' provenance (hardware: 实测; emulated: 模拟设备预测)."""
+    from .env_record import record
     from .matrix import chips_of
 
-    ev = api.get("evidence") or {}
-    vendor = (ev.get("docs") or {}).get("vendor") or {}
+    vendor = _vendor(api)
     if not vendor.get("present"):
         return []
+    m, fix = provenance_words(report, lang)
+    fix_tail = ("，" if lang == "zh" else ": ") + fix
     status = api["verdict"]["status"]
-    where = device_where(report, lang)
+    # "模拟设备预测（模拟设备 …）" says it twice: the prediction names the chip alone
+    where = record(report.environment, report.device, lang).name if report.device.emulated else device_where(report, lang)
     counted = [s for s in api["scenarios"] if s["status"] != "skip"]
     ok = [s for s in counted if s["status"] == "pass"]
     bad = [s for s in counted if s["status"] != "pass"]
@@ -767,26 +853,58 @@ def docs_differences(api: Dict[str, Any], report: Report, lang: str) -> List[str
         if mark is None:
             continue
         words = term("verdict_status", status, lang)
+        name = chip_name(chip, lang)
         if mark and status in ("unsupported", "broken"):
-            out.append(t("chip_mark", lang, chip=chip.term, mark="✔", where=where, status=words))
+            out.append(t("chip_mark", lang, chip=name, mark="✔", m=m, where=where, status=words) + fix_tail)
         elif not mark and status in ("supported", "partial", "device-independent"):
-            text = t("chip_mark", lang, chip=chip.term, mark="✘", where=where, status=words)
+            text = t("chip_mark", lang, chip=name, mark="✘", m=m, where=where, status=words)
             if bad:
                 causes = t("sep", lang).join(dict.fromkeys(term("cause", s.get("cause"), lang) for s in bad))
                 text += t("chip_partial", lang, ok=_ids(ok, lang), bad=_ids(bad, lang), cause=causes)
-            out.append(text)
+            out.append(text + fix_tail)
     listed = vendor.get("dtypes") or []
     if listed:
         extra = [s for s in ok if s.get("dtype") and s["dtype"] not in listed and not dtype_free(s)]
         if extra:
-            out.append(t("dtype_more", lang, limits=re.sub(r"\s+", " ", vendor.get("limits") or ""),
+            out.append(t("dtype_more", lang, limits=re.sub(r"\s+", " ", vendor.get("limits") or ""), m=m, fix=fix,
                          dtypes=t("sep", lang).join(dict.fromkeys(s["dtype"] for s in extra)),
                          ids=_ids(extra, lang, 3)))
         missing = [s for s in bad if s.get("dtype") in listed and s.get("cause") in LIMITS and not dtype_free(s)]
         if missing:
             out.append(t("dtype_less", lang, dtypes=t("sep", lang).join(dict.fromkeys(s["dtype"] for s in missing)),
-                         ids=_ids(missing, lang, 3)))
-    return [t("docs_differ", lang, text=d) for d in out]
+                         ids=_ids(missing, lang, 3), m=m, fix=fix_tail))
+    return [t("docs_differ", lang, m=m, text=d) for d in out]
+
+
+def docs_agreement(api: Dict[str, Any], report: Report, lang: str) -> Optional[str]:
+    """What the docs check says where docs_differences found nothing, from what ran: that
+    the docs' dtype list holds every dtype that passed (and those outside it were refused);
+    rows outside the list that neither passed nor were refused for a limit are said as
+    they are, never called agreement; with no dtype list, only the chip marks agree. None
+    without a vendor entry or where nothing ran."""
+    vendor = _vendor(api)
+    if not vendor.get("present") or docs_differences(api, report, lang):
+        return None
+    counted = [s for s in api["scenarios"] if s["status"] != "skip" and not dtype_free(s) and s.get("dtype")]
+    m, _ = provenance_words(report, lang)
+    listed = vendor.get("dtypes") or []
+    sep = t("sep", lang)
+    if not listed:
+        return t("docs_agree_chips", lang, m=m) if api["scenarios"] else None
+    if not counted:
+        return None
+    outside = [s for s in counted if s["dtype"] not in listed]
+    odd = [s for s in outside if s["status"] != "pass" and s.get("cause") not in LIMITS]
+    if odd:
+        status = sep.join(dict.fromkeys(term("scenario_status", s["status"], lang).lstrip("✘✔–◐ ") for s in odd))
+        return t("docs_outside", lang, listed="/".join(listed), m=m, status=status,
+                 dtypes=sep.join(dict.fromkeys(s["dtype"] for s in odd)), ids=_ids(odd, lang, 3))
+    ran = [s["dtype"] for s in counted if s["status"] == "pass"]
+    if not ran:
+        return None
+    refused = [s["dtype"] for s in outside if s.get("cause") in LIMITS]
+    tail = t("docs_agree_refused", lang, dtypes=sep.join(dict.fromkeys(refused))) if refused else ""
+    return t("docs_agree_dtypes", lang, m=m, listed="/".join(listed), ran="/".join(dict.fromkeys(ran)), refused=tail)
 
 
 # ----------------------------------------------------------------------------- 5. conclusion
@@ -860,6 +978,14 @@ def adaptation(api: Dict[str, Any], lang: str) -> str:
     ok = [s for s in counted if s["status"] == "pass"]
     limited = [s for s in counted if s["status"] == "unsupported" and s.get("cause") in LIMITS]
     if v["status"] == "supported":
+        raised = [s for s in ok if both_raised(s)]
+        if raised and len(raised) == len(ok):
+            errs = t("sep", lang).join(dict.fromkeys(code(e) for s in raised if (e := raised_error(s))))
+            return head + t("adapt_raised", lang, errs=errs or "—") + tail
+        if raised:
+            values = [s for s in ok if not both_raised(s)]
+            return head + t("adapt_ok_raised", lang, ok=_spaced(ids_dtypes(values, lang), lang),
+                            raised=_spaced(ids_dtypes(raised, lang), lang)) + tail
         return head + t("adapt_ok", lang) + tail
     if v["status"] == "device-independent":
         return head + t("adapt_indep", lang) + tail
@@ -891,6 +1017,17 @@ def adaptation(api: Dict[str, Any], lang: str) -> str:
         return head + t("adapt_unknown", lang, n=len(left), causes=causes) + tail
     text = (v.get("adaptation") or {}).get(lang) or "—"
     return head + text + tail
+
+
+def both_raised(s: Dict[str, Any]) -> bool:
+    """A passing row where the device and the CPU both raised (the same error): it shows
+    the two sides agree, not that the API works on the device."""
+    return s.get("status") == "pass" and (s.get("detail") or "").startswith("raised as expected")
+
+
+def raised_error(s: Dict[str, Any]) -> Optional[str]:
+    m = re.match(r"raised as expected: (\w+(?:Error|Exception|Warning)?)", s.get("detail") or "")
+    return m.group(1) if m else None
 
 
 def _spaced(ids: str, lang: str) -> str:

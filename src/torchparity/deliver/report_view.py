@@ -69,23 +69,28 @@ class ReportView:
         return [f"{link}{lp}{self.L['task']}{number}{c}{a['name']}{rp}" for a in self.apis]
 
     @property
+    def env(self):
+        """The environment record of the report's device (deliver/env_record.py)."""
+        from .env_record import record
+
+        return record(self.report.environment, self.report.device, self.lang)
+
+    @property
     def hardware(self) -> str:
         """The report's device, then each other device of the run (``Report.runs``)."""
+        from .env_record import record
+
         sep = "；" if self.lang == "zh" else "; "
-        return sep.join(self._hardware(env, dev) for env, dev in
+        return sep.join(record(env, dev, self.lang).hardware for env, dev in
                         [(self.report.environment, self.report.device)]
                         + [(r.environment, r.device) for r in self.report.runs])
 
-    def _hardware(self, env, dev) -> str:
-        from .matrix import chips_for
-
-        chips = [c.term for c in chips_for(env, dev)]
-        name = "、".join(chips) if chips else (env.device_name or dev.type)
-        if dev.emulated:
-            if self.lang == "zh":
-                return f"{name}（模拟设备，能力描述 `{dev.profile}`；非硬件）"
-            return f"{name} (emulated, profile `{dev.profile}`; not hardware)"
-        return name
+    @property
+    def env_line(self) -> str:
+        """验证环境及版本: the same record as the environment block, on one line."""
+        rec = self.env
+        sep = "；" if self.lang == "zh" else "; "
+        return sep.join([rec.hardware, rec.versions, f"CANN {rec.cann}"])
 
     # ------------------------------------------------------------------ usage, section 1
     @property
@@ -105,8 +110,9 @@ class ReportView:
         return nv.api_summary(api, self.lang)
 
     def docline(self, api: Dict[str, Any]) -> Optional[str]:
-        line = nv.docstring_line(api)
-        return f"“{line}”" if line and self.lang == "zh" else line
+        """The docstring's first sentence, in the English report only: the zh text describes
+        the API in Chinese (N.summary, composed from the analysis), never in English prose."""
+        return nv.docstring_line(api) if self.lang == "en" else None
 
     def involvement(self, api: Dict[str, Any]) -> str:
         return nv.involvement_text(api["analysis"], self.lang)
@@ -149,8 +155,8 @@ class ReportView:
         diffs = nv.docs_differences(api, self.report, self.lang)
         if diffs:
             lines += diffs
-        elif ((ev.get("docs") or {}).get("vendor") or {}).get("present"):
-            lines.append(self.L["docs_diff_none"])
+        elif agree := nv.docs_agreement(api, self.report, self.lang):
+            lines.append(agree)
         return lines
 
     def docs_short(self, api: Dict[str, Any]) -> str:

@@ -115,11 +115,26 @@ def decide(tests: Optional[TestsEvidence], involvement: Optional[str],
             continue
         if rule.runs is not None and rule.runs != runs:
             continue
+        reason = Text(en=rule.en, zh=rule.zh)
+        reaching = [t for t in (tests.tests if tests else []) if t.kind == "test" and t.runs_on_backend
+                    and t.skip != "skipped" and (t.direct or t.indirect)]
+        if rule.runs is False and share == 0 and reaching:
+            # the direct callers stay off the device, yet tests reaching it indirectly run there
+            reason = Text(en=rule.en.split(";")[0] + "; upstream tests exist, but none of those calling it directly "
+                                                     f"runs on the device ({len(reaching)} reaching it indirectly do)",
+                          zh=rule.zh.split("；")[0] + "；上游已有用例，但直接调用它的用例都不在设备上运行"
+                                                     f"（另有 {len(reaching)} 个间接调用它的用例在设备上运行）")
+        elif rule.runs is False and share > 0:
+            # some sites do run on the device: "none runs" would misread the census
+            pct = f"{share:.1%}"
+            reason = Text(en=rule.en.split(";")[0] + f"; upstream tests exist, but only {pct} of their call "
+                                                     "sites run on the device (under half)",
+                          zh=rule.zh.split("；")[0] + f"；上游已有用例，但在设备上运行的调用处只占 {pct}（不足一半）")
         return Recommendation(has_upstream_tests=has, device_involvement=involvement,
                               runs_on_backend=runs, device_share=round(share, 3),
                               add_tests=rule.add_tests,
                               priority=rule.priority, scenario=rule.scenario, rule=rule.id,
-                              reason=Text(en=rule.en, zh=rule.zh))
+                              reason=reason)
     raise AssertionError("RULES ends with a catch-all row")  # pragma: no cover
 
 

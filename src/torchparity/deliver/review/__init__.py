@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence
 
+from ...results.models import Report
 from .checks import (
     check_apis,
     check_blocks,
@@ -42,18 +43,21 @@ from .checks import (
 )
 from .document import API_RE, CATEGORY_RE, RULES_FILE, Document, Table, clean, load_rules, parse
 from .facts import Facts
+from .truth import check_snippets, check_truth, find_bundle, unchecked
 from .verdict import LABELS, Findings, Problem, Review, as_dict, render, verdict
 
 __all__ = [
     "API_RE", "CATEGORY_RE", "LABELS", "RULES_FILE", "Document", "Facts", "Findings", "Problem",
-    "Review", "Table", "as_dict", "clean", "load_rules", "parse", "render", "triage",
+    "Review", "Table", "as_dict", "clean", "find_bundle", "load_rules", "parse", "render", "triage",
 ]
 
 
 def triage(text: str, facts: Dict[str, Facts], *, versions: Optional[Sequence[str]] = None,
            chips: Optional[Sequence[str]] = None, rules: Optional[Dict[str, Any]] = None,
-           doc: Optional[Document] = None) -> Review:
-    """Review ``text``; ``facts`` is torchparity's analysis of each API the text names."""
+           doc: Optional[Document] = None, bundle: Optional[Report] = None) -> Review:
+    """Review ``text``; ``facts`` is torchparity's analysis of each API the text names;
+    ``bundle`` the report the text is checked against, claim by claim (truth.py): without
+    one, a note says which checks could not be made."""
     rules = rules or load_rules()
     doc = doc or parse(text, rules)
     found = Findings(versions=list(versions or rules["coverage"]["versions"]),
@@ -78,5 +82,12 @@ def triage(text: str, facts: Dict[str, Facts], *, versions: Optional[Sequence[st
     found.problems += check_sentences(doc, rules)
     found.problems += check_commands(doc)
     found.problems += check_expected(doc, rules)
+    found.problems += check_snippets(doc, doc.apis)
+    if bundle is not None:
+        problems, notes = check_truth(doc, bundle)
+        found.problems += problems
+        found.warnings += notes
+    else:
+        found.warnings.append(unchecked())
     list_placeholders(doc, found.pending)
     return verdict(doc, text, facts, rules, found)

@@ -120,8 +120,10 @@ def _docs_statement(doc: Document, api: str) -> Optional[Text]:
     idx = [m.start() for m in re.finditer(re.escape(short), text)]
     if not idx:
         return None
-    following = text[idx[0]: idx[0] + 400]
-    nxt = [m.start() for m in API_RE.finditer(following) if m.start() > len(short) + 40]
+    following = text[idx[0]: idx[0] + 800]
+    # the next API's part ends this one's (its own name again, in a link, does not)
+    nxt = [m.start() for m in API_RE.finditer(following)
+           if m.start() > len(short) + 40 and m.group(0).rsplit(".", 1)[-1] != short]
     chunk = following[: nxt[0]] if nxt else following
     if re.search(r"缺失|需要.{0,6}补充|missing|not (yet )?documented", chunk, re.I):
         return Text(en="docs entry missing: a supplement is needed", zh="资料缺失，需补充")
@@ -297,15 +299,22 @@ def _result(doc: Document, found: Findings) -> Text:
 def part3(doc: Document, rules: Dict[str, Any], found: Findings) -> List[Line]:
     """NPU 功能验证: strategy, environment and versions, result, run log."""
     lines: List[Line] = []
-    items = find_table(doc, rules["tables"][2]) if doc.form == "long" else None
-    if items is not None:
+    spec = rules["tables"][2]
+    tables = [t for t in doc.tables if all(any(re.search(p, h, re.I) for h in t.header) for p in spec["header"])]
+    if doc.form == "long" and tables:
+        # every API's test-item table: its distinct items, and the rows (item x dtype) they ran as
+        rows = [r for t in tables for r in t.rows if r]
+        ids = list(dict.fromkeys(clean(r[0], 30) for r in rows))
+        shown, more = ids[:12], len(ids) > 12
         lines.append(("strategy", Text(
-            en=f"{len(items.rows)} test items: " + ", ".join(clean(r[0], 30) for r in items.rows if r),
-            zh=f"{len(items.rows)} 个测试项：" + "、".join(clean(r[0], 30) for r in items.rows if r))))
+            en=f"{len(ids)} test items in {len(tables)} table(s), {len(rows)} rows: " + ", ".join(shown)
+               + (", …" if more else ""),
+            zh=f"{len(tables)} 张用例表共 {len(ids)} 个测试项（{len(rows)} 行）：" + "、".join(shown)
+               + (" 等" if more else ""))))
     elif doc.form == "short":
         lines.append(("strategy", Text(en="support verification with verification commands per API",
                                        zh="逐 API 的支持情况验证与验证命令")))
-    if found.covered:
+    if found.covered and not found.env_values:  # (with an environment block: the result line lists them)
         env_text = "; ".join(f"{g}: {', '.join('v' + v for v in vs)}" for g, vs in found.covered.items())
         lines.append(("env", Text(en=env_text, zh=env_text)))
     if found.env_values:

@@ -154,8 +154,11 @@ def _code(spec: B.Spec, member: str) -> str:
     elif member == "enumerate_support":
         body = f"{make}\nprint(d.enumerate_support(expand=True), d.enumerate_support(expand=False))\n"
     elif member == "construct":
-        body = (f"{cpu}{make}\nprint(d, d.log_prob(value.to(device)), d.cdf(value.to(device)), "
-                "d.mean, d.variance, d.entropy())\n")
+        # as ``computed``: a member the class does not implement is named, not raised
+        body = (f"{cpu}{make}\n\ndef member(name):\n    try:\n        f = getattr(d, name)\n"
+                "        return f(value.to(device)) if name in (\"log_prob\", \"cdf\") else (f() if callable(f) else f)\n"
+                "    except NotImplementedError:\n        return \"NotImplementedError\"\n\n"
+                "print(d, {m: member(m) for m in " + repr(COMPUTES) + "})\n")
     else:
         body = f"{make}\nvalue = d.{member}\nprint(value() if callable(value) else value)\n"
     return head + body
