@@ -1,6 +1,7 @@
 """A case's footprint run is also its draws' repeat and its scaffolding check: the scenario
-runs once on the CPU, once judged on the device and once recorded (issue 22: the extra
-per-case device runs, measured by benchmarks/extra_runs.py); draws add the CPU's replay."""
+runs once on the CPU, once judged on the device, once recorded and once with its API taken
+away (issue 48; issue 22: the extra per-case device runs, measured by
+benchmarks/extra_runs.py); draws add the CPU's replay."""
 
 from __future__ import annotations
 
@@ -35,8 +36,9 @@ def test_the_footprint_run_is_the_draws_repeat():
                               api_obj=torch.rand)
     assert result.status == "pass", result.detail
     # reference, judged, recorded (no run of its own for the repeat, nor for the replay's
-    # recording), and the CPU's replay of the recorded draws
-    assert calls["cpu"] == 4, calls
+    # recording), the run with the API taken away (run.takeaway), and the CPU's replay of
+    # the recorded draws
+    assert calls["cpu"] == 5, calls
     assert any(e.op == "aten.rand" and e.source == "api" for e in entries), entries
 
 
@@ -46,4 +48,4 @@ def test_draws_that_do_not_repeat_still_fail_with_the_shared_run():
     result, _ = execute(_scenario(calls, seeded=False), "float32", adapter, footprint=True,
                         api_obj=torch.rand)
     assert result.status == "fail" and "repeat its draws" in result.detail, result.detail
-    assert calls["cpu"] == 3, calls
+    assert calls["cpu"] == 4, calls  # reference, judged, recorded, taken away

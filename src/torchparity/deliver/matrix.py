@@ -338,7 +338,7 @@ def _limits(api: ApiReport) -> Optional[str]:
 def support_mark(api: ApiReport) -> Optional[bool]:
     """✔ / ✘ for a docs entry, None when undecided."""
     status = api.verdict.status
-    if status == "supported":
+    if status in ("supported", "device-independent"):  # the latter behaves alike on any device
         return True
     if status == "partial":
         bad = [s for s in api.scenarios if s.status not in ("pass", "skip")]

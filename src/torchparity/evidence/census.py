@@ -158,7 +158,7 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
     ``depth``: how many levels of torch wrappers to follow (0 = direct sites only).
     Raises InputError for a missing folder, UnknownApiError for an unknown API.
     """
-    from ..api.resolve import resolve
+    from ..api.resolve import allow_namespaces, resolve
 
     started = time.perf_counter()
     root = Path(tests_dir)
@@ -169,6 +169,7 @@ def census(tests_dir: Union[str, Path], apis: Sequence[str], backend: str = "npu
         files = list_test_files(root)
     else:
         raise InputError(f"test folder not found: {root}")
+    allow_namespaces(roots)  # the packages the caller scans for are named on purpose
     targets = {api: resolve(api).obj for api in apis}
     if not files:
         raise InputError(f"no Python files under {root}")
