@@ -29,8 +29,10 @@ def test_optim_rows_are_not_decided_by_the_losss_tanh(tmp_path):
     # Adam's own update refuses float64 on A2 (lerp_): the optimizer's op, its answer
     assert by["torch.optim.Adam"].split()[1:3] == ["unsupported", "dtype_limit"], out
     assert "lerp" in by["torch.optim.Adam"], out
+    # the step around zero_grad / the scheduler runs the foreach kernels, whose tensor-list
+    # check refuses float64 on A2 (issue 44): a refusal of the optimizer's own op, not tanh
     for api in ("torch.optim.SGD.zero_grad", "torch.optim.lr_scheduler.SequentialLR"):
-        assert by[api].split()[1] == "pass", out
+        assert by[api].split()[1] == "pass" or "_foreach_" in by[api], out
 
 
 def test_a_refusal_issued_by_scenario_code_is_scaffolding_refused(tmp_path):

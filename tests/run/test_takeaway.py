@@ -237,7 +237,8 @@ for api in ("torch.cuda.max_memory_reserved", "torch.cuda.reset_accumulated_host
     sc = find("devmod", api, obj, "devmod_" + api.rsplit(".", 1)[-1])
     result, entries = execute(sc, "float32", adapter, footprint=True, api_obj=obj)
     print(result.status, result.cause, result.own.observes,
-          row_evidence(result.status, result.cause, entries, own=result.own))
+          row_evidence(result.status, result.cause, entries, own=result.own),
+          sorted(e.op for e in entries if e.source == "api" and e.op.startswith("runtime.npu.")))
 """
 
 
@@ -251,10 +252,13 @@ def test_a_cuda_counter_asked_of_the_npu_is_its_counterpart_taken_away():
     out = subprocess.run([sys.executable, "-c", _COUNTERPART], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.split("\n")
-    assert lines[0].split() == ["pass", "None", "True", "device-state"], out.stdout
+    assert lines[0].startswith("pass None True device-state"), out.stdout
     assert lines[1].split()[:2] == ["skip", "emulator_limit"], out.stdout
-    # a stream's method, asked of torch.cuda and answered by torch.npu.Stream's, is device state
-    assert lines[2].split() == ["pass", "None", "True", "device-state"], out.stdout
+    # a stream's method, asked of torch.cuda and answered by torch.npu.Stream's, is the API's
+    # device-state call; the emulator's streams are synchronous, so waiting or not reads the
+    # same: the row is hollow, no answer
+    assert lines[2].startswith("skip not_comparable False none"), out.stdout
+    assert "runtime.npu.Stream.wait_stream" in lines[2], out.stdout
 
 
 def test_own_methods_called_by_the_constructor_are_construction_not_taken_away(fixture_path):

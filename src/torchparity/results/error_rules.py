@@ -59,6 +59,11 @@ ERROR_RULES: Tuple[ErrorRule, ...] = (
               r"DT_DOUBLE",
               Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
               "EZ1001: The dtype of self is not supported: DT_DOUBLE"),
+    # op-plugin's own TORCH_CHECK on the input dtype (Ascend/op-plugin
+    # op_plugin/ops/opapi/UpsampleBilinear2dKernelNpuOpApi.cpp:34 and kin)
+    ErrorRule(r"not support torch\.(fp64|fp32|fp16|bf16|float64|float16|bfloat16|int\d+|complex\d*)\b",
+              Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
+              "upsample_binlinear_2d not support torch.fp64 dtypes"),
     ErrorRule(r"Cannot convert a MPS Tensor to float64", Status.UNSUPPORTED, Cause.DTYPE_LIMIT,
               "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64"),
     # no kernel for the op on that backend at all

@@ -403,8 +403,9 @@ def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: Device
                 and str(first.exc) == str(second.exc))
     if sc.compare == "none":
         return True  # only whether it ran is judged
-    try:
-        return compare_outputs(first.value, second.value, adapter.type).status == Status.PASS
+    try:  # judged as the row is: the first run in the CPU's place (its tensors on the CPU)
+        reference = tree_map(lambda v: v.detach().cpu() if isinstance(v, torch.Tensor) else v, first.value)
+        return compare_outputs(reference, second.value, adapter.type).status == Status.PASS
     except Exception:
         return False
 
@@ -532,7 +533,7 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         # draws' repeat (each ran the scenario once more on the device before)
         # ... and the draws' replay: what its random ops drew is recorded too
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
-        take = (Takeaway(counterpart(api_obj, adapter.type))
+        take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")])
                 if footprint and api_obj is not None and taking_away() else None)
         with recording if recording is not None else contextlib.nullcontext():
             recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,

@@ -238,8 +238,9 @@ class Takeaway:
     result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
     recorded one instead. ``how`` is None where the API cannot be taken away (``why``)."""
 
-    def __init__(self, api_obj: Any):
+    def __init__(self, api_obj: Any, also_named: Sequence[str] = ()):
         self.api_obj = api_obj
+        self.also_named = [n for n in also_named if n]  # other names its calls go by
         self.targets: List[Any] = []  # functions whose code is swapped
         self.how: Optional[str] = None
         self.why = ""
@@ -284,8 +285,10 @@ class Takeaway:
 
     @property
     def names(self) -> List[str]:
-        """The names the API's calls go by (its functions' ``__name__``)."""
-        return [n for n in (getattr(t, "__name__", None) for t in self.targets) if n]
+        """The names the API's calls go by (its functions' ``__name__``, and the names it
+        was asked by: ``torch.cuda.memory_cached`` is the emulator's ``memory_reserved``)."""
+        own = [n for n in (getattr(t, "__name__", None) for t in self.targets) if n]
+        return own + [n for n in self.also_named if n not in own]
 
     @property
     def replays_data(self) -> bool:

@@ -52,9 +52,12 @@ def test_optimizer_steps_and_vendor_refusals_on_the_emulated_a2(tmp_path):
             assert f"{opt} {dtype} ok" in lines, out
     logaddexp = next(line for line in lines if line.startswith("logaddexp "))
     upsample = next(line for line in lines if line.startswith("upsample "))
-    # refused as the chip's dtype limit (the emulator's wording; the vendor's text is in the profile)
-    assert logaddexp.startswith("logaddexp dtype_limit:") and "'Double'" in logaddexp, logaddexp
-    assert upsample.startswith("upsample dtype_limit:") and "'Double'" in upsample, upsample
+    # refused as the chip's dtype limit, in the vendor's own words: aclnn's check on the
+    # output tensor, op-plugin's TORCH_CHECK (the profile's refusals)
+    assert logaddexp.startswith("logaddexp dtype_limit:"), logaddexp
+    assert "Tensor out not implemented for DT_DOUBLE" in logaddexp and "aclnn_logaddexp.cpp:64" in logaddexp
+    assert upsample.startswith("upsample dtype_limit:"), upsample
+    assert "upsample_binlinear_2d not support torch.fp64 dtypes" in upsample, upsample
 
 
 def test_profiles_carry_the_refusals_with_the_vendor_s_lines():

@@ -64,10 +64,10 @@ class OpRule:
     template fields) is how the device words a dtype refusal of this op; None: the
     profile's ``errors.dtype`` template."""
 
-    __slots__ = ("op_name", "kernel", "supported", "dtypes", "errors", "allowed", "wording")
+    __slots__ = ("op_name", "kernel", "supported", "dtypes", "errors", "allowed", "wording", "refusals")
 
     def __init__(self, op_name: str, kernel: str, supported: bool, dtypes, errors,
-                 wording: Optional[str] = None):
+                 wording: Optional[str] = None, refusals: Optional[dict] = None):
         self.op_name = op_name  # "aten::dot"
         self.kernel = kernel  # "dot_npu"
         self.supported = supported
@@ -75,6 +75,9 @@ class OpRule:
         self.errors = errors
         self.allowed: dict = {}  # dtype -> True once checked and allowed (the verdict per call)
         self.wording = wording
+        # dtype name -> the vendor's own words for refusing it (the profile's ``refusals``:
+        # op-plugin's TORCH_CHECK text, aclnn's check on the output tensor)
+        self.refusals = refusals or {}
 
     def check(self, dtype: Optional[torch.dtype]) -> None:
         if dtype in self.allowed:
@@ -90,6 +93,9 @@ class OpRule:
         if dtype is None or self.dtypes is None:
             return
         if dtype_name(dtype) not in self.dtypes:
+            own = self.refusals.get(dtype_name(dtype))
+            if own is not None:
+                raise RuntimeError(own)
             template = self.wording or self.errors.dtype
             raise RuntimeError(_fill(template, op=self.op_name, backend="PrivateUse1", kernel=self.kernel,
                                      dtype=_scalar_type_name(dtype), dt=aclnn_dtype_name(dtype_name(dtype))))
@@ -193,4 +199,20 @@ def rule_for(profile, op, device_type: str) -> Optional[OpRule]:
     if entry.supported and entry.dtypes is None:
         return None
     return OpRule(schema_name, kernel, entry.supported, entry.dtypes, profile.errors,
-                  wording_for(profile, schema_name, overload, entry) if entry.supported else None)
+                  wording_for(profile, schema_name, overload, entry) if entry.supported else None,
+                  refusal_words(entry))
+
+
+def refusal_words(entry) -> dict:
+    """dtype name -> the text the vendor refuses it with, from the profile's ``refusals``:
+    op-plugin's message as written; aclnn's output check with its ``%s`` filled (the
+    refused dtype, then the op's allowed list, as aclnn names them), the source after it."""
+    words = {}
+    allowed = "[" + ",".join(aclnn_dtype_name(d) for d in (entry.dtypes or [])) + "]"
+    for refusal in getattr(entry, "refusals", None) or []:
+        for dt in refusal.dtypes:
+            text = refusal.message
+            if "%s" in text:
+                text = text.replace("%s", aclnn_dtype_name(dt), 1).replace("%s", allowed, 1)
+            words.setdefault(dt, f"{text} (emulated, as {refusal.source})")
+    return words
