@@ -14,13 +14,14 @@ from torchparity.run.pool import WorkerPool
 
 CHILDREN = '''
 @scenario("torch.abs", "hyg_children", en="starts processes", zh="启动子进程",
-          expect_en="they end with the case", expect_zh="随用例结束", compare="none")
+          expect_en="they end with the case", expect_zh="随用例结束")
 def children(device, dtype):
+    import torch
     subprocess.Popen(["sleep", MARK + ".1"])                          # same group
     subprocess.Popen(["sleep", MARK + ".2"], start_new_session=True)  # a new session
     # a double fork in a new session: the middle process exits at once, its child is orphaned
     subprocess.Popen(["sh", "-c", "sleep " + MARK + ".3 & exit 0"], start_new_session=True).wait()
-    return 1
+    return torch.abs(torch.tensor([-1.0, 2.0], device=device))  # what it answers about its API
 
 
 @scenario("torch.abs", "hyg_children_then_hang", en="starts a process, then hangs",
@@ -141,9 +142,11 @@ def test_sigterm_to_the_main_process_ends_its_workers(procs):
 
 WARM = '''
 @scenario("torch.abs", "hyg_dynamo_ready", en="reports whether torch._dynamo is imported",
-          zh="报告 torch._dynamo 是否已导入", expect_en="-", expect_zh="-", compare="none")
+          zh="报告 torch._dynamo 是否已导入", expect_en="-", expect_zh="-")
 def dynamo_ready(device, dtype):
-    return "torch._dynamo" in sys.modules
+    import torch
+    ready = "torch._dynamo" in sys.modules  # before the case's own torch calls
+    return {"ready": ready, "abs": torch.abs(torch.tensor([-1.0], device=device))}
 '''
 
 
@@ -154,7 +157,8 @@ def test_first_case_finds_the_footprint_imports_done(procs):
     events = []
     pool = WorkerPool({"device": "cpu", "modules": [str(path)]}, jobs=1)
     pool.run([_case("hyg_dynamo_ready", footprint=True)], [120], events.append)
-    assert events[0].payload["result"]["detail"] == "returned True (not compared)"
+    detail = events[0].payload["result"]["detail"]
+    assert events[0].payload["result"]["status"] == "pass" and "'ready': True" in detail, detail
     assert len(pool.warmups) == 1 and pool.warmups[0] > 0
 
 
