@@ -457,3 +457,19 @@ def _contiguous(call):
             return [fix(o) for o in out]
         return out
     return run
+
+
+def resolve_op(op_name: str):
+    """The aten OpOverload of ``aten.add`` / ``aten::add.Tensor`` (its first overload when
+    none is named), None for anything else."""
+    namespace, _, rest = op_name.replace("::", ".").partition(".")
+    if namespace != "aten":
+        return None
+    base, _, overload = rest.partition(".")
+    packet = getattr(torch.ops.aten, base, None)
+    if packet is None:
+        return None
+    try:
+        return getattr(packet, overload or (packet.overloads() or ["default"])[0])
+    except (AttributeError, RuntimeError):
+        return None

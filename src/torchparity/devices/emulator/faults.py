@@ -211,7 +211,7 @@ def touches(fault: str, op_name: str) -> bool:
     asks = getattr(module, "touches", None)
     if asks is not None:
         return bool(asks(base, op_name))
-    op = resolve_op(op_name)
+    op = catalogue.resolve_op(op_name)
     if op is None:
         return False
     try:
@@ -224,7 +224,7 @@ def _same_op(target: str, op_name: str) -> bool:
     name = _op_key(op_name)
     if name == target or _packet(name) == target:
         return True
-    op = resolve_op(op_name)
+    op = catalogue.resolve_op(op_name)
     return op is not None and hits(target, op)
 
 
@@ -238,24 +238,6 @@ def hits(target: str, op) -> bool:
     that overload only."""
     name = op_name_of(op)
     return name == target or (target.count(".") == 1 and _packet(name) == target)
-
-
-def resolve_op(op_name: str):
-    """The aten OpOverload of ``aten.add`` / ``aten::add.Tensor`` (its first overload when
-    none is named), None for anything else."""
-    import torch
-
-    namespace, _, rest = op_name.replace("::", ".").partition(".")
-    if namespace != "aten":
-        return None
-    base, _, overload = rest.partition(".")
-    packet = getattr(torch.ops.aten, base, None)
-    if packet is None:
-        return None
-    try:
-        return getattr(packet, overload or (packet.overloads() or ["default"])[0])
-    except (AttributeError, RuntimeError):
-        return None
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional
 
 import torch
 
-from .catalogue import inplace_self, is_tensor_type, mutates, storages_of, tensors_of
+from .catalogue import inplace_self, is_tensor_type, mutates, resolve_op, storages_of, tensors_of
 
 # relative size of the ulp mutant: 2^-4 of the element's magnitude, far above what any
 # row's standard forgives a single element (bfloat16's 2 x 2^-7 mean, float16's 8 x 2^-10)
@@ -47,7 +47,7 @@ def _returns_view(schema) -> bool:
 def touches(fault: str, op_name: str) -> bool:
     """Whether the class can act on aten op ``op_name`` (by its schema; whether it changes
     anything on a given run is the run's to say, through ``fire``)."""
-    op = _resolve(op_name)
+    op = resolve_op(op_name)
     if op is None:
         return False
     schema = op._schema
@@ -58,20 +58,6 @@ def touches(fault: str, op_name: str) -> bool:
     if fault == "mutant-view-strides":
         return _returns_view(schema)
     return False
-
-
-def _resolve(op_name: str):
-    namespace, _, rest = op_name.replace("::", ".").partition(".")
-    if namespace != "aten":
-        return None
-    base, _, overload = rest.partition(".")
-    packet = getattr(torch.ops.aten, base, None)
-    if packet is None:
-        return None
-    try:
-        return getattr(packet, overload or (packet.overloads() or ["default"])[0])
-    except (AttributeError, RuntimeError):
-        return None
 
 
 def wrap(fault: str, op, call: Callable, fire: Optional[Callable[[], None]] = None) -> Optional[Callable]:
