@@ -13,7 +13,7 @@ def _p(cat, status=Status.PASS, cause=None, detail="", metric=M, warn=False):
 
 PASS = _p("pass")
 REFUSED = _p("unsupported", Status.UNSUPPORTED, Cause.DTYPE_LIMIT, "\"dot_npu\" not implemented for 'Double'")
-SAME = _p("same_error", Status.SKIP, Cause.NOT_COMPARABLE, "both sides refused: RuntimeError: x (the CPU raises RuntimeError too)")
+SAME = _p("same_error", Status.SKIP, Cause.NOT_COMPARABLE, "RuntimeError: x (the CPU raises RuntimeError too)")
 FAIL = _p("fail", Status.FAIL, Cause.MISMATCH, "output: NaN positions differ",
           Metric(name="nan_mismatch", value=3.0, threshold=0.0, standard="special_values"))
 ERROR = _p("error", Status.ERROR, Cause.DEVICE_ERROR, "RuntimeError: boom")

@@ -261,3 +261,4 @@ def test_every_sample_refused_on_both_sides_is_no_answer(ctx, key, dtype):
     assert (r["status"], r["cause"]) == ("skip", "not_comparable"), r
     assert r["detail"].startswith("both sides refused") and "CPU raises" in r["detail"]
     assert not is_answer(r["status"], r["cause"])
+    assert r["detail"].count("both sides refused") == 1, r["detail"]

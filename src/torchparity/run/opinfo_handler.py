@@ -279,8 +279,7 @@ class _Case:
             if cpu.exc is not None:  # raises like the CPU: the op itself refuses this sample;
                 # the op's contract, neither the device's limit nor its support (issue 48)
                 return _cat("same_error", Judgement(Status.SKIP, Cause.NOT_COMPARABLE,
-                                                    f"both sides refused: {msg} (the CPU raises "
-                                                    f"{type(cpu.exc).__name__} too)"),
+                                                    f"{msg} (the CPU raises {type(cpu.exc).__name__} too)"),
                             cpu_raised=True)
             cls, inner = classify_exception_chain(dev.exc, self.extra_rules)
             if cls is not None:
