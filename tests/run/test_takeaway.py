@@ -300,3 +300,20 @@ def test_a_class_owns_what_its_family_defines_but_not_the_frameworks_bases():
     take = Takeaway(torch.nn.LazyLinear)
     assert torch.nn.Linear.forward in take.targets and take.init is torch.nn.LazyLinear.__init__
     assert "step" not in class_functions(torch.optim.lr_scheduler.ExponentialLR)  # LRScheduler's
+
+
+def test_a_marker_compared_by_identity_is_not_taken_away_nor_hollow():
+    """Issue 48: torch.library.fallthrough_kernel is passed to Library.impl, which registers
+    a fallthrough for it, and never called: its case was 'hollow: the case never calls the
+    API'. A function whose body only raises is a marker: nothing to take away, labelled."""
+    from torchparity.run.takeaway import only_raises
+
+    take = Takeaway(torch.library.fallthrough_kernel)
+    assert take.how is None and "marker passed by identity" in take.why, take.why
+    assert only_raises(torch.library.fallthrough_kernel)
+    assert not only_raises(torch.nn.functional.relu)
+
+    def _raises_after_work(x):
+        x = x + 1
+        raise ValueError(x)
+    assert not only_raises(_raises_after_work)

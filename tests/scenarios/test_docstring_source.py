@@ -231,3 +231,27 @@ def test_an_example_that_never_calls_the_api_is_no_answer_for_it():
     assert docstring.calls_api("torch.nanmean", torch.nanmean, "x = torch.ones(2)\nx.nanmean()\n")
     assert docstring.calls_api("torch.flip", torch.flip, "torch.flip(x, [0])\n")
     assert not docstring.calls_api("torch.flip", torch.flip, "x = torch.arange(8)\nx\n")
+
+
+def test_an_example_that_only_defines_a_function_calling_the_api_never_calls_it():
+    """Issue 48 item 5: pipe_split's example defines a forward that calls it and never runs
+    it; {} was compared (hollow). A definition the example uses still counts."""
+    import pytest
+    import torch
+    from torch.distributed import pipelining
+
+    from torchparity.scenarios.registry import NotRunnable
+    from torchparity.scenarios.sources import docstring
+
+    api = "torch.distributed.pipelining.pipe_split"
+    for sc in docstring.scenarios(api, None):
+        with pytest.raises(NotRunnable, match="never calls"):
+            sc.fn("cpu", torch.float32)
+    only_defined = "def forward(self, x):\n    pipe_split()\n    return x\n"
+    assert not docstring.calls_api(api, pipelining.pipe_split, only_defined)
+    assert docstring.calls_api(api, pipelining.pipe_split, only_defined + "forward(None, 1)\n")
+    method = "class M(torch.nn.Module):\n    def forward(self, x):\n        pipe_split()\n        return x\n"
+    assert not docstring.calls_api(api, pipelining.pipe_split, method)
+    assert docstring.calls_api(api, pipelining.pipe_split, method + "M()(1)\n")
+    # a decorator runs where the function is defined
+    assert docstring.calls_api("torch.fx.wrap", torch.fx.wrap, "@torch.fx.wrap\ndef f(x):\n    return x\n")

@@ -128,3 +128,22 @@ def test_wrap_snippet_carries_the_top_level_wrap():
     torch.manual_seed(0)
     targets, _ = sc.fn("cpu", torch.float32)
     assert "<function clamp_sum at 0x?>" in targets  # kept as one call, not traced through
+
+
+def test_a_tracer_method_is_host_only_not_the_traced_modules_device_work(emu):
+    """Issue 48 item 5: Tracer.getattr was filed device-state from the traced GraphModule's
+    own addmm on the device (the frames' attribution, the case cannot run without the
+    tracer's proxies). The traced module now runs on a CPU copy of itself: the tracer's
+    answer is its own, host-only, and the graph's output is still compared."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+    from torchparity.judge.evidence import row_evidence
+    from torchparity.run.execute import execute
+
+    api = "torch.fx.Tracer.getattr"
+    obj = resolve(api).obj
+    (sc,) = fx.scenarios(api, None)
+    res, entries = execute(sc, "float32", emu, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    assert res.status == "pass", res.detail
+    assert not [e.op for e in entries if "addmm" in e.op], entries
+    assert row_evidence(res.status, res.cause, entries, own=res.own) == "host-only", (entries, res.own)

@@ -25,3 +25,26 @@ def test_asgd_float64_is_judged_on_the_path_the_device_runs(emu):
     for sc in scs:
         res, _ = execute(sc, "float64", emu)
         assert res.status == "pass", (sc.id, res.cause, res.detail)
+
+
+def _observes(api: str, sc, adapter, dtype: str = "float32"):
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+
+    obj = resolve(api).obj
+    res, _ = execute(sc, dtype, adapter, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    return res
+
+
+def test_a_loaded_state_differs_from_the_one_a_new_object_starts_in(cpu):
+    """Issue 48: a scheduler loading the state of one EPOCHS on, into one built on an
+    optimizer already loaded, read the same learning rate loaded or not (hollow); what
+    follows the load (its epoch count, the epochs after) tells now. Likewise an optimizer
+    member's new optimizer starts with other hyperparameters than the loaded ones."""
+    for api in ("torch.optim.lr_scheduler.ExponentialLR.load_state_dict",
+                "torch.optim.lr_scheduler.StepLR.load_state_dict",
+                "torch.optim.SGD.load_state_dict"):
+        (sc,) = optim.scenarios(api, None)
+        res = _observes(api, sc, cpu)
+        assert res.status == "pass" and "hollow" not in res.tags, (api, res.detail)
+        assert res.own is not None and res.own.observes is True, (api, res.own)

@@ -153,3 +153,70 @@ def test_a_summary_writer_case_returns_the_values_it_was_given_not_only_tags():
     wrong = tensorboard.written_by(lambda w, d, t: w.add_histogram("h", tensorboard.signal(d, t, 50) + 1e-3,
                                                                     global_step=1, bins="auto"), "cpu", torch.float64)
     assert wrong["./events"][0] != hist[0]
+
+
+def _own(api, adapter):
+    """Each row of ``api`` run as `check` runs it: recorded, then with the API taken away."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+
+    obj = resolve(api).obj
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for sc in tooling.scenarios(api, obj):
+            result, _ = execute(sc, "float32", adapter, footprint=True, api_obj=obj,
+                                api_codes=code_objects(obj))
+            out.append(result)
+    return out
+
+
+@pytest.mark.parametrize("api", [
+    "torch.package.PackageExporter.intern",  # was: the saved sources are interned anyway
+    "torch.package.PackageImporter.python_version",  # was: major.minor only, kept by the stand-in
+    "torch.monitor.TensorboardEventHandler.__init__",  # was: an event the handler never writes
+])
+def test_the_case_observes_its_api(api, cpu):
+    """Issue 48 item 5: these cases read the same with the API taken away (hollow)."""
+    rows = _own(api, cpu)
+    assert rows
+    for r in rows:
+        assert str(r.status) == "pass" and "hollow" not in r.tags, (api, r.detail)
+        assert r.own is not None and r.own.observes is True, (api, r.own)
+
+
+def test_the_monitor_handler_writes_the_stat_events_data_as_scalars():
+    from torchparity.scenarios.sources.tooling import tensorboard
+
+    if not tensorboard.installed("tensorboard"):
+        pytest.skip("tensorboard is not installed")
+    written = tensorboard.monitor_handler("cpu", torch.float32)
+    tags = sorted(v["tag"] for e in written["./events"] for v in e["value"])
+    assert tags == ["tp.max", "tp.sum"], written
+
+
+def test_close_is_seen_beyond_what_the_writer_thread_appends_anyway(monkeypatch):
+    """The writer's thread appends each event soon after it is added: a close taken away
+    (the thread given time) must still change what the case returns."""
+    import time
+
+    from torchparity.scenarios.sources.tooling import tensorboard
+
+    if not tensorboard.installed("tensorboard"):
+        pytest.skip("tensorboard is not installed")
+    from torch.utils.tensorboard import SummaryWriter
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        closed = tensorboard.close("cpu", torch.float32)
+        monkeypatch.setattr(SummaryWriter, "close", lambda self: time.sleep(0.5))
+        unclosed = tensorboard.close("cpu", torch.float32)
+    assert closed != unclosed, closed
+
+
+def test_python_version_is_compared_whole():
+    import platform
+
+    (sc,) = tooling.scenarios("torch.package.PackageImporter.python_version", None)
+    got = sc.fn("cpu", torch.float32)
+    assert got[0] == platform.python_version() and got[1] is True, got

@@ -7,7 +7,8 @@ in one category:
 - ``not_comparable``: ran, but the values cannot be compared (random output, or the CPU
   reference raised);
 - ``unsupported``: the device refused with a recognised message (dtype, kernel, build);
-- ``same_error``: the device and the CPU raise alike (the op itself refuses the sample);
+- ``same_error``: the device and the CPU raise alike (the op itself refuses the sample): a
+  case where every sample does is ``skip`` / ``not_comparable`` "both sides refused";
 - ``error``: the device raised where the CPU did not, unrecognised;
 - ``harness``: torchparity could not judge the sample.
 
@@ -139,11 +140,11 @@ def aggregate(outcomes: List[SampleOutcome]) -> CaseResult:
                           f"{_first(refused)} [{len(refused)} of {n} samples refused]",
                           Metric(name="refused_samples", value=float(len(refused)),
                                  threshold=float(n), standard="support"))
-        if same:
-            return result(Status.UNSUPPORTED, Cause.OP_LIMIT.value,
-                          f"{_first(same)} [all {n} samples raise on the CPU too]",
-                          Metric(name="refused_samples", value=float(len(same)),
-                                 threshold=float(n), standard="support"))
+        if same:  # refused on both sides: the op's contract, no answer about the device
+            # (neither a limit of it nor its support; issue 48)
+            return result(Status.SKIP, Cause.NOT_COMPARABLE.value,
+                          f"both sides refused: {_first(same)} [all {n} samples raise on the CPU too]",
+                          None)
         if emu:
             return result(Status.SKIP, Cause.EMULATOR_LIMIT,
                           f"{_first(emu)} [{len(emu)} of {n} samples: the emulator cannot run "

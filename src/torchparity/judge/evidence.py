@@ -49,6 +49,7 @@ NOT_ANSWER_STATUSES = frozenset({Status.SKIP.value, Status.TIMEOUT.value})
 TRANSFER_OPS = frozenset({
     "_to_copy", "copy_", "_copy_from", "_copy_from_and_resize", "empty", "empty_strided",
     "lift_fresh", "lift_fresh_copy", "detach", "_local_scalar_dense",
+    "_has_compatible_shallow_copy_type",  # Module.to(device) asks it of each parameter: a query
 })
 
 

@@ -47,9 +47,12 @@ reached: the frames' footprint is kept, labelled.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
+import inspect
 import sys
+import textwrap
 import threading
 import types
 from collections import defaultdict
@@ -233,6 +236,23 @@ class _State(threading.local):
     depth = 0
 
 
+def only_raises(fn: types.FunctionType) -> bool:
+    """Whether ``fn``'s body (past its docstring) is one ``raise``: a marker its users
+    compare by identity, never meant to be called (``torch.library.fallthrough_kernel``,
+    which ``Library.impl`` registers as a fallthrough). A case that uses it never calls it,
+    so "the case never calls the API" would be false of it."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return False
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = [st for st in node.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+                                           and isinstance(st.value.value, str))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
+
+
 class Takeaway:
     """The API of one case, intercepted: :meth:`recording` records each top-level call's
     result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
@@ -271,7 +291,10 @@ class Takeaway:
             fn = fn.func
         if isinstance(fn, property) and isinstance(fn.fget, types.FunctionType):
             fn = fn.fget  # a Python property: its getter is the API's code
-        if isinstance(fn, types.FunctionType):
+        if isinstance(fn, types.FunctionType) and only_raises(fn):
+            self.why = ("a marker passed by identity (its body only raises: it is never called): "
+                        "there is no call to take away")
+        elif isinstance(fn, types.FunctionType):
             self.targets, self.how = [fn], CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION

@@ -157,9 +157,14 @@ def run_member(name: str, kwargs: dict, member: str, device: str, dtype: torch.d
         r.steps(opt, 2)
         r2 = _Run(info, device, dtype, compute)
         opt2 = _make(info, kwargs, r2.params)
+        for g in opt2.param_groups:  # hyperparameters the load must bring back: a new
+            # optimizer's own would leave a state without steps equal to the default one
+            if "lr" in g:
+                g["lr"] = g["lr"] * 0.5
         opt2.load_state_dict(opt.state_dict())
         r2.steps(opt2, 1)
-        return {"params": r2.params, "state": to_device(opt2.state_dict()["state"], device)}
+        return {"params": r2.params, "state": to_device(opt2.state_dict()["state"], device),
+                "lr": [g.get("lr") for g in opt2.param_groups]}
     if member in HOOKS:
         return _hook(member, opt, r, device)
     raise KeyError(member)
@@ -298,9 +303,22 @@ _SCHED_TAIL = {
               "    out = {'lr': sched.get_lr(), 'lrs': lrs}",
     "state_dict": "sd = sched.state_dict()\n"
                   "out = {k: v for k, v in sd.items() if isinstance(v, (int, float, str, bool, list, tuple))}",
+    # the loaded state is EPOCHS epochs on, not the state a new scheduler starts in (which
+    # loading nothing would leave equal): what follows the load is compared, its epoch
+    # count and the learning rates and parameters of the epochs after it
     "load_state_dict": "opt2 = torch.optim.SGD([torch.nn.Parameter(w.detach().clone())], lr=0.1, momentum=0.9)\n"
                        "opt2.load_state_dict(opt.state_dict())\nsched2 = %s\n"
-                       "sched2.load_state_dict(sched.state_dict())\nout = {'last': sched2.get_last_lr(), 'lrs': lrs}",
+                       "sched2.load_state_dict(sched.state_dict())\n"
+                       "w2, after = opt2.param_groups[0]['params'][0], []\n"
+                       "for epoch in range(3):\n"
+                       "    opt2.zero_grad()\n"
+                       "    loss = (act((w2 * x).sum(1)) ** 2).sum()\n"
+                       "    loss.backward()\n"
+                       "    opt2.step()\n"
+                       "    sched2.step(loss.item()) if isinstance(sched2, S.ReduceLROnPlateau) else sched2.step()\n"
+                       "    after.append([g['lr'] for g in opt2.param_groups])\n"
+                       "out = {'last_epoch': getattr(sched2, 'last_epoch', None), 'last': sched2.get_last_lr(),\n"
+                       "       'after': after, 'w': w2, 'lrs': lrs}",
 }
 
 

@@ -250,12 +250,15 @@ def calls_api(api: str, obj: Any, text: str) -> bool:
                     continue
                 head = alias.name.split(".")[0]
                 ns[alias.asname or head] = importlib.import_module(alias.asname and alias.name or head)
+    dead = _never_run(tree)
     owner_api, _, member = api.rpartition(".")
     owner = resolve_quiet(owner_api) if owner_api else None
     # a member of a class is reached as an attribute of that name; so is a torch function
     # written in C through its Tensor method (``x.nanmean()`` for torch.nanmean: one op)
     is_member = inspect.isclass(owner) or (inspect.isbuiltin(obj) and hasattr(torch.Tensor, member))
     for node in ast.walk(tree):
+        if id(node) in dead:
+            continue
         if is_member and isinstance(node, ast.Attribute) and node.attr == member:
             return True
         parts = _dotted_of(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
@@ -272,6 +275,28 @@ def calls_api(api: str, obj: Any, text: str) -> bool:
             except Exception:
                 break
     return False
+
+
+def _never_run(tree: ast.AST) -> set:
+    """The ids of the nodes in the bodies of the functions and classes an example defines
+    and never uses (no name or attribute of theirs read outside their body): what they call
+    never runs. A method lives and dies with its class (``forward`` runs by ``module(x)``);
+    decorators and defaults run where the definition is. ``pipe_split``'s example only
+    defines a ``forward`` that calls it: it says nothing of it (issue 48 item 5)."""
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    in_class = {id(m) for d in defs if isinstance(d, ast.ClassDef) for m in d.body}
+    body_of = {id(d): {id(n) for stmt in d.body for n in ast.walk(stmt)} for d in defs}
+    dead: set = set()
+    for d in defs:
+        if id(d) in in_class and not isinstance(d, ast.ClassDef):
+            continue
+        body = body_of[id(d)]
+        used = any(id(n) not in body and ((isinstance(n, ast.Name) and n.id == d.name)
+                                          or (isinstance(n, ast.Attribute) and n.attr == d.name))
+                   for n in ast.walk(tree))
+        if not used:
+            dead |= body
+    return dead
 
 
 def _plan(api: str, obj: Any, all_blocks: List[List[doctest.Example]]) -> List[Tuple[List[str], Optional[str]]]:

@@ -25,6 +25,7 @@ import datetime
 import io
 import json
 import os
+import platform
 import re
 import sys
 import tempfile
@@ -782,6 +783,32 @@ def package_module_lists(device, dtype, api):
     return [names, run_pkg(opened(buf), x)]
 
 
+def package_PackageExporter_intern(device, dtype):
+    """``intern``: a module found on the path, that a saved module imports, is packaged as
+    source (not interned, the exporter refuses the package); the device model runs through
+    it from the package"""
+    x = inputs(device, dtype)
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "tp_internmod.py"), "w") as f:
+            f.write(HELPER_SRC)
+        sys.path.insert(0, tmp)
+        try:
+            buf = io.BytesIO()
+            with PackageExporter(buf) as exp:
+                exp.extern("torch.**")
+                exp.intern("tp_internmod")
+                exp.save_source_string("tp_user", TINY_SRC.replace("tp_helper", "tp_internmod")
+                                       .replace("import yaml\n", ""))
+                exp.save_pickle("res", "model.pkl", model(device, dtype))
+                names = sorted(exp.interned_modules())
+        finally:
+            sys.path.remove(tmp)
+            sys.modules.pop("tp_internmod", None)
+    imp = opened(buf)
+    y = imp.import_module("tp_user").run(imp.load_pickle("res", "model.pkl"), x)
+    return [names, vals(y), y.device.type == x.device.type]
+
+
 def package_PackageExporter_add_dependency(device, dtype):
     x = inputs(device, dtype)
 
@@ -954,7 +981,8 @@ def package_PackageImporter_python_version(device, dtype):
     x = inputs(device, dtype)
     buf, _ = export_pkg(x)
     v = opened(buf).python_version()
-    return [v.split(".")[:2] == [str(sys.version_info[0]), str(sys.version_info[1])], run_pkg(opened(buf), x)]
+    # the whole version the exporter wrote (a part of it would be kept by a wrong answer too)
+    return [v, v == platform.python_version(), run_pkg(opened(buf), x)]
 
 
 # --- torch.hub on a local repo and file:// URLs ---------------------------------------------
@@ -1344,7 +1372,8 @@ CASES = (
     Case(PE + "save_source_file", package_PackageExporter_save_source_file),
     Case(PE + "save_module", package_PackageExporter_save_module),
     Case(PE + "extern", package_module_lists,
-         aliases=(PE + "externed_modules", PE + "intern", PE + "interned_modules", PE + "mock", PE + "mocked_modules")),
+         aliases=(PE + "externed_modules", PE + "interned_modules", PE + "mock", PE + "mocked_modules")),
+    Case(PE + "intern", package_PackageExporter_intern),
     Case(PE + "add_dependency", package_PackageExporter_add_dependency),
     Case(PE + "get_rdeps", package_PackageExporter_get_rdeps),
     Case(PE + "dependency_graph_string", package_PackageExporter_dependency_graph_string),

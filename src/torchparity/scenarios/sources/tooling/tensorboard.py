@@ -225,14 +225,20 @@ def flush(device, dtype):
 
 
 def close(device, dtype):
-    """what a reader sees after ``close()``; a closed writer writes nothing more"""
+    """what a reader sees after ``close()``, and that the file is done with: the writer's
+    next write opens an event file of its own. (What a reader sees alone does not tell a
+    close: the writer's thread appends each event soon after it is added, closed or not.)"""
     from torch.utils.tensorboard import SummaryWriter
 
     with tempfile.TemporaryDirectory() as logdir:
         writer = SummaryWriter(log_dir=logdir, flush_secs=3600)
         write_scalar(writer, device, dtype)
         writer.close()
-        return events(logdir)
+        seen = events(logdir)
+        writer.add_scalar("after_close", 1.0, 0)
+        writer.close()
+        files = [n for n in os.listdir(logdir) if "tfevents" in n]
+        return {"read": seen, "event_files": len(files)}
 
 
 def monitor_handler(device, dtype):
@@ -246,9 +252,10 @@ def monitor_handler(device, dtype):
         writer = SummaryWriter(log_dir=logdir, flush_secs=3600)
         handle = torch.monitor.register_event_handler(torch.monitor.TensorboardEventHandler(writer))
         try:
+            # the handler writes the events named STAT_EVENT (a Stat's), each datum a scalar
             torch.monitor.log_event(torch.monitor.Event(
-                name="tp.event", timestamp=datetime.datetime.fromtimestamp(0),
-                data={"sum": float(x.sum()), "max": float(x.max())}))
+                name=torch.monitor.STAT_EVENT, timestamp=datetime.datetime.fromtimestamp(0),
+                data={"tp.sum": float(x.sum()), "tp.max": float(x.max())}))
         finally:
             torch.monitor.unregister_event_handler(handle)
         writer.close()
