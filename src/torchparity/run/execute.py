@@ -19,6 +19,7 @@ from ..judge.paths import path_difference
 from ..results.error_rules import classify_exception, classify_exception_chain
 from ..results.models import Cause, FootprintEntry, OwnFootprint, ScenarioResult, Status
 from ..scenarios.registry import (
+    EXACT,
     HarnessFailure,
     NotRunnable,
     Raises,
@@ -166,7 +167,9 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
         return cpu_raised_device_returned(cpu.exc, extra, "")
     if sc.compare == "none":
         return Judgement(Status.PASS, None, f"returned {_short(dev.value)} (not compared)")
-    judgement = compare_outputs(cpu.value, dev.value, adapter.type, golden=golden)
+    exact = EXACT in sc.tags  # one right answer (a conversion, a copy): bit for bit
+    judgement = compare_outputs(cpu.value, dev.value, adapter.type, golden=None if exact else golden,
+                                kind="exact" if exact else "values")
     if judgement.passed and not judgement.detail:
         judgement.detail = f"matches the CPU: {_short(dev.value)}"
     return judgement
