@@ -51,3 +51,54 @@ def test_autograd_grad_sees_a_broadcast_gradient_bug(adapter, tmp_path):
     with faults.injecting(["sum-to-first"], modules=[str(path)]):
         bad = execute(sc, "float32", adapter)[0]
     assert bad.status == "fail", bad.detail
+
+
+# outside the project: tanh as expm1(2x) / (expm1(2x) + 2), accurate on finite values
+# (the sample range) and NaN at +inf, where tanh is 1
+TANH_FORMULA = '''
+import torch
+FAULTS = {"tanh-formula": "tanh through expm1: inf / inf at +inf"}
+def wrap(fault, op, call, fire=None):
+    if str(op) != "aten.tanh.default":
+        return None
+    def run(x):
+        e = torch.expm1(2 * x)
+        out = e / (e + 2)
+        if fire and not torch.equal(out.nan_to_num(), call(x).nan_to_num()):
+            fire()
+        return out
+    return run
+'''
+
+
+@pytest.fixture(scope="module")
+def ctx(adapter):
+    from torchparity.run.handlers import WorkerContext
+
+    return WorkerContext(adapter=adapter, options={"threads": 1})
+
+
+def _opinfo_row(ctx, key, dtype="float32", samples=2):
+    from torchparity.run.handlers import handle
+
+    return handle(ctx, {"kind": "opinfo", "api": key, "key": key, "dtype": dtype, "max_samples": samples})
+
+
+def test_a_ufunc_gets_nan_and_inf_and_a_kernel_wrong_at_inf_fails(ctx, tmp_path):
+    path = tmp_path / "tanh_formula.py"
+    path.write_text(TANH_FORMULA)
+    ok = _opinfo_row(ctx, "tanh")
+    assert ok["status"] == "pass", ok["detail"]
+    assert "NaN / inf" in ok.get("note", "")
+    with faults.injecting(["tanh-formula"], modules=[str(path)]):
+        bad = _opinfo_row(ctx, "tanh")
+    assert bad["status"] == "fail", bad["detail"]
+
+
+@pytest.mark.parametrize("key,dtype", [("exp", "float16"), ("sigmoid", "bfloat16"), ("tanh", "float32"),
+                                       ("add", "float32"), ("atan2", "float32"), ("maximum", "bfloat16"),
+                                       ("log", "float64")])
+def test_nan_inf_samples_pass_under_device_noise(ctx, key, dtype):
+    with faults.injecting((), noise=True):
+        ok = _opinfo_row(ctx, key, dtype)
+    assert ok["status"] == "pass", ok["detail"]
