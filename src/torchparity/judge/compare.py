@@ -199,14 +199,18 @@ def input_aliasing(cpu_inputs: Any, cpu: Any, dev_inputs: Any, dev: Any,
 
 
 def local_aliasing(cpu_locals: Mapping[str, Any], cpu: Any, dev_locals: Mapping[str, Any], dev: Any,
-                   path: str = "output") -> List[Judgement]:
+                   path: str = "output", reverse: bool = False) -> List[Judgement]:
     """Outputs against a code-block case's inputs: the variables its body held when it
     returned (``run.body_locals``), by name. An output tensor on the device that shares
     storage with a variable's tensor on the device where the CPU run's does not (a kernel
     that wrote its result into its input and returned it), or the reverse, fails with the
     variable named. Variables that are no device tensors in the device run (a CPU tensor
     before its ``.to(device)``, which the CPU run's ``.to("cpu")`` returns as is) are not
-    compared."""
+    compared. The reverse (the CPU's output is the variable, the device's a copy) only with
+    ``reverse``: a case's host round trips (``x.cpu().apply_(f).to(device)``,
+    ``PackedSequence.to``) are copies on the device and nothing at all on the CPU, so in a
+    code block it is the harness's difference, not the device's (OpInfo samples, which
+    have no such trips, compare both ways: :func:`input_aliasing`)."""
     out: List[Judgement] = []
     co, do = _leaves(cpu), _leaves(dev)
     if len(co) != len(do):
@@ -225,7 +229,7 @@ def local_aliasing(cpu_locals: Mapping[str, Any], cpu: Any, dev_locals: Mapping[
                 if not a.numel() or a.device.type != c.device.type or b.device.type != d.device.type:
                     continue
                 cpu_shared, dev_shared = _storage(c) == _storage(a), _storage(d) == _storage(b)
-                if cpu_shared != dev_shared:
+                if cpu_shared != dev_shared and (dev_shared or reverse):
                     hit = (m, dev_shared)
                     break
             if hit is not None:
