@@ -34,3 +34,32 @@ def test_an_rnn_reaches_batch_first_and_a_plain_module_keeps_two_inputs():
     assert any(_inputs("torch.nn.LSTM", int(i[5:])).constructor_input.kwargs["batch_first"]
                for i in ids)
     assert {sc.id.split(".")[0] for sc in module.scenarios("torch.nn.Linear", None)} == {"input0", "input1"}
+
+
+# outside the project: an in-place masked fill that writes nothing (MultiheadAttention
+# turns a boolean mask into an additive one with masked_fill_: the mask is then ignored)
+MASK_IGNORED = '''
+FAULTS = {"masked-fill-nowhere": "masked_fill_ leaves its input as it was"}
+def wrap(fault, op, call, fire=None):
+    if str(op) not in ("aten.masked_fill_.Scalar", "aten.masked_fill_.Tensor"):
+        return None
+    def run(x, mask, value):
+        if fire and bool(mask.any()):
+            fire()
+        return x
+    return run
+'''
+
+
+def test_a_device_that_ignores_attention_masks_fails_multihead_attention(emu, tmp_path):
+    from torchparity.devices.emulator import faults
+    from torchparity.run.execute import execute
+
+    adapter = emu
+    path = tmp_path / "mask_ignored.py"
+    path.write_text(MASK_IGNORED)
+    scs = [sc for sc in module.scenarios("torch.nn.MultiheadAttention", None) if sc.id.endswith(".train")]
+    assert all(execute(sc, "float32", adapter)[0].status == "pass" for sc in scs)
+    with faults.injecting(["masked-fill-nowhere"], modules=[str(path)]):
+        rows = [execute(sc, "float32", adapter)[0] for sc in scs]
+    assert any(r.status == "fail" for r in rows), [(r.id, r.status) for r in rows]
