@@ -54,11 +54,18 @@ def test_cpu_against_itself_passes_and_restores_global_state():
 def test_a_block_answer_depends_on_the_api():
     sc = runtime.scenarios("torch.autograd.grad", None)[0]
     torch.manual_seed(0)
-    d, dd = sc.fn("cpu", torch.float64)
+    d, dd, ga, gb, gc = sc.fn("cpu", torch.float64)
     torch.manual_seed(0)
-    g = torch.randn(3, dtype=torch.float64)  # the leaf g (the body draws no other input)
+    g = torch.randn(3, dtype=torch.float64)  # the leaves, drawn in the body's order
+    a, b, c = (torch.randn(2, 3, dtype=torch.float64), torch.randn(3, dtype=torch.float64),
+               torch.randn(2, 1, dtype=torch.float64))
     torch.testing.assert_close(d, 3 * g ** 2 + 2)
     torch.testing.assert_close(dd, 6 * g)
+    # the broadcast operands' gradients: summed back over the dimensions they were spread on
+    r = 2 * (a * b + c)
+    torch.testing.assert_close(ga, r * b)
+    torch.testing.assert_close(gb, (r * a).sum(0))
+    torch.testing.assert_close(gc, r.sum(1, keepdim=True))
     assert "torch.autograd.grad" in sc.snippet('"npu"', "float32")
 
 

@@ -27,7 +27,8 @@ from ..scenarios.registry import Draws
 from . import standards
 from .judgement import Judgement, rank, worst
 
-__all__ = ["Judgement", "compare_outputs", "input_aliasing", "output_kinds", "worst", "rank", "KINDS"]
+__all__ = ["Judgement", "compare_outputs", "input_aliasing", "local_aliasing", "output_kinds", "worst",
+           "rank", "KINDS"]
 
 KINDS = ("values", "random", "uninitialised", "exact")
 _MISSING = object()
@@ -194,6 +195,50 @@ def input_aliasing(cpu_inputs: Any, cpu: Any, dev_inputs: Any, dev: Any,
                 out.append(_fail(Cause.METADATA, f"{path} tensor {n} {how} input tensor {m} on the device; "
                                  f"on the CPU it {cpu_how}", _meta("input_aliasing")))
                 break
+    return out
+
+
+def local_aliasing(cpu_locals: Mapping[str, Any], cpu: Any, dev_locals: Mapping[str, Any], dev: Any,
+                   path: str = "output", reverse: bool = False) -> List[Judgement]:
+    """Outputs against a code-block case's inputs: the variables its body held when it
+    returned (``run.body_locals``), by name. An output tensor on the device that shares
+    storage with a variable's tensor on the device where the CPU run's does not (a kernel
+    that wrote its result into its input and returned it), or the reverse, fails with the
+    variable named. Variables that are no device tensors in the device run (a CPU tensor
+    before its ``.to(device)``, which the CPU run's ``.to("cpu")`` returns as is) are not
+    compared. The reverse (the CPU's output is the variable, the device's a copy) only with
+    ``reverse``: a case's host round trips (``x.cpu().apply_(f).to(device)``,
+    ``PackedSequence.to``) are copies on the device and nothing at all on the CPU, so in a
+    code block it is the harness's difference, not the device's (OpInfo samples, which
+    have no such trips, compare both ways: :func:`input_aliasing`)."""
+    out: List[Judgement] = []
+    co, do = _leaves(cpu), _leaves(dev)
+    if len(co) != len(do):
+        return []
+    for name in cpu_locals:
+        if name not in dev_locals:
+            continue
+        ci, di = _leaves(cpu_locals[name]), _leaves(dev_locals[name])
+        if len(ci) != len(di):
+            continue
+        for n, (c, d) in enumerate(zip(co, do)):
+            if not c.numel() or not d.numel() or d.device.type == "cpu":
+                continue
+            hit = None
+            for m, (a, b) in enumerate(zip(ci, di)):
+                if not a.numel() or a.device.type != c.device.type or b.device.type != d.device.type:
+                    continue
+                cpu_shared, dev_shared = _storage(c) == _storage(a), _storage(d) == _storage(b)
+                if cpu_shared != dev_shared and (dev_shared or reverse):
+                    hit = (m, dev_shared)
+                    break
+            if hit is not None:
+                m, dev_shared = hit
+                which = f"`{name}`" + (f" (tensor {m})" if len(ci) > 1 else "")
+                how = "shares storage with" if dev_shared else "does not share storage with"
+                cpu_how = "does not" if dev_shared else "does"
+                out.append(_fail(Cause.METADATA, f"{path} tensor {n} {how} the case's input {which} "
+                                 f"on the device; on the CPU it {cpu_how}", _meta("input_aliasing")))
     return out
 
 

@@ -6,19 +6,21 @@ import contextlib
 import os
 import re
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 from torch.utils._pytree import tree_map
 
 from ..api.footprint import METADATA_OPS, RANKS_RECORDED, UNRECORDED, FootprintRecorder, is_runtime
 from ..devices.base import DeviceAdapter
-from ..judge.compare import Judgement, compare_outputs, output_kinds
+from ..judge.compare import Judgement, compare_outputs, local_aliasing, output_kinds, worst
 from ..judge.paths import path_difference
+from ..judge.ranks import name_ranks
 from ..results.error_rules import classify_exception, classify_exception_chain
 from ..results.models import Cause, FootprintEntry, OwnFootprint, ScenarioResult, Status
 from ..scenarios.registry import (
+    EXACT,
     HarnessFailure,
     NotRunnable,
     Raises,
@@ -27,6 +29,7 @@ from ..scenarios.registry import (
     device_under_test,
     draws_in,
 )
+from .body_locals import capturing, tensor_locals
 from .conditioning import CorrectChip
 from .paths import record_path
 from .replay import Recording, Replaying
@@ -43,6 +46,9 @@ class Outcome:
     value: Any = None
     exc: Optional[BaseException] = None
     seconds: float = 0.0
+    # a code-block case's variables that held tensors when its body returned: its inputs,
+    # for the aliasing check (``run.body_locals``)
+    inputs: Dict[str, Any] = field(default_factory=dict)
 
     @property
     def raised(self) -> bool:
@@ -80,10 +86,11 @@ def _run(fn, device: str, dtype: torch.dtype, adapter: Optional[DeviceAdapter]) 
     torch.manual_seed(SEED)
     start = time.perf_counter()
     try:
-        value = fn(device, dtype)
+        with capturing(fn) as frames:
+            value = fn(device, dtype)
         if adapter is not None:
             adapter.synchronize()
-        return Outcome(value=value, seconds=time.perf_counter() - start)
+        return Outcome(value=value, seconds=time.perf_counter() - start, inputs=tensor_locals(frames))
     except Exception as exc:  # the scenario's own failure is data, not our crash
         return Outcome(exc=exc, seconds=time.perf_counter() - start)
 
@@ -166,7 +173,15 @@ def judge_outcomes(sc: Scenario, cpu: Outcome, dev: Outcome, adapter: DeviceAdap
         return cpu_raised_device_returned(cpu.exc, extra, "")
     if sc.compare == "none":
         return Judgement(Status.PASS, None, f"returned {_short(dev.value)} (not compared)")
-    judgement = compare_outputs(cpu.value, dev.value, adapter.type, golden=golden)
+    exact = EXACT in sc.tags  # one right answer (a conversion, a copy): bit for bit
+    judgement = compare_outputs(cpu.value, dev.value, adapter.type, golden=None if exact else golden,
+                                kind="exact" if exact else "values")
+    # an output that is (or is not) one of the case's inputs where the CPU's is not (or is)
+    aliased = local_aliasing(cpu.inputs, cpu.value, dev.inputs, dev.value)
+    if aliased:
+        judgement = worst([judgement, *aliased])
+    if WORLD_TAG in sc.tags:  # the ranks' parts in the wrong places: the ranks named
+        judgement = name_ranks(judgement, cpu.value, dev.value)
     if judgement.passed and not judgement.detail:
         judgement.detail = f"matches the CPU: {_short(dev.value)}"
     return judgement
@@ -394,6 +409,7 @@ def taking_away() -> bool:
 
 
 HOLLOW = "hollow"  # the tag of a row whose case does not observe its API
+WORLD_TAG = "distributed"  # the tag of a world case: its value is a list, rank by rank
 
 
 def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: DeviceAdapter) -> bool:

@@ -490,16 +490,23 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     if extreme is not None:  # a device that skips a reduction's last element shows on it
         samples = list(samples) + [extreme]
     own = oi.bug_samples(op, dtype) if case.get("sample") is None and e.call == "op" else []
+    extremal = (oi.extremal_sample(op, every, dtype) if case.get("sample") is None and e.call == "op"
+                and kind == "values" else None)
     if own:  # the project's own inputs that show kernel bugs (duplicate indices, ties, rounding)
         if grads:
             def grad(t):
                 return (t.detach().requires_grad_(True)
                         if isinstance(t, torch.Tensor) and t.is_floating_point() else t)
             own = [s.transform(grad) for s in own]
+    if extremal is not None:
+        # NaN / inf where the op defines them: the forward only (a gradient at an infinity
+        # is 0 or NaN by cancellation, within a correct device's rounding of its factors)
+        own = list(own) + [extremal.transform(lambda t: t.detach() if isinstance(t, torch.Tensor) else t)]
+    if own:
         samples = list(samples) + own
         base["note"] = _join(base.get("note"), f"{len(own)} sample(s) are torchparity's own: "
                              "inputs that show kernel bugs OpInfo's samples lack (duplicate indices, "
-                             "ties, values a conversion must round)")
+                             "ties, values a conversion must round, NaN / inf)")
     first = 0  # a generated test file judges one sample (run.standalone): its index kept
     if case.get("sample") is not None:
         first = int(case["sample"])

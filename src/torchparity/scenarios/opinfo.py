@@ -634,6 +634,59 @@ def bug_samples(opinfo, dtype: torch.dtype) -> List[Any]:
     return out
 
 
+# NaN and infinities where the op defines them: the elementwise ufuncs, whose OpInfo
+# entries upstream asks on extremal values (TestUnaryUfuncs / TestBinaryUfuncs, CPU
+# included) unless it marks that test skipped or failing for the CPU in the dtype
+EXTREMAL_TESTS = {"UnaryUfuncInfo": ("TestUnaryUfuncs", "test_reference_numerics_extremal"),
+                  "BinaryUfuncInfo": ("TestBinaryUfuncs", "test_reference_numerics_extremal_values")}
+EXTREMAL_VALUES = (float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1.0)
+
+
+def _extremal_test(opinfo, dtype: torch.dtype) -> Optional[Tuple[str, str]]:
+    """(test class, test) upstream asks ``opinfo`` on NaN / inf with, where it runs on the
+    CPU in ``dtype``; None otherwise."""
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    test = next((t for cls in type(opinfo).__mro__ for name, t in EXTREMAL_TESTS.items()
+                 if cls.__name__ == name), None)
+    if test is None or not dtype.is_floating_point:
+        return None
+    for info in opinfo.decorators:
+        if not isinstance(info, DecorateInfo):
+            continue
+        try:
+            active = info.is_active(test[0], test[1], "cpu", dtype, {})
+        except Exception:
+            active = False
+        if active and any(decorator_skip(dec, "cpu") for dec in info.decorators):
+            return None
+    return test
+
+
+def extremal_sample(opinfo, samples: list, dtype: torch.dtype):
+    """The largest sample (6+ elements) of an elementwise ufunc upstream asks on extremal
+    values, its input's first elements (in memory order) made NaN, inf, -inf, -0, 0, 1;
+    the other operands and keyword arguments as OpInfo made them. None for other ops."""
+    if _extremal_test(opinfo, dtype) is None:
+        return None
+    fit = [s for s in samples if isinstance(s.input, torch.Tensor) and s.input.dtype == dtype
+           and s.input.numel() >= len(EXTREMAL_VALUES)]
+    if not fit:
+        return None
+    s = max(fit, key=lambda x: x.input.numel())
+
+    def put(t, _x=s.input):
+        if t is _x:
+            t = t.detach().clone()
+            t.view(-1)[: len(EXTREMAL_VALUES)] = torch.tensor(EXTREMAL_VALUES, dtype=t.dtype)
+            return t.requires_grad_(_x.requires_grad)
+        return t
+    try:
+        return s.transform(put)
+    except Exception:
+        return None  # an input that cannot be written in place (an expanded view)
+
+
 # OpInfo names whose floating outputs have exactly one right answer: conversions, copies,
 # selections and permutations of input elements (sorts, max / min, gathers, flips), sign
 # and integral rounding. A correct chip agrees bit for bit (NaN with NaN, -0 with 0), so

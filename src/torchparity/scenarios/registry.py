@@ -33,6 +33,11 @@ from ..errors import InputError
 from ..results.models import Text
 from .golden import float64_golden
 
+# the tag of a case whose answer has exactly one right value (a dtype conversion, a copy):
+# judged bit for bit, no precision's tolerance (a device that truncates where it must round
+# to nearest even differs by one ulp, within every low-precision row's bar)
+EXACT = "exact"
+
 
 class NotRunnable(Exception):
     """Raised by a scenario function that cannot run here at all (a docstring example that

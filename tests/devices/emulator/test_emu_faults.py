@@ -391,7 +391,7 @@ def test_autograd_grad_case_shows_a_widened_accumulation(dev):
     gradient (a single path's widened backward result is cast back by the engine)."""
     from torchparity.scenarios.sources.runtime.cases import autograd_grad
 
-    assert [t.dtype for t in autograd_grad(dev, torch.float16)] == [torch.float16] * 2
+    assert [t.dtype for t in autograd_grad(dev, torch.float16)] == [torch.float16] * 5
     with faults.injecting(["dtype-widen"]):
         assert autograd_grad(dev, torch.float16)[0].dtype == torch.float32
 

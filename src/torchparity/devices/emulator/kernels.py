@@ -80,7 +80,13 @@ def copy_from(self, dst, non_blocking=False):
     _check(aten._copy_from.default, self)
     src = st.cpu_view(self) if _ours(self) else self
     target = st.cpu_view(dst) if _ours(dst) else dst
-    target.copy_(src)
+    if _ours(dst) and (_ours(self) or self.dtype != dst.dtype):
+        # a copy on the device, or one that converts into a device tensor, is the device's
+        # computation: through ``copy_``'s plan, whose call the injected faults may wrap (a
+        # plain transfer between the host and the device is not)
+        plan_for(aten.copy_.default).call(target, src)
+    else:
+        target.copy_(src)
     return dst
 
 

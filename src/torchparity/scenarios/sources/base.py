@@ -173,6 +173,7 @@ def block_fn(code: Any, extra: Optional[Dict[str, Any]] = None, name: str = "tor
     # source module's name
     fn.__code__ = fn.__code__.replace(co_filename=code.co_filename)
     fn.uses_dtype = _reads(code, "dtype")  # type: ignore[attr-defined]
+    fn.body_code = code  # type: ignore[attr-defined]  # whose namespace holds the inputs
     return fn
 
 
@@ -434,6 +435,7 @@ def body_call(body: Callable[..., Any], kwargs: Mapping[str, Any],
     fn.__code__ = fn.__code__.replace(co_filename=body.__code__.co_filename)
     fn.__module__ = body.__module__
     fn.__qualname__ = fn.__name__ = body.__name__
+    fn.body_code = body.__code__  # type: ignore[attr-defined]  # whose locals are the inputs
     return fn
 
 

@@ -2,7 +2,10 @@
 
 What upstream's ``TestModule.test_cpu_gpu_parity`` does, per dtype (the CPU-claimed dtypes
 among float32/float64/float16/bfloat16), for the first ``INPUTS`` module inputs of
-``module_inputs_func``, in training and (where ModuleInfo says they differ) eval mode:
+``module_inputs_func`` and, per module, up to ``REACH`` more: the first input that brings a
+form the chosen ones lack (a mask or padding argument given, ``batch_first`` either way,
+a padding index), so ``MultiheadAttention`` gets its ``attn_mask`` and ``key_padding_mask``
+inputs and an RNN its batch-first one (:func:`chosen_inputs`), in training and (where ModuleInfo says they differ) eval mode:
 the module is built on the CPU, deep-copied and moved with ``.to(device)`` (parameters
 and buffers), its inputs are made on the CPU and moved as leaves; forward, then backward
 with a gradient made on the CPU. Compared: the forward output, the input gradients, the
@@ -31,6 +34,7 @@ from .base import ModuleSource, dtype_names_of, probed, resolve_quiet, summary, 
 NAME = "module"
 ORDER = 20
 INPUTS = 2
+REACH = 3  # inputs past the first INPUTS, each bringing a mask / padding / batch-first form
 PARITY_TEST = ("TestModule", "test_cpu_gpu_parity")
 
 
@@ -85,6 +89,39 @@ def is_random(m: torch.nn.Module) -> bool:
         if isinstance(sub, torch.nn.MultiheadAttention) and sub.dropout > 0 and sub.training:
             return True
     return False
+
+
+def _forms(mi) -> set:
+    """The forms of one ModuleInput the first ``INPUTS`` may lack: a forward keyword
+    argument naming a mask or padding that is given (not None), ``batch_first`` either
+    way, a constructor argument naming padding that is given."""
+    out = set()
+    for k, v in mi.forward_input.kwargs.items():
+        if v is not None and ("mask" in k or "padding" in k):
+            out.add(f"forward:{k}")
+    for k, v in mi.constructor_input.kwargs.items():
+        if k == "batch_first":
+            out.add(f"batch_first={bool(v)}")
+        elif "padding" in k and v is not None:
+            out.add(f"init:{k}")
+    return out
+
+
+def chosen_inputs(inputs: List[Any]) -> List[int]:
+    """The indices of the ModuleInputs run: the first ``INPUTS``, then, in ModuleInfo's
+    order, each input that brings a form (:func:`_forms`) none chosen so far has, at most
+    ``REACH`` of them (ModuleInfo's inputs 0-1 of ``MultiheadAttention`` have no mask: a
+    device wrong on masked attention passed)."""
+    chosen = list(range(min(len(inputs), INPUTS)))
+    seen = set().union(*(_forms(inputs[i]) for i in chosen)) if chosen else set()
+    for i in range(len(chosen), len(inputs)):
+        if len(chosen) >= INPUTS + REACH:
+            break
+        new = _forms(inputs[i]) - seen
+        if new:
+            chosen.append(i)
+            seen |= new
+    return chosen
 
 
 def _leaf(t: Any, device: str, compute: Optional[torch.dtype] = None) -> Any:
@@ -199,13 +236,13 @@ def _cached(api: str) -> Tuple[Scenario, ...]:
     try:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(0)
-            n = len(info.module_inputs_func(info, device="cpu", dtype=torch.float32,
-                                            requires_grad=True, training=True))
+            indices = chosen_inputs(info.module_inputs_func(
+                info, device="cpu", dtype=torch.float32, requires_grad=True, training=True))
     except Exception:
         return ()
     modes = (True, False) if info.train_and_eval_differ else (True,)
     out: List[Scenario] = []
-    for index in range(min(n, INPUTS)):
+    for index in indices:
         for training in modes:
             mode = "train" if training else "eval"
 

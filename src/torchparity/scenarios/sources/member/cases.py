@@ -30,7 +30,7 @@ import re
 import torch
 import torch.nn.modules.module as M
 
-from ...registry import Draws, Raises
+from ...registry import EXACT, Draws, Raises
 from ..base import Case
 
 ALL = ("float32", "float64", "float16", "bfloat16")
@@ -102,6 +102,26 @@ def storage_under_test(device, dtype, api):
 def build(device, dtype):
     return torch.nn.Sequential(torch.nn.PReLU(3), torch.nn.BatchNorm1d(3), torch.nn.Tanh(),
                                torch.nn.LayerNorm(3)).to(dtype).to(device)
+
+
+# float64 values a conversion into float32 / float16 / bfloat16 must round, ties to even
+# among them: 1 + 2^-8 and 1 + 3 x 2^-8 (bfloat16 ties: down to even, up to even),
+# 1 + 2^-11 and 1 + 3 x 2^-11 (float16 ties), 1 + 2^-24 + 2^-30 (float32 rounds up),
+# values just above and below halfway, negatives; the first three round up in float16
+# (1 + 3 x 2^-11) and in bfloat16 (0.1, 1 + 3 x 2^-8), so even a 3-element parameter
+# tells a device that truncates (or rounds ties away from zero) in the last place
+ROUNDING = (1 + 3 * 2 ** -11, 0.1, 1 + 3 * 2 ** -8, 3.14159265358979, 1 + 2 ** -11, 1 + 2 ** -8,
+            1 + 2 ** -9, 1 + 2 ** -7 + 2 ** -9, 1 + 2 ** -12, 1 + 2 ** -24 + 2 ** -30,
+            -(1 + 3 * 2 ** -8), -(1 + 3 * 2 ** -11), 1000.0 + 2 ** -4 + 2 ** -6)
+
+
+def rounding_input(shape, dtype=torch.float64):
+    """A CPU tensor of ``shape`` filled with :data:`ROUNDING` (cycled), in ``dtype``."""
+    n = 1
+    for s in shape:
+        n *= s
+    base = torch.tensor(ROUNDING, dtype=torch.float64)
+    return base.repeat(n // len(ROUNDING) + 1)[:n].view(*shape).to(dtype)
 
 
 def model(device, dtype):
@@ -295,7 +315,11 @@ def Tensor_storage_type(device, dtype):
 def Tensor_type(device, dtype):
     on = On(device)
     x = member_input(device, dtype)
-    return [on.plain_type(x.type()), x.type(torch.float64).dtype]
+    # ... and conversions into every lower float dtype from values that need rounding
+    r = rounding_input((3, 4)).to(device)
+    return [on.plain_type(x.type()), x.type(torch.float64).dtype,
+            [r.type(t) for t in (torch.float32, torch.float16, torch.bfloat16) if t != dtype]
+            + [r.to(dtype).type(t) for t in (torch.float16, torch.bfloat16) if t != dtype]]
 
 
 def Tensor_type_as(device, dtype):
@@ -329,7 +353,13 @@ def Tensor_copy_(device, dtype):
     x = member_input(device, dtype)
     y = torch.zeros_like(x)
     y.copy_(torch.arange(6, dtype=dtype).view(3, 2))
-    return y
+    # copies that convert: from the host and on the device, from float64 values that need
+    # rounding into the run's dtype (one right answer: round to nearest even)
+    z = torch.zeros(3, 4, dtype=dtype).to(device)
+    z.copy_(rounding_input((3, 4)))
+    w = torch.zeros(3, 4, dtype=dtype).to(device)
+    w.copy_(rounding_input((3, 4)).to(device))
+    return [y, z, w]
 
 
 def Tensor_fill_diagonal_(device, dtype):
@@ -915,14 +945,25 @@ def Module_apply(device, dtype):
     return net(x)
 
 
+def _rounding_parameters(net):
+    """``net``'s parameters and buffers set to values a conversion must round (a fresh
+    model's are 1, 0 and 0.25: exact in every float dtype, they convert nothing)."""
+    with torch.no_grad():
+        for t in list(net.parameters()) + [b for b in net.buffers() if b.is_floating_point()]:
+            t.copy_(rounding_input(tuple(t.shape), t.dtype).abs())
+    return net
+
+
 def Module_bfloat16(device, dtype):
     net, x = model(device, dtype)
-    return dict(net.bfloat16().named_parameters())
+    _rounding_parameters(net)
+    return dict(net.bfloat16().named_parameters()), dict(net.named_buffers())
 
 
 def Module_half(device, dtype):
     net, x = model(device, dtype)
-    return dict(net.half().named_parameters())
+    _rounding_parameters(net)
+    return dict(net.half().named_parameters()), dict(net.named_buffers())
 
 
 def Module_float(device, dtype):
@@ -1384,13 +1425,13 @@ CASES = (
     Case("torch.Tensor.get_device", Tensor_get_device, ALL),
     Case("torch.Tensor.is_cuda", Tensor_is_cuda, ALL),
     Case("torch.Tensor.storage_type", Tensor_storage_type, ALL),
-    Case("torch.Tensor.type", Tensor_type, ALL),
+    Case("torch.Tensor.type", Tensor_type, ALL, tags=(EXACT,)),
     Case("torch.Tensor.type_as", Tensor_type_as, ALL),
     Case("torch.Tensor.new_tensor", Tensor_new_tensor, ALL),
     Case("torch.Tensor.cpu", Tensor_cpu, ALL),
     Case("torch.Tensor.detach", Tensor_detach, ALL),
     Case("torch.Tensor.detach_", Tensor_detach_, ALL),
-    Case("torch.Tensor.copy_", Tensor_copy_, ALL),
+    Case("torch.Tensor.copy_", Tensor_copy_, ALL, tags=(EXACT,)),
     Case("torch.Tensor.fill_diagonal_", Tensor_fill_diagonal_, ALL),
     Case("torch.Tensor.hardshrink", Tensor_hardshrink, ALL),
     Case("torch.Tensor.slogdet", Tensor_slogdet, FB),
@@ -1471,8 +1512,8 @@ CASES = (
     Case("torch.nn.Module.add_module", Module_add_module, F32),
     Case("torch.nn.Module.register_module", Module_register_module, F32),
     Case("torch.nn.Module.apply", Module_apply, F32),
-    Case("torch.nn.Module.bfloat16", Module_bfloat16, F32),
-    Case("torch.nn.Module.half", Module_half, F32),
+    Case("torch.nn.Module.bfloat16", Module_bfloat16, F32, tags=(EXACT,)),
+    Case("torch.nn.Module.half", Module_half, F32, tags=(EXACT,)),
     Case("torch.nn.Module.float", Module_float, F32),
     Case("torch.nn.Module.double", Module_double, F32),
     Case("torch.nn.Module.buffers", Module_buffers, F32),

@@ -382,7 +382,13 @@ def autograd_grad(device, dtype):
     y = (g ** 3).sum() + (g * 2).sum()  # two paths: the engine accumulates g's gradient
     (d,) = torch.autograd.grad(y, g, create_graph=True)
     (dd,) = torch.autograd.grad(d.sum(), g)
-    return [d, dd]
+    # broadcast operands: b (3,) over a's rows, c (2, 1) over its columns; their gradients
+    # are the output's gradient summed back over the broadcast dimensions
+    a = torch.randn(2, 3, dtype=dtype).to(device).requires_grad_()
+    b = torch.randn(3, dtype=dtype).to(device).requires_grad_()
+    c = torch.randn(2, 1, dtype=dtype).to(device).requires_grad_()
+    ga, gb, gc = torch.autograd.grad(((a * b + c) ** 2).sum(), (a, b, c))
+    return [d, dd, ga, gb, gc]
 
 
 def autograd_Function(device, dtype):
