@@ -1,8 +1,8 @@
 """The hand-read sample of issue 48 (item 7) is data: well-formed, and drawn, not chosen.
 
 ``tests/data/hand-read-48.yaml`` holds a reviewer's reading of 40 vendor-listed APIs, before
-and after taking the API away; its API list must be exactly what
-``benchmarks/hand_sample.py --seed 48 --n 40`` draws, so the sample cannot be picked by hand.
+and after taking the API away, and now (re-read after the follow-ups); its API list must be
+exactly what ``benchmarks/hand_sample.py --seed 48 --n 40`` draws, so the sample cannot be picked by hand.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "hand-read-48.yaml"
 CLASSES = ("strong", "weak", "hollow", "wrong", "undetermined")
+RUNS = ("before", "after", "now")
 
 
 def _reading():
@@ -35,18 +36,24 @@ def test_reading_is_well_formed():
     assert doc["seed"] == 48 and doc["n"] == 40 and doc["torch_version"] == "2.13.0"
     assert doc["draw"] == "python benchmarks/hand_sample.py --seed 48 --n 40"
     assert set(doc["classes"]) == set(CLASSES)
-    for run in ("before", "after"):
-        assert re.fullmatch(r"[0-9a-f]{40}", doc["runs"][run]["commit"])
+    for run in RUNS:
+        assert re.fullmatch(r"[0-9a-f]{40}", doc["runs"][run]["commit"]), run
     apis = doc["apis"]
     assert len(apis) == doc["n"] and len({a["name"] for a in apis}) == doc["n"]
     for a in apis:
-        for run in ("before", "after"):
+        for run in RUNS:
             assert a[run]["class"] in CLASSES, (a["name"], run)
             assert len(a[run]["reason"].strip()) > 20, (a["name"], run)
         # every API left wrong or hollow after the change names what would fix it
         if a["after"]["class"] in ("wrong", "hollow"):
             assert a.get("fix", "").strip(), a["name"]
-    for run in ("before", "after"):  # the shares are the counts of the classes read
+        # the third reading is of the commit the run names, and one still short of strong
+        # (wrong, hollow or weak) names its fix: the file and the rule
+        assert a["now"]["commit"] == doc["runs"]["now"]["commit"], a["name"]
+        if a["now"]["class"] in ("wrong", "hollow", "weak"):
+            assert len(a["now"].get("fix", "").strip()) > 20, a["name"]
+            assert re.search(r"[\w/]+\.py", a["now"]["fix"]), a["name"]  # names a file
+    for run in RUNS:  # the shares are the counts of the classes read
         counted = Counter(a[run]["class"] for a in apis)
         assert doc["shares"][run] == {c: counted.get(c, 0) for c in CLASSES}, run
 
