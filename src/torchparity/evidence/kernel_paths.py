@@ -258,6 +258,11 @@ def arch_set(expr: str, fc: FileCode, depth: int = 0, must: bool = False) -> Fro
     if len(ors) > 1:
         return frozenset().union(*(arch_set(p, fc, depth, must) for p in ors))
     ands = _split_top(expr, "&&")
+    nes = [re.fullmatch(r".+?!=\s*(?:op::)?SocVersion::(\w+)", p, re.S) for p in ands]
+    if len(ands) > 1 and all(nes):
+        # ``soc != 910B && soc != 910_93 && soc != 910_95`` (nan_to_num's gate): one ``soc !=``
+        # tells A2 from A3, the chain excludes whole architectures
+        return _soc_excluded({m.group(1) for m in nes}, must)
     if len(ands) > 1:
         out = ALL
         for p in ands:
@@ -334,6 +339,26 @@ def _switch_helper(body: str) -> Optional[FrozenSet[str]]:
     if default is None or true & false:  # A2 and A3 on two sides: not this reader's to tell
         return None
     return frozenset(true | ((ALL - named) if default else set()))
+
+
+_SOCS = {A2: {"ASCEND910B", "ASCEND910_93"}, R950: {"ASCEND950", "ASCEND910_95"}}
+
+
+def _soc_excluded(names: Set[str], must: bool) -> FrozenSet[str]:
+    """The architectures on which ``soc`` can be (``must``: always is) none of ``names``: an
+    architecture whose SoCs are all named is excluded; the 950 is one SoC under two names
+    (ASCEND910_95 on the 8.5.0 branches, ASCEND950 after); other chips always remain."""
+    out = set()
+    for arch, socs in _SOCS.items():
+        named = socs & names
+        if arch == R950:
+            if not named:
+                out.add(arch)
+        elif (not must and socs - names) or (must and not named):
+            out.add(arch)
+    if not must or not (names - _SOCS[A2] - _SOCS[R950]):
+        out.add(OLD)
+    return frozenset(out)
 
 
 def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
@@ -612,11 +637,40 @@ def path_to(fc: FileCode, pos: int, depth: int = 0) -> Path_:
 _V = re.compile(r"GetDtypeSupportListV([123])\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
 
+def _ternary(expr: str) -> Optional[Tuple[str, str, str]]:
+    """``cond ? a : b`` split at its top-level ``?`` and the ``:`` that matches it."""
+    depth, q, nest = 0, -1, 0
+    for i, ch in enumerate(expr):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch == "?":
+            if q < 0:
+                q = i
+            else:
+                nest += 1
+        elif depth == 0 and ch == ":" and q >= 0 and not (expr[i - 1:i] == ":" or expr[i + 1:i + 2] == ":"):
+            if nest:
+                nest -= 1
+            else:
+                return expr[:q].strip(), expr[q + 1:i].strip(), expr[i + 1:].strip()
+    return None
+
+
 def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[str, FrozenSet[str]]]:
     """(list name, architectures) an expression used at pos can stand for."""
     expr = expr.strip()
     if depth > 5:
         return []
+    tern = _ternary(_strip_parens(expr))
+    if tern:
+        # ``c ? A : B`` (B may be another ternary, the whole in parentheses): A where c can
+        # hold, B on the other chips (a condition not about the architecture reads as its
+        # first branch, as before)
+        cond = arch_set(tern[0], fc)
+        return [(n, a & cond) for n, a in lists_at(fc, tern[1], pos, depth + 1) if a & cond] + \
+            [(n, a - cond) for n, a in lists_at(fc, tern[2], pos, depth + 1) if a - cond]
     local = re.fullmatch(r"(?:[\w:]+::)?(\w+)\s*\((.*)\)", expr, re.S)
     fn_local = next((f for f in fc.funcs if local and f.name == local.group(1)), None)
     if fn_local is not None:
@@ -639,11 +693,6 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
         first = frozenset({A2}) if v.group(1) == "1" else frozenset({A2, R950})
         return [(n, a) for name, arch in ((v.group(2), first), (v.group(3), ALL - first))
                 for n, a in lists_at(fc, name, pos, depth + 1) if a & arch for a in [a & arch]]
-    tern = re.fullmatch(r"(.+?)\?\s*(\w+)\s*:\s*(\w+)", expr, re.S)
-    if tern:
-        cond = arch_set(tern.group(1), fc)
-        return [(n, a & cond) for n, a in lists_at(fc, tern.group(2), pos, depth + 1) if a & cond] + \
-            [(n, a - cond) for n, a in lists_at(fc, tern.group(3), pos, depth + 1) if a - cond]
     call = re.fullmatch(r"(?:[\w:]+::)?(\w+)\s*\([^()]*\)", expr)
     if call:
         fn = next((f for f in fc.funcs if f.name == call.group(1)), None)
@@ -681,6 +730,11 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
             # architecture (add_rms_norm's mode): which list runs is not the chip's to say
             raise Undecided(f"{word} is reassigned on a condition not about the architecture "
                             f"(line {fc.line(at)})")
+        if nested(at) and p.archs != ALL:
+            # a reassignment under a condition on the architecture only (cast's
+            # ``if (curArch == DAV_2201) { list = ...; } else if (IsRegBase(curArch)) {...}``):
+            # on those chips it replaces what the variable held before (its last assignment wins)
+            out = [(n, a - p.archs) for n, a in out if a - p.archs]
         for n, a in lists_at(fc, m.group(1), at, depth + 1):
             if a & p.archs:
                 out.append((n, a & p.archs))
