@@ -67,6 +67,9 @@ class CheckSite:
     # DT_BOOL) { promoteType = DT_INT8; }``): (from, to, line, architectures); the input's
     # ``from`` passes where ``to`` is in the list
     promoted: List[Tuple[str, str, int, FrozenSet[str]]] = field(default_factory=list)
+    # inside an if / else block whose condition is not about the architecture (a format, an
+    # optional tensor): the check runs on some calls only
+    conditional: bool = False
 
 
 _EXEMPT = re.compile(r"\w+(?:->|\.)GetDataType\(\)\s*!=\s*(?:op::)?(?:DataType::)?DT_(\w+)")
@@ -658,6 +661,23 @@ def _ternary(expr: str) -> Optional[Tuple[str, str, str]]:
     return None
 
 
+def _arch_map(fc: FileCode, key: str) -> List[Tuple[str, FrozenSet[str]]]:
+    """A per-architecture map's entry ``m[KEY]`` (quantize's ``socSupportMap``:
+    ``{NpuArch::DAV_2201, {{INDEX_FOR_X, LIST}, ...}}``, looked up by the current arch): the
+    list each architecture's row gives for KEY; an architecture without a row gets none."""
+    out: List[Tuple[str, FrozenSet[str]]] = []
+    for m in re.finditer(r"\{\s*(?:op::)?NpuArch::DAV_(\d+)\s*,\s*\{", fc.code):
+        end = fc.match.get(m.end() - 1)
+        if end is None:
+            continue
+        row = re.search(rf"\{{\s*{re.escape(key)}\s*,\s*(\w+)\s*\}}", fc.code[m.end():end])
+        num = m.group(1)
+        arch = A2 if num == "2201" else R950 if num == "3510" else OLD
+        if row and row.group(1) in fc.lists:
+            out.append((row.group(1), frozenset({arch})))
+    return out
+
+
 def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[str, FrozenSet[str]]]:
     """(list name, architectures) an expression used at pos can stand for."""
     expr = expr.strip()
@@ -706,6 +726,9 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
                 if a & p.archs:
                     out.append((n, a & p.archs))
         return out
+    keyed = re.fullmatch(r"\w+\s*\[\s*(\w+)\s*\]", expr)
+    if keyed:
+        return _arch_map(fc, keyed.group(1))
     name = re.fullmatch(r"(\w+)", expr)
     if not name:
         return []
@@ -791,11 +814,37 @@ def fn_defined(fc: FileCode, name: str) -> Optional[Func]:
     return next((f for f in fc.funcs if f.name == name), None)
 
 
+def _conditional(fc: FileCode, pos: int, fn: Optional[Func]) -> bool:
+    """Whether pos is inside an ``if`` / ``else`` block (of its function) whose condition is
+    not about the architecture (transpose_batch_mat_mul's ``if (x2 is FRACTAL_NZ) {...}``)."""
+    if fn is None:
+        return False
+    for o, c in fc.match.items():
+        if not (fn.start < o < pos < c):
+            continue
+        head, hstart = _header(fc.code, o)
+        conds = []
+        cond = _if_cond(head)
+        if cond is not None:
+            conds.append(cond)
+        elif re.fullmatch(r"else", head):
+            conds = _chain_before(fc.code, hstart, fc)
+            if not conds:
+                return True
+        try:
+            if any(not _ARCH_WORDS.search(_expand(cd, fc)) for cd in conds):
+                return True
+        except Exception:  # noqa: BLE001 - a condition that cannot be expanded is not an arch one
+            return True
+    return False
+
+
 def _site(fc: FileCode, pos: int, tensor: str, arg: str,
           extra: List[Tuple[str, int, FrozenSet[str]]]) -> Optional[CheckSite]:
     fn_at = _func_at(fc, pos)
     site = CheckSite(tensor=tensor, line=fc.line(pos), func=fn_at.name if fn_at else "",
-                     lists={}, extra=extra, promoted=_promotions(fc.code, tensor, pos, fc))
+                     lists={}, extra=extra, promoted=_promotions(fc.code, tensor, pos, fc),
+                     conditional=_conditional(fc, pos, fn_at))
     try:
         where = path_to(fc, pos)
         for name, archs in lists_at(fc, arg, pos):

@@ -389,6 +389,7 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                 # the main input: not a side tensor (index, mask, weight...), named like the
                 # API's first tensor or a helper's self/x, then in signature order
                 return (bool(_ROUTE_TEST.search(st.func)), bool(_SIDE_ROLES.search(st.tensor.upper())),
+                        st.conditional,
                         st.tensor not in (first, "self", "x", "input", "selfRef", "x1"),
                         tensors.index(st.tensor) if st.tensor in tensors else len(tensors), st.line)
             st, name, pth = min(on, key=rank)
