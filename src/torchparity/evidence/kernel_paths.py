@@ -482,8 +482,26 @@ def _chain_before(code: str, header_start: int, fc: FileCode) -> List[str]:
         pos = hstart
 
 
+def _unmacro(block: str) -> str:
+    """The block without its check macros (``OP_CHECK(c, log, return ERR);``, ``CHECK_RET``,
+    ``OP_CHECK_NULL``): their return is taken only when their check fails."""
+    out, i = [], 0
+    for m in re.finditer(r"\b[A-Z][A-Z0-9_]*\s*\(", block):
+        if m.start() < i:
+            continue
+        end = _paren_end(block, m.end() - 1)
+        if end < 0 or end <= m.start():
+            continue
+        out.append(block[i:m.start()])
+        i = end + 1
+        if block[i:i + 1] == ";":
+            i += 1
+    out.append(block[i:])
+    return "".join(out)
+
+
 def _returns(block: str) -> bool:
-    return bool(re.search(r"\breturn\b[^;]*;\s*$", block.strip()))
+    return bool(re.search(r"\breturn\b[^;]*;\s*$", _unmacro(block).strip()))
 
 
 def path_in_function(fc: FileCode, pos: int, fn: Func) -> Path_:

@@ -394,6 +394,19 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                         tensors.index(st.tensor) if st.tensor in tensors else len(tensors), st.line)
             st, name, pth = min(on, key=rank)
             lst = fl.lists[name]
+            lines = fc.code.splitlines()
+            apart = [(s2, n2) for s2, n2, _ in on if s2.tensor == st.tensor and s2.line != st.line
+                     and not set(fl.lists[n2].dtypes) & set(lst.dtypes)
+                     and _refusing(lines, s2.line) and _refusing(lines, st.line)]
+            if apart:
+                # two checks of the same tensor with no dtype in common cannot both run: they
+                # are on routes chosen by something not read (quant_matmul's fp8 and int8 paths)
+                s2, n2 = apart[0]
+                out[chip] = ChipKernel(source=f"{where}:{st.line}", branch=pth.branch or None, undecided=(
+                    f"{st.tensor} is checked at :{st.line} ({name}, :{lst.line}: {', '.join(lst.dtypes)}) and at "
+                    f":{s2.line} ({n2}, :{fl.lists[n2].line}: {', '.join(fl.lists[n2].dtypes)}), lists with no "
+                    "dtype in common: the checks are on different routes, and which one a call takes is not read"))
+                continue
             args: Dict[str, List[str]] = {}
             for s2, n2, _ in sorted(checked, key=lambda i: i[0].line):
                 if s2.tensor in tensors:
@@ -517,6 +530,13 @@ def _in_place(fc, entry, checked, st, name: str, fl: FileLists, where: str, dtyp
                           f"{st.tensor} checked at :{st.line} ({name}, :{fl.lists[name].line}))")
                 dtypes = kept
     return dtypes, source
+
+
+def _refusing(lines: List[str], line: int) -> bool:
+    """Whether the check on that line is an error when the dtype is outside the list
+    (``OP_CHECK_DTYPE_NOT_SUPPORT``, ``if (!CheckType(...))``), not inside it."""
+    text = lines[line - 1] if line <= len(lines) else ""
+    return bool(re.search(r"OP_CHECK_DTYPE_NOT_SUPPORT|!\s*(?:op::)?CheckType\s*\(", text))
 
 
 def _factory(fc, api: Optional[str]) -> bool:
