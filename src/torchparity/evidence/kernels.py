@@ -425,7 +425,7 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                     promoted[dtype_name(frm)] = dtype_name(to)
                     source += f" + {dtype_name(frm)} as {dtype_name(to)} at :{line}"
             if api and api.startswith("aclnnInplace"):
-                dtypes, source = _in_place(fc, entry, checked, st, name, fl, where, dtypes, source)
+                dtypes, source = _in_place(fc, entry, checked, st, name, fl, where, dtypes, source, tensors)
             elif api and api.endswith("Backward") and not _GRAD.search(st.tensor):
                 dtypes, source = _same_dtype(checked, st, name, fl, where, dtypes, source, _GRAD,
                                              "the gradient has the op's dtype")
@@ -505,17 +505,18 @@ def _same_dtype(checked, st, name: str, fl: FileLists, where: str, dtypes: List[
 
 
 def _in_place(fc, entry, checked, st, name: str, fl: FileLists, where: str, dtypes: List[str],
-              source: str) -> Tuple[List[str], str]:
+              source: str, own: List[str]) -> Tuple[List[str], str]:
     """An in-place API (``aclnnInplaceAcos(selfRef)``) passes its tensor as the input and as the
     out: every check of that tensor, and the output's check, must pass (acos_: the input list
     :59 has ints, the out list :62 has floats only, so ints are refused in place); a result
     dtype cast into the out (erfinv_: integers give float32, which cannot cast back)."""
     outs = {s2.tensor for s2, _, _ in checked if _OUTPUT.search(s2.tensor)}
-    if len(outs) == 1:
-        dtypes, source = _same_dtype(checked, st, name, fl, where, dtypes, source,
-                                     re.compile(rf"^{re.escape(next(iter(outs)))}$"), f"{st.tensor} is also the out")
-    else:
-        dtypes, source = _same_dtype(checked, st, name, fl, where, dtypes, source, None, "")
+    # the same tensor: the out, and the entry's own tensor (sqrt_'s selfRef, checked at :62
+    # against the in-place list, while the shared path checks it as self)
+    same = set(own[:1]) | (outs if len(outs) == 1 else set()) | {st.tensor + "Ref", re.sub(r"Ref$", "", st.tensor)}
+    also = re.compile("^(?:" + "|".join(re.escape(t) for t in sorted(same)) + ")$") if same else None
+    dtypes, source = _same_dtype(checked, st, name, fl, where, dtypes, source, also,
+                                 f"{st.tensor} is also the out" if same else "")
     funcs = [f for f in fc.funcs if entry is None or f.name in entry]
     for f in funcs:
         for m in _RESULT_CAST.finditer(fc.code, f.start, f.end):
