@@ -373,7 +373,11 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
     for chip in CHIPS:
         on = [(st, name, pth) for st in sites for name, paths in st.lists.items() for pth in paths
               if chip in pth.archs]
-        inputs = [i for i in on if not _OUTPUT.search(i[0].tensor) and not re.search(r"\W", i[0].tensor)]
+        # ops-nn names a forward API's output ``y`` (rms_norm_quant's quantized y); a backward
+        # API's ``y`` is the forward output it takes as an input
+        y_out = bool(api) and not api.endswith("Backward")
+        inputs = [i for i in on if not _OUTPUT.search(i[0].tensor) and not re.search(r"\W", i[0].tensor)
+                  and not (y_out and i[0].tensor == "y")]
         if on and not inputs:
             if not _factory(fc, api):
                 continue  # only outputs checked here: the input's list is read by name (as before)
