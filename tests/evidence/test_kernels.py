@@ -277,3 +277,104 @@ def test_a_kernel_list_op_plugin_refuses_whole_is_undecided_with_both():
     assert chips["dav_2201"].dtypes is None and "FFTc2cKernelNpuOpApi.cpp:513" in chips["dav_2201"].undecided
     assert "aclnn_matmul.cpp:56" in chips["dav_2201"].undecided
     assert chips["dav_3510"].dtypes == real + ["complex64"]  # complex64 gets through both: kept
+
+
+_ACOS = """// written for the test: the in-place API passes its tensor as the out
+static const std::initializer_list<op::DataType> IN_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> OUT_LIST = {op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> FLOAT_LIST = {op::DataType::DT_FLOAT};
+
+static bool CheckDtypeValid(const aclTensor* input, const aclTensor* out)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(input, IN_LIST, return false);
+    OP_CHECK_DTYPE_NOT_SUPPORT(out, OUT_LIST, return false);
+    return true;
+}
+
+static aclnnStatus ExecAcos(const aclTensor* input, aclTensor* out)
+{
+    CHECK_RET(CheckDtypeValid(input, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnAcosGetWorkspaceSize(const aclTensor* input, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    return ExecAcos(input, out);
+}
+
+aclnnStatus aclnnInplaceAcosGetWorkspaceSize(aclTensor* inputRef, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto out = const_cast<aclTensor*>(inputRef);
+    return ExecAcos(inputRef, out);
+}
+"""
+
+_CAST = """// written for the test: a default list replaced per architecture before the check
+static const std::initializer_list<op::DataType> OLD_LIST = {op::DataType::DT_FLOAT};
+static const std::initializer_list<op::DataType> A2_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+static const std::initializer_list<op::DataType> RB_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_BF16,
+                                                            op::DataType::DT_INT8};
+
+static bool CheckDtypeValid(const aclTensor* self)
+{
+    auto curArch = GetCurrentPlatformInfo().GetCurNpuArch();
+    auto selfList = OLD_LIST;
+    if (curArch == NpuArch::DAV_2201) {
+        selfList = A2_LIST;
+    } else if (IsRegBase(curArch)) {
+        selfList = RB_LIST;
+    }
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, selfList, return false);
+    return true;
+}
+
+aclnnStatus aclnnCeilGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeValid(self), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+_PLUGIN = """
+  - func: acos(Tensor self) -> Tensor
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnAcos
+
+  - func: acos_(Tensor(a!) self) -> Tensor(a!)
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnInplaceAcos
+
+  - func: ceil(Tensor self) -> Tensor
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnCeil
+"""
+
+
+def test_in_place_self_is_the_out_and_an_arch_reassignment_replaces_the_default(tmp_path):
+    """aclnnInplaceAcos checks its tensor as the input (f32/int32) and as the out (f32): int32
+    is refused in place, not out of place; a list variable reassigned under an arch-only
+    condition replaces its default on those chips (no OLD_LIST on A2 or the 950)."""
+    plugin, ops = tmp_path / "op-plugin", tmp_path / "ops-fake"
+    shutil.copytree(FIX / "op-plugin", plugin)
+    shutil.copytree(FIX / "ops-fake", ops)
+    yml = plugin / "op_plugin" / "config" / "op_plugin_functions.yaml"
+    text = yml.read_text(encoding="utf-8")
+    yml.write_text(text.replace("official:\n", "official:\n" + _PLUGIN.lstrip("\n") + "\n", 1), encoding="utf-8")
+    for name, code in (("acos/op_api/aclnn_acos.cpp", _ACOS), ("ceil/op_api/aclnn_ceil.cpp", _CAST)):
+        path = ops / "math" / name
+        path.parent.mkdir(parents=True)
+        path.write_text(code, encoding="utf-8")
+    facts = _facts(plugin, ops)
+    for arch in ("dav_2201", "dav_3510"):
+        assert facts.ops["aten.acos"].chips[arch].dtypes == ["float32", "int32"]
+        inplace = facts.ops["aten.acos_"].chips[arch]
+        assert inplace.dtypes == ["float32"]
+        assert inplace.source.startswith("ops-fake math/acos/op_api/aclnn_acos.cpp:9 (OUT_LIST, :3)")
+    ceil = facts.ops["aten.ceil"].chips
+    assert ceil["dav_2201"].dtypes == ["float32", "bfloat16"]
+    assert ceil["dav_3510"].dtypes == ["float32", "bfloat16", "int8"]

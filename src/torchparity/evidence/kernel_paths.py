@@ -67,6 +67,9 @@ class CheckSite:
     # DT_BOOL) { promoteType = DT_INT8; }``): (from, to, line, architectures); the input's
     # ``from`` passes where ``to`` is in the list
     promoted: List[Tuple[str, str, int, FrozenSet[str]]] = field(default_factory=list)
+    # inside an if / else block whose condition is not about the architecture (a format, an
+    # optional tensor): the check runs on some calls only
+    conditional: bool = False
 
 
 _EXEMPT = re.compile(r"\w+(?:->|\.)GetDataType\(\)\s*!=\s*(?:op::)?(?:DataType::)?DT_(\w+)")
@@ -258,6 +261,11 @@ def arch_set(expr: str, fc: FileCode, depth: int = 0, must: bool = False) -> Fro
     if len(ors) > 1:
         return frozenset().union(*(arch_set(p, fc, depth, must) for p in ors))
     ands = _split_top(expr, "&&")
+    nes = [re.fullmatch(r".+?!=\s*(?:op::)?SocVersion::(\w+)", p, re.S) for p in ands]
+    if len(ands) > 1 and all(nes):
+        # ``soc != 910B && soc != 910_93 && soc != 910_95`` (nan_to_num's gate): one ``soc !=``
+        # tells A2 from A3, the chain excludes whole architectures
+        return _soc_excluded({m.group(1) for m in nes}, must)
     if len(ands) > 1:
         out = ALL
         for p in ands:
@@ -334,6 +342,26 @@ def _switch_helper(body: str) -> Optional[FrozenSet[str]]:
     if default is None or true & false:  # A2 and A3 on two sides: not this reader's to tell
         return None
     return frozenset(true | ((ALL - named) if default else set()))
+
+
+_SOCS = {A2: {"ASCEND910B", "ASCEND910_93"}, R950: {"ASCEND950", "ASCEND910_95"}}
+
+
+def _soc_excluded(names: Set[str], must: bool) -> FrozenSet[str]:
+    """The architectures on which ``soc`` can be (``must``: always is) none of ``names``: an
+    architecture whose SoCs are all named is excluded; the 950 is one SoC under two names
+    (ASCEND910_95 on the 8.5.0 branches, ASCEND950 after); other chips always remain."""
+    out = set()
+    for arch, socs in _SOCS.items():
+        named = socs & names
+        if arch == R950:
+            if not named:
+                out.add(arch)
+        elif (not must and socs - names) or (must and not named):
+            out.add(arch)
+    if not must or not (names - _SOCS[A2] - _SOCS[R950]):
+        out.add(OLD)
+    return frozenset(out)
 
 
 def _atom(expr: str, fc: FileCode, depth: int) -> FrozenSet[str]:
@@ -454,8 +482,26 @@ def _chain_before(code: str, header_start: int, fc: FileCode) -> List[str]:
         pos = hstart
 
 
+def _unmacro(block: str) -> str:
+    """The block without its check macros (``OP_CHECK(c, log, return ERR);``, ``CHECK_RET``,
+    ``OP_CHECK_NULL``): their return is taken only when their check fails."""
+    out, i = [], 0
+    for m in re.finditer(r"\b[A-Z][A-Z0-9_]*\s*\(", block):
+        if m.start() < i:
+            continue
+        end = _paren_end(block, m.end() - 1)
+        if end < 0 or end <= m.start():
+            continue
+        out.append(block[i:m.start()])
+        i = end + 1
+        if block[i:i + 1] == ";":
+            i += 1
+    out.append(block[i:])
+    return "".join(out)
+
+
 def _returns(block: str) -> bool:
-    return bool(re.search(r"\breturn\b[^;]*;\s*$", block.strip()))
+    return bool(re.search(r"\breturn\b[^;]*;\s*$", _unmacro(block).strip()))
 
 
 def path_in_function(fc: FileCode, pos: int, fn: Func) -> Path_:
@@ -612,11 +658,57 @@ def path_to(fc: FileCode, pos: int, depth: int = 0) -> Path_:
 _V = re.compile(r"GetDtypeSupportListV([123])\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
 
+def _ternary(expr: str) -> Optional[Tuple[str, str, str]]:
+    """``cond ? a : b`` split at its top-level ``?`` and the ``:`` that matches it."""
+    depth, q, nest = 0, -1, 0
+    for i, ch in enumerate(expr):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch == "?":
+            if q < 0:
+                q = i
+            else:
+                nest += 1
+        elif depth == 0 and ch == ":" and q >= 0 and not (expr[i - 1:i] == ":" or expr[i + 1:i + 2] == ":"):
+            if nest:
+                nest -= 1
+            else:
+                return expr[:q].strip(), expr[q + 1:i].strip(), expr[i + 1:].strip()
+    return None
+
+
+def _arch_map(fc: FileCode, key: str) -> List[Tuple[str, FrozenSet[str]]]:
+    """A per-architecture map's entry ``m[KEY]`` (quantize's ``socSupportMap``:
+    ``{NpuArch::DAV_2201, {{INDEX_FOR_X, LIST}, ...}}``, looked up by the current arch): the
+    list each architecture's row gives for KEY; an architecture without a row gets none."""
+    out: List[Tuple[str, FrozenSet[str]]] = []
+    for m in re.finditer(r"\{\s*(?:op::)?NpuArch::DAV_(\d+)\s*,\s*\{", fc.code):
+        end = fc.match.get(m.end() - 1)
+        if end is None:
+            continue
+        row = re.search(rf"\{{\s*{re.escape(key)}\s*,\s*(\w+)\s*\}}", fc.code[m.end():end])
+        num = m.group(1)
+        arch = A2 if num == "2201" else R950 if num == "3510" else OLD
+        if row and row.group(1) in fc.lists:
+            out.append((row.group(1), frozenset({arch})))
+    return out
+
+
 def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[str, FrozenSet[str]]]:
     """(list name, architectures) an expression used at pos can stand for."""
     expr = expr.strip()
     if depth > 5:
         return []
+    tern = _ternary(_strip_parens(expr))
+    if tern:
+        # ``c ? A : B`` (B may be another ternary, the whole in parentheses): A where c can
+        # hold, B on the other chips (a condition not about the architecture reads as its
+        # first branch, as before)
+        cond = arch_set(tern[0], fc)
+        return [(n, a & cond) for n, a in lists_at(fc, tern[1], pos, depth + 1) if a & cond] + \
+            [(n, a - cond) for n, a in lists_at(fc, tern[2], pos, depth + 1) if a - cond]
     local = re.fullmatch(r"(?:[\w:]+::)?(\w+)\s*\((.*)\)", expr, re.S)
     fn_local = next((f for f in fc.funcs if local and f.name == local.group(1)), None)
     if fn_local is not None:
@@ -639,11 +731,6 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
         first = frozenset({A2}) if v.group(1) == "1" else frozenset({A2, R950})
         return [(n, a) for name, arch in ((v.group(2), first), (v.group(3), ALL - first))
                 for n, a in lists_at(fc, name, pos, depth + 1) if a & arch for a in [a & arch]]
-    tern = re.fullmatch(r"(.+?)\?\s*(\w+)\s*:\s*(\w+)", expr, re.S)
-    if tern:
-        cond = arch_set(tern.group(1), fc)
-        return [(n, a & cond) for n, a in lists_at(fc, tern.group(2), pos, depth + 1) if a & cond] + \
-            [(n, a - cond) for n, a in lists_at(fc, tern.group(3), pos, depth + 1) if a - cond]
     call = re.fullmatch(r"(?:[\w:]+::)?(\w+)\s*\([^()]*\)", expr)
     if call:
         fn = next((f for f in fc.funcs if f.name == call.group(1)), None)
@@ -657,6 +744,9 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
                 if a & p.archs:
                     out.append((n, a & p.archs))
         return out
+    keyed = re.fullmatch(r"\w+\s*\[\s*(\w+)\s*\]", expr)
+    if keyed:
+        return _arch_map(fc, keyed.group(1))
     name = re.fullmatch(r"(\w+)", expr)
     if not name:
         return []
@@ -681,6 +771,11 @@ def lists_at(fc: FileCode, expr: str, pos: int, depth: int = 0) -> List[Tuple[st
             # architecture (add_rms_norm's mode): which list runs is not the chip's to say
             raise Undecided(f"{word} is reassigned on a condition not about the architecture "
                             f"(line {fc.line(at)})")
+        if nested(at) and p.archs != ALL:
+            # a reassignment under a condition on the architecture only (cast's
+            # ``if (curArch == DAV_2201) { list = ...; } else if (IsRegBase(curArch)) {...}``):
+            # on those chips it replaces what the variable held before (its last assignment wins)
+            out = [(n, a - p.archs) for n, a in out if a - p.archs]
         for n, a in lists_at(fc, m.group(1), at, depth + 1):
             if a & p.archs:
                 out.append((n, a & p.archs))
@@ -737,11 +832,37 @@ def fn_defined(fc: FileCode, name: str) -> Optional[Func]:
     return next((f for f in fc.funcs if f.name == name), None)
 
 
+def _conditional(fc: FileCode, pos: int, fn: Optional[Func]) -> bool:
+    """Whether pos is inside an ``if`` / ``else`` block (of its function) whose condition is
+    not about the architecture (transpose_batch_mat_mul's ``if (x2 is FRACTAL_NZ) {...}``)."""
+    if fn is None:
+        return False
+    for o, c in fc.match.items():
+        if not (fn.start < o < pos < c):
+            continue
+        head, hstart = _header(fc.code, o)
+        conds = []
+        cond = _if_cond(head)
+        if cond is not None:
+            conds.append(cond)
+        elif re.fullmatch(r"else", head):
+            conds = _chain_before(fc.code, hstart, fc)
+            if not conds:
+                return True
+        try:
+            if any(not _ARCH_WORDS.search(_expand(cd, fc)) for cd in conds):
+                return True
+        except Exception:  # noqa: BLE001 - a condition that cannot be expanded is not an arch one
+            return True
+    return False
+
+
 def _site(fc: FileCode, pos: int, tensor: str, arg: str,
           extra: List[Tuple[str, int, FrozenSet[str]]]) -> Optional[CheckSite]:
     fn_at = _func_at(fc, pos)
     site = CheckSite(tensor=tensor, line=fc.line(pos), func=fn_at.name if fn_at else "",
-                     lists={}, extra=extra, promoted=_promotions(fc.code, tensor, pos, fc))
+                     lists={}, extra=extra, promoted=_promotions(fc.code, tensor, pos, fc),
+                     conditional=_conditional(fc, pos, fn_at))
     try:
         where = path_to(fc, pos)
         for name, archs in lists_at(fc, arg, pos):

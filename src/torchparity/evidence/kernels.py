@@ -345,6 +345,10 @@ def _op_hosts(tree: SourceTree, path: str) -> Optional[List[OpHost]]:
 # the dtype names profiles know (devices/profiles/model.py DTYPES); kernel lists also name others
 DT_KNOWN = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
             "complex32", "complex64", "complex128")
+# a predicate choosing the AiCore route (``IsAiCoreSupport(self)``: ``return CheckType(x, AICORE_LIST)``,
+# used as ``if (IsAiCoreSupport(..))`` / ``needTranspose = IsAiCoreSupport(..) && ...``): its list
+# says which kernel runs, not what the API refuses; the op's own check, where there is one, wins
+_ROUTE_TEST = re.compile(r"^Is\w*AiCore", re.I)
 _OUTPUT = re.compile(r"^out$|^out[A-Z_]|Out$|^result|Result$")
 
 
@@ -369,20 +373,44 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
     for chip in CHIPS:
         on = [(st, name, pth) for st in sites for name, paths in st.lists.items() for pth in paths
               if chip in pth.archs]
-        inputs = [i for i in on if not _OUTPUT.search(i[0].tensor) and not re.search(r"\W", i[0].tensor)]
+        # ops-nn names a forward API's output ``y`` (rms_norm_quant's quantized y); a backward
+        # API's ``y`` is the forward output it takes as an input
+        y_out = bool(api) and not api.endswith("Backward")
+        inputs = [i for i in on if not _OUTPUT.search(i[0].tensor) and not re.search(r"\W", i[0].tensor)
+                  and not (y_out and i[0].tensor == "y")]
         if on and not inputs:
-            continue  # only outputs checked here: the input's list is read by name (as before)
+            if not _factory(fc, api):
+                continue  # only outputs checked here: the input's list is read by name (as before)
+            # a factory (eye, randperm): no input tensor, the out's check is the op's dtype (a mask
+            # or an index out has its own dtype: dropout_gen_mask's uint8 mask)
+            inputs = [i for i in on if not re.search(r"MASK|INDEX|INDICES|SEED|OFFSET", i[1].upper())]
+            if not inputs:
+                continue
         checked, on = on, inputs
         if on:
             def rank(item):
                 st = item[0]
                 # the main input: not a side tensor (index, mask, weight...), named like the
                 # API's first tensor or a helper's self/x, then in signature order
-                return (bool(_SIDE_ROLES.search(st.tensor.upper())),
+                return (bool(_ROUTE_TEST.search(st.func)), bool(_SIDE_ROLES.search(st.tensor.upper())),
+                        st.conditional,
                         st.tensor not in (first, "self", "x", "input", "selfRef", "x1"),
                         tensors.index(st.tensor) if st.tensor in tensors else len(tensors), st.line)
             st, name, pth = min(on, key=rank)
             lst = fl.lists[name]
+            lines = fc.code.splitlines()
+            apart = [(s2, n2) for s2, n2, _ in on if s2.tensor == st.tensor and s2.line != st.line
+                     and not set(fl.lists[n2].dtypes) & set(lst.dtypes)
+                     and _refusing(lines, s2.line) and _refusing(lines, st.line)]
+            if apart:
+                # two checks of the same tensor with no dtype in common cannot both run: they
+                # are on routes chosen by something not read (quant_matmul's fp8 and int8 paths)
+                s2, n2 = apart[0]
+                out[chip] = ChipKernel(source=f"{where}:{st.line}", branch=pth.branch or None, undecided=(
+                    f"{st.tensor} is checked at :{st.line} ({name}, :{lst.line}: {', '.join(lst.dtypes)}) and at "
+                    f":{s2.line} ({n2}, :{fl.lists[n2].line}: {', '.join(fl.lists[n2].dtypes)}), lists with no "
+                    "dtype in common: the checks are on different routes, and which one a call takes is not read"))
+                continue
             args: Dict[str, List[str]] = {}
             for s2, n2, _ in sorted(checked, key=lambda i: i[0].line):
                 if s2.tensor in tensors:
@@ -400,6 +428,11 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                     dtypes.append(dtype_name(frm))
                     promoted[dtype_name(frm)] = dtype_name(to)
                     source += f" + {dtype_name(frm)} as {dtype_name(to)} at :{line}"
+            if api and api.startswith("aclnnInplace"):
+                dtypes, source = _in_place(fc, entry, checked, st, name, fl, where, dtypes, source, tensors)
+            elif api and api.endswith("Backward") and not _GRAD.search(st.tensor):
+                dtypes, source = _same_dtype(checked, st, name, fl, where, dtypes, source, _GRAD,
+                                             "the gradient has the op's dtype")
             out[chip] = ChipKernel(dtypes=dtypes, source=source, branch=pth.branch or None, args=args or None,
                                    promoted=promoted or None, out=_out_check(checked, tensors, fl, where, fc))
             continue
@@ -427,6 +460,101 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
                 f"the dtype checks run on {', '.join(sorted(pth.archs))} only"
                 + (f" ({pth.branch})" if pth.branch else "")))
     return out
+
+
+# ``tmp = CheckType(self->GetDataType(), L) ? self->GetDataType() : DataType::DT_Y;`` then
+# ``OP_CHECK_RESULT_DTYPE_CAST_FAILED(tmp, out->GetDataType(), ...)`` (erfinv: integer inputs
+# give a float32 result, which must cast to out)
+_RESULT_CAST = re.compile(
+    r"(\w+)\s*=\s*(?:op::)?CheckType\(\s*(\w+)->GetDataType\(\)\s*,\s*(\w+)\s*\)\s*\?\s*\2->GetDataType\(\)"
+    r"\s*:\s*(?:op::)?DataType::DT_(\w+)\s*;\s*OP_CHECK_RESULT_DTYPE_CAST_FAILED\(\s*\1\s*,\s*(\w+)->GetDataType\(\)")
+_INTEGRAL = {"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"}
+
+
+def _can_cast(frm: str, to: str) -> bool:
+    """torch's can_cast between kinds: a float does not cast to an integer or bool, an
+    integer not to bool."""
+    if frm in _INTEGRAL:
+        return not (frm != "bool" and to == "bool")
+    return to not in _INTEGRAL
+
+
+# the gradient input of a backward API (aten's grad_output has the op's dtype)
+_GRAD = re.compile(r"^grad(?:Output|Out|Y|_output|Outputs?)?$")
+
+
+def _same_dtype(checked, st, name: str, fl: FileLists, where: str, dtypes: List[str], source: str,
+                also, why: str) -> Tuple[List[str], str]:
+    """Every check of a tensor that has the main tensor's dtype must pass: the main tensor's
+    other checks (sinc_: self at :58 and again at :75) and those of the tensors ``also`` names
+    (the out of an in-place API, the gradient of a backward one). The check that narrows the
+    list is cited first."""
+    # another check site passes a dtype in any list it may check on this chip (its lists are
+    # alternatives); the sites are conjunctive
+    sites: Dict[int, List[Tuple[object, str]]] = {}
+    for s2, n2, _ in checked:
+        if s2 is not st and (s2.tensor == st.tensor or (also is not None and also.search(s2.tensor))):
+            sites.setdefault(id(s2), []).append((s2, n2))
+    kept = [d for d in dtypes if all(any(d in fl.lists[n2].dtypes for _, n2 in alts) for alts in sites.values())]
+    if kept == dtypes or not kept:
+        return dtypes, source
+    limiting = [alts[0] for alts in sites.values()
+                if len(alts) == 1 and set(fl.lists[alts[0][1]].dtypes) & set(dtypes) == set(kept)]
+    if not limiting:
+        return dtypes, source  # narrowed by several checks together: not one line to cite (kept as read)
+    s2, n2 = min(limiting, key=lambda i: (i[0].tensor != st.tensor, i[0].line))
+    source = (f"{where}:{s2.line} ({n2}, :{fl.lists[n2].line}) ({why + '; ' if why else ''}"
+              f"{st.tensor} checked at :{st.line} ({name}, :{fl.lists[name].line}) too)")
+    return kept, source
+
+
+def _in_place(fc, entry, checked, st, name: str, fl: FileLists, where: str, dtypes: List[str],
+              source: str, own: List[str]) -> Tuple[List[str], str]:
+    """An in-place API (``aclnnInplaceAcos(selfRef)``) passes its tensor as the input and as the
+    out: every check of that tensor, and the output's check, must pass (acos_: the input list
+    :59 has ints, the out list :62 has floats only, so ints are refused in place); a result
+    dtype cast into the out (erfinv_: integers give float32, which cannot cast back)."""
+    outs = {s2.tensor for s2, _, _ in checked if _OUTPUT.search(s2.tensor)}
+    # the same tensor: the out, and the entry's own tensor (sqrt_'s selfRef, checked at :62
+    # against the in-place list, while the shared path checks it as self)
+    same = set(own[:1]) | (outs if len(outs) == 1 else set()) | {st.tensor + "Ref", re.sub(r"Ref$", "", st.tensor)}
+    also = re.compile("^(?:" + "|".join(re.escape(t) for t in sorted(same)) + ")$") if same else None
+    dtypes, source = _same_dtype(checked, st, name, fl, where, dtypes, source, also,
+                                 f"{st.tensor} is also the out" if same else "")
+    funcs = [f for f in fc.funcs if entry is None or f.name in entry]
+    for f in funcs:
+        for m in _RESULT_CAST.finditer(fc.code, f.start, f.end):
+            lst, to = m.group(3), dtype_name(m.group(4))
+            if m.group(2) != st.tensor or lst not in fl.lists or not _OUTPUT.search(m.group(5)):
+                continue
+            kept = [d for d in dtypes if d in fl.lists[lst].dtypes or _can_cast(to, d)]
+            if kept != dtypes:
+                line = fc.line(m.start(5))
+                source = (f"{where}:{line} ({lst}, :{fl.lists[lst].line}) (in place: {st.tensor} is also the out; "
+                          f"a {st.tensor} outside {lst} gives a {to} result, which does not cast back; "
+                          f"{st.tensor} checked at :{st.line} ({name}, :{fl.lists[name].line}))")
+                dtypes = kept
+    return dtypes, source
+
+
+def _refusing(lines: List[str], line: int) -> bool:
+    """Whether the check on that line is an error when the dtype is outside the list
+    (``OP_CHECK_DTYPE_NOT_SUPPORT``, ``if (!CheckType(...))``), not inside it."""
+    text = lines[line - 1] if line <= len(lines) else ""
+    return bool(re.search(r"OP_CHECK_DTYPE_NOT_SUPPORT|!\s*(?:op::)?CheckType\s*\(", text))
+
+
+def _factory(fc, api: Optional[str]) -> bool:
+    """Whether the API takes no input tensor (``aclnnEye(n, m, out)``): every ``aclTensor``
+    parameter of its GetWorkspaceSize is an output."""
+    if not api:
+        return False
+    m = re.search(rf"\b{api}GetWorkspaceSize\s*\(", fc.code)
+    if m is None:
+        return False
+    params = fc.code[m.end():fc.code.find(")", m.end())].split(",")
+    tensors = [re.findall(r"\w+", p)[-1] for p in params if "aclTensor" in p and re.findall(r"\w+", p)]
+    return bool(tensors) and all(_OUTPUT.search(t) for t in tensors)
 
 
 def _out_check(checked, tensors: List[str], fl: FileLists, where: str, fc) -> Optional[OutCheck]:
