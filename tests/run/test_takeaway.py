@@ -317,3 +317,20 @@ def test_a_marker_compared_by_identity_is_not_taken_away_nor_hollow():
         x = x + 1
         raise ValueError(x)
     assert not only_raises(_raises_after_work)
+
+
+def test_ops_the_scenario_skips_on_the_apis_result_stay_the_scenarios(fixture_path):
+    """Without the API the case takes another branch (a seed() that picks nothing makes a
+    comparison short-circuit): the op it then never runs was no op of the API's."""
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        x = torch.ones(3, dtype=dtype, device=device)
+        shape = lib.shape_of(x)  # host-only; taken away, the shape reads (4,)
+        same = shape == (3,) and bool(torch.equal(x, x.clone()))  # runs only on the real shape
+        return same
+
+    result, entries = _run(case, lib.shape_of)
+    assert result.own.observes is True, result.own
+    assert not _ops(entries, "api"), entries  # equal/clone ran outside the API's call
+    assert result.evidence == "host-only"

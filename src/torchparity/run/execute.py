@@ -472,7 +472,8 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             continue  # the run ended early: the ops after its end were never reached
         lower = kind == REPLAYED_STUB and not take.replays_data
         without = recorder.entries()
-        own, moved = own_entries(entries, without, lower_bound=lower, api_names=take.names)
+        own, moved = own_entries(entries, without, lower_bound=lower, api_names=take.names,
+                                 during=take.during)
         steers = steered(entries, without)
         reason = ("the judged outcome changes without the API" if observes
                   else "the judged outcome is the same without the API")

@@ -60,9 +60,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import _disable_current_modes
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
 from ..api.classify import class_functions
+from ..api.footprint import call_from_mode, op_packet_name
 from ..results.models import FootprintEntry, OwnFootprint
 
 PERTURBED, REPLAYED = "perturbed", "replayed"
@@ -272,6 +273,8 @@ class Takeaway:
         # the case cannot make is no run at all); None: not counted
         self.init: Optional[types.FunctionType] = None
         self.constructed = 0
+        # op -> how many the recorded run dispatched while a call of the API was running
+        self.during: Dict[str, int] = defaultdict(int)
         self._choose()
 
     # which mechanism
@@ -361,14 +364,13 @@ class Takeaway:
                     undo.append(_swap_code(fn, functools.partial(self._through, i)))
                 if self.init is not None:  # counted while recording; what it calls is its own
                     undo.append(_swap_code(self.init, functools.partial(self._through, INIT)))
-                yield self
-            elif self.how == TORCH_FUNCTION:
-                with _Intercept(self.targets[0], self):
-                    yield self
-            elif self.how == ATTRIBUTE:
-                undo.append(_rebind(self.targets[0], functools.partial(self._through, 0)))
-                yield self
-            else:
+            with contextlib.ExitStack() as stack:
+                if self.how == TORCH_FUNCTION:
+                    stack.enter_context(_Intercept(self.targets[0], self))
+                elif self.how == ATTRIBUTE:
+                    undo.append(_rebind(self.targets[0], functools.partial(self._through, 0)))
+                if mode == "record" and self.how is not None:
+                    stack.enter_context(_During(self))
                 yield self
         finally:
             for u in reversed(undo):
@@ -386,6 +388,7 @@ class Takeaway:
         """Every top-level call runs the API and its result is kept."""
         self.results = defaultdict(list)
         self.constructed = 0
+        self.during = defaultdict(int)
         return self._active("record")
 
     def stubbing(self, kind: str):
@@ -404,6 +407,21 @@ class _Intercept(TorchFunctionMode):
         if func is self.target:
             return self.takeaway._call(0, lambda: func(*args, **kwargs))
         return func(*args, **kwargs)
+
+
+class _During(TorchDispatchMode):
+    """Counts the ops dispatched while a top-level call of the API runs (its own thread):
+    what is missing without the API but ran outside its calls is the scenario branching
+    on the API's result, not the API's work."""
+
+    def __init__(self, takeaway: "Takeaway"):
+        super().__init__()
+        self.takeaway = takeaway
+
+    def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+        if self.takeaway._state.depth:
+            self.takeaway.during[op_packet_name(func)] += 1
+        return call_from_mode(func, args, kwargs or {})
 
 
 @functools.lru_cache(maxsize=1)
@@ -498,8 +516,8 @@ _ORDER = {"callable": 0, "api": 1, "scenario": 2}
 
 
 def own_entries(normal: Sequence[FootprintEntry], without: Sequence[FootprintEntry],
-                lower_bound: bool = False, api_names: Sequence[str] = ()
-                ) -> Tuple[List[FootprintEntry], List[str]]:
+                lower_bound: bool = False, api_names: Sequence[str] = (),
+                during: Optional[Dict[str, int]] = None) -> Tuple[List[FootprintEntry], List[str]]:
     """The recorded run's entries attributed by taking the API away: of each op's count,
     what the run without the API does not make is the API's (``callable`` where the frames
     saw user code the API called back, else ``api``), the rest the scenario's. Also the
@@ -511,7 +529,13 @@ def own_entries(normal: Sequence[FootprintEntry], without: Sequence[FootprintEnt
 
     ``api_names``: where the API is a device-module function, the recorder counts each call
     of it as a ``runtime.<module>.<name>`` entry around the stub too: those are the taken
-    away calls themselves, not calls the run without the API made."""
+    away calls themselves, not calls the run without the API made.
+
+    ``during``: how many of each op the recorded run dispatched while a call of the API was
+    running (:class:`_During`). An op is the API's at most that many times plus what the
+    frames already credit it (its backward, run later by the autograd engine): what else
+    is missing without the API is the scenario taking another branch on the API's result
+    (a ``seed()`` that picks no new seed makes ``s1 != 7`` short-circuit), the scenario's."""
     left: Dict[str, int] = defaultdict(int)
     for e in without:
         if e.op.startswith("runtime.") and e.op.rsplit(".", 1)[-1] in api_names:
@@ -525,6 +549,9 @@ def own_entries(normal: Sequence[FootprintEntry], without: Sequence[FootprintEnt
     for op, group in by_op.items():
         total = sum(e.count for e in group)
         gone = max(total - left.get(op, 0), 0)
+        if during is not None and not op.startswith("runtime."):
+            credited = sum(e.count for e in group if e.source in ("api", "callable"))
+            gone = min(gone, during.get(op, 0) + credited)
         for e in sorted(group, key=lambda x: _ORDER.get(x.source, 3)):
             own = min(e.count, gone)
             gone -= own
