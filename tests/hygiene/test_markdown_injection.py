@@ -27,7 +27,7 @@ def _report():
     scenarios = [
         ScenarioResult(id=f"a`b` {IMG} ``", dtype="float32", status="error", cause="device_error",
                        detail=f"RuntimeError: {LINK} {IMG}",
-                       snippet=f"import torch\n```\n{IMG}\n{LINK}\n````\nprint(1)\n",
+                       snippet=f"import torch\n```\n{IMG}\n{LINK}\n````\nprint(torch.abs(torch.ones(1)))\nprint(1)\n",
                        description=Text(en=f"covers {LINK} {IMG}", zh=f"覆盖 {LINK} {IMG}")),
         ScenarioResult(id=f"plain {LINK}", dtype="float32", status="fail", detail=f"got {LINK} {IMG}",
                        snippet=f"x = 1  # {IMG}\n"),
