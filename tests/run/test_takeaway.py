@@ -334,3 +334,13 @@ def test_ops_the_scenario_skips_on_the_apis_result_stay_the_scenarios(fixture_pa
     assert result.own.observes is True, result.own
     assert not _ops(entries, "api"), entries  # equal/clone ran outside the API's call
     assert result.evidence == "host-only"
+
+
+def test_a_property_of_a_host_object_is_no_device_state_but_a_tensors_is():
+    import torch.distributed as dist
+
+    from torchparity.run.execute import host_attribute
+
+    assert host_attribute("torch.distributed.TCPStore.host", vars(dist.TCPStore)["host"])
+    assert not host_attribute("torch.Tensor.is_cuda", vars(torch._C.TensorBase)["is_cuda"])
+    assert not host_attribute("torch.distributed.TCPStore.set", dist.TCPStore.set)  # a method

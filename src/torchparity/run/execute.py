@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 import time
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -13,6 +14,7 @@ import torch
 from torch.utils._pytree import tree_map
 
 from ..api.footprint import METADATA_OPS, RANKS_RECORDED, UNRECORDED, FootprintRecorder, is_runtime
+from ..api.resolve import maybe_resolve
 from ..devices.base import DeviceAdapter
 from ..judge.compare import Judgement, compare_outputs, local_aliasing, output_kinds, worst
 from ..judge.paths import path_difference
@@ -440,7 +442,11 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
         own.steers = False  # the world's own collectives and device work are its body's
         return entries, own
     if take is None or take.how is None or recorded is None:
-        return entries, frames_only(take.why if take is not None else "no API to take away")
+        own = frames_only(take.why if take is not None else "no API to take away")
+        if host_attribute(sc.api, api_obj):  # reading it cannot set up device state
+            own.steers = False
+            own.reason += "; a property of a host object: the scenario's device work is its own"
+        return entries, own
     if any(e.op == UNRECORDED for e in entries):
         return entries, frames_only("part of the case ran where no recorder reached", take.how)
     if take.calls == 0 and recorded.raised:
@@ -489,6 +495,35 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
     return entries, OwnFootprint(method="frames", how=take.how, calls=take.calls, observes=observes,
                                  reason="the case cannot run without the API's results, even "
                                         "replayed: the frames' attribution is kept")
+
+
+# classes whose attributes describe device data or device state: reading one of them is
+# device state (a tensor's device, a stream's priority), never a host object's
+_DEVICE_HOLDERS = ("torch.Tensor", "torch.UntypedStorage", "torch.TypedStorage", "torch.nn.Module",
+                   "torch.Generator", "torch.Stream", "torch.Event")
+
+
+def host_attribute(api: str, api_obj: Any) -> bool:
+    """``api`` is a property or data descriptor (a pybind property such as
+    ``torch.distributed.TCPStore.host``) of a class that holds no device data: reading it
+    sets up nothing the scenario's device work could depend on."""
+    if not isinstance(api_obj, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
+        return False
+    owner = _quiet(api.rsplit(".", 1)[0]) if "." in api else None
+    if not isinstance(owner, type):
+        return False
+    holders = [h for h in (_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
+    if any(issubclass(owner, h) for h in holders):
+        return False
+    return not owner.__module__.startswith(("torch.cuda", "torch.npu", "torch_npu", "torch.xpu", "torch.mps"))
+
+
+def _quiet(name: str) -> Any:
+    try:
+        found = maybe_resolve(name)
+    except Exception:  # resolving some names touches a backend
+        return None
+    return None if found is None else found.obj
 
 
 def hollow(judgement: Judgement, own: Optional[OwnFootprint]) -> bool:
