@@ -344,3 +344,7 @@ def test_a_property_of_a_host_object_is_no_device_state_but_a_tensors_is():
     assert host_attribute("torch.distributed.TCPStore.host", vars(dist.TCPStore)["host"])
     assert not host_attribute("torch.Tensor.is_cuda", vars(torch._C.TensorBase)["is_cuda"])
     assert not host_attribute("torch.distributed.TCPStore.set", dist.TCPStore.set)  # a method
+    import torch.monitor as monitor
+    assert host_attribute("torch.monitor.TensorboardEventHandler.__init__",
+                          monitor.TensorboardEventHandler.__init__)
+    assert not host_attribute("torch.nn.Linear.__init__", torch.nn.Linear.__init__)  # holds device data

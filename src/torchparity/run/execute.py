@@ -443,10 +443,7 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
         return entries, own
     if take is None or take.how is None or recorded is None:
         own = frames_only(take.why if take is not None else "no API to take away")
-        if host_attribute(sc.api, api_obj):  # reading it cannot set up device state
-            own.steers = False
-            own.reason += "; a property of a host object: the scenario's device work is its own"
-        return entries, own
+        return entries, _host_object(sc, api_obj, own)
     if any(e.op == UNRECORDED for e in entries):
         return entries, frames_only("part of the case ran where no recorder reached", take.how)
     if take.calls == 0 and recorded.raised:
@@ -492,9 +489,19 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
     # whether the scenario's device work depends on what the API set up (a forward-AD level)
     # or only its host code fails without it (a tracer's proxies) is not told by the run's
     # end (neither raises in a device op): left undecided, the frames' rule
-    return entries, OwnFootprint(method="frames", how=take.how, calls=take.calls, observes=observes,
-                                 reason="the case cannot run without the API's results, even "
-                                        "replayed: the frames' attribution is kept")
+    return entries, _host_object(sc, api_obj, OwnFootprint(
+        method="frames", how=take.how, calls=take.calls, observes=observes,
+        reason="the case cannot run without the API's results, even replayed: the frames' "
+               "attribution is kept"))
+
+
+def _host_object(sc: Scenario, api_obj: Any, own: OwnFootprint) -> OwnFootprint:
+    """With the frames kept: a host object's property or constructor sets up no device
+    state (:func:`host_attribute`), so the scenario's device work is the scenario's."""
+    if host_attribute(sc.api, api_obj):
+        own.steers = False
+        own.reason += "; a host object's property or constructor: the scenario's device work is its own"
+    return own
 
 
 # classes whose attributes describe device data or device state: reading one of them is
@@ -505,9 +512,12 @@ _DEVICE_HOLDERS = ("torch.Tensor", "torch.UntypedStorage", "torch.TypedStorage",
 
 def host_attribute(api: str, api_obj: Any) -> bool:
     """``api`` is a property or data descriptor (a pybind property such as
-    ``torch.distributed.TCPStore.host``) of a class that holds no device data: reading it
-    sets up nothing the scenario's device work could depend on."""
-    if not isinstance(api_obj, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
+    ``torch.distributed.TCPStore.host``), or the constructor, of a class that holds no
+    device data: reading or making it sets up nothing the scenario's device work could
+    depend on."""
+    descriptor = isinstance(api_obj, (property, types.GetSetDescriptorType, types.MemberDescriptorType))
+    constructor = api.endswith(".__init__") and callable(api_obj)
+    if not (descriptor or constructor):
         return False
     owner = _quiet(api.rsplit(".", 1)[0]) if "." in api else None
     if not isinstance(owner, type):
