@@ -239,7 +239,8 @@ def _sentence(line: str, api: Dict[str, Any], report: Report, ours: bool, **fn: 
     passing, refused = _passing_dtypes(api), _limited_dtypes(api)
     # a clause that calls dtypes refused (quoted messages aside: they name dtypes of their own)
     # (a table row is the record itself: its 预期结果 may say "不支持嵌套" of the API's semantics)
-    clauses = [] if line.lstrip().startswith("|") else re.split(r"[；;。]", re.sub(r"``.+?``|`[^`\n]+`", "", line))
+    # (a comma ends a clause too: "通过的 float32/float16 均在其中，资料未列出的 float64 不支持")
+    clauses = [] if line.lstrip().startswith("|") else re.split(r"[；;。，]", re.sub(r"``.+?``|`[^`\n]+`", "", line))
     for clause in clauses:
         if not _REFUSE.search(clause) or re.search(r"亦通过|可直接运行|\bpass|run as they are", clause):
             continue
