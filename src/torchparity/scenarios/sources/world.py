@@ -861,7 +861,10 @@ def _body(name: str):
 
 
 def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)[:500]
+    """A rank's exception as one line: all its lines joined (a torch_npu / aclnn refusal
+    names the dtype on a later line: "call aclnnAddmm failed, error code is 161002" then
+    "... not implemented for DT_DOUBLE"), cut to a readable length."""
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    return (" ".join(lines) or type(exc).__name__)[:1000]
 
 
