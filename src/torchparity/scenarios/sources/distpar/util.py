@@ -56,8 +56,9 @@ def part(out: Dict[str, Any], name: str, fn: Callable[[], Any]) -> None:
         else:
             exc = _refusal_within(exc)
             text = str(exc).strip()
-        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
-        out[name] = {ERROR: (type(exc).__name__, first[:500])}
+        # all its lines, joined: an aclnn refusal names the dtype on a later line
+        first = " ".join(ln.strip() for ln in text.splitlines() if ln.strip()) or type(exc).__name__
+        out[name] = {ERROR: (type(exc).__name__, first[:1000])}
     _say(seq, "err")
     if not _every_peer_failed(seq):
         out[world.OUT_OF_STEP] = True
@@ -189,9 +190,9 @@ def scaffold_step(opt: torch.optim.Optimizer) -> None:
     except (RuntimeError, NotImplementedError, TypeError) as exc:
         if not is_refusal(exc):  # the runner's own table: a refusal, not any error
             raise
-        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+        first = " ".join(ln.strip() for ln in str(exc).splitlines() if ln.strip()) or type(exc).__name__
         raise ScaffoldingRefused(f"the {type(opt).__name__} step the scenario runs around the API "
-                                 f"was refused: {first[:300]}") from exc
+                                 f"was refused: {first[:600]}") from exc
 
 
 def sgd_step(m: torch.nn.Module, lr: float = 0.1):
