@@ -88,15 +88,10 @@ def touches(fault: str, op_name: str) -> bool:
     if fault == "collective-noop":
         return namespace == "c10d" and any(k in rest for k in ("reduce", "gather", "recv", "broadcast",
                                                                 "scatter", "alltoall"))
-    if fault == "memstat-zero" or namespace != "aten":
+    if fault == "memstat-zero":
         return False
-    base, _, overload = rest.partition(".")
-    packet = getattr(torch.ops.aten, base, None)
-    if packet is None:
-        return False
-    try:
-        op = getattr(packet, overload or (packet.overloads() or ["default"])[0])
-    except (AttributeError, RuntimeError):
+    op = resolve_op(name)
+    if op is None:
         return False
     schema = op._schema
     kind = _kind(op)
