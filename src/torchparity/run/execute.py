@@ -14,7 +14,6 @@ import torch
 from torch.utils._pytree import tree_map
 
 from ..api.footprint import METADATA_OPS, RANKS_RECORDED, UNRECORDED, FootprintRecorder, is_runtime
-from ..api.resolve import maybe_resolve
 from ..devices.base import DeviceAdapter
 from ..judge.compare import Judgement, compare_outputs, local_aliasing, output_kinds, worst
 from ..judge.paths import path_difference
@@ -31,6 +30,7 @@ from ..scenarios.registry import (
     device_under_test,
     draws_in,
 )
+from ..scenarios.sources.base import resolve_quiet
 from .body_locals import capturing, tensor_locals
 from .conditioning import CorrectChip
 from .paths import record_path
@@ -519,21 +519,13 @@ def host_attribute(api: str, api_obj: Any) -> bool:
     constructor = api.endswith(".__init__") and callable(api_obj)
     if not (descriptor or constructor):
         return False
-    owner = _quiet(api.rsplit(".", 1)[0]) if "." in api else None
+    owner = resolve_quiet(api.rsplit(".", 1)[0]) if "." in api else None
     if not isinstance(owner, type):
         return False
-    holders = [h for h in (_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
+    holders = [h for h in (resolve_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
     if any(issubclass(owner, h) for h in holders):
         return False
     return not owner.__module__.startswith(("torch.cuda", "torch.npu", "torch_npu", "torch.xpu", "torch.mps"))
-
-
-def _quiet(name: str) -> Any:
-    try:
-        found = maybe_resolve(name)
-    except Exception:  # resolving some names touches a backend
-        return None
-    return None if found is None else found.obj
 
 
 def hollow(judgement: Judgement, own: Optional[OwnFootprint]) -> bool:
