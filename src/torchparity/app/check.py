@@ -35,6 +35,7 @@ from ..run.executors import check_executor
 from ..scenarios import registry, sources
 from ..scenarios.registry import Scenario
 from ..version import __version__
+from .check_store import CheckRecord, case_key
 from .evidence import evidence as gather_evidence
 from .runloop import run_cases
 
@@ -125,10 +126,15 @@ def scenario_row(api: str, sc: Scenario, dtype: str, answer: Answer, seconds: fl
                  emulated: bool) -> Dict[str, Any]:
     """One case as a row of the sweep store: keyed (api, scenario id, source, dtype)."""
     result, _ = case_result(answer, sc, dtype, emulated, seconds)
-    row: Dict[str, Any] = dict(api=api, variant=sc.id, sample_set=sc.source, dtype=dtype,
-                               status=result.status, cause=result.cause, detail=result.detail,
+    return dict(store_row(result, answer, seconds), api=api, variant=sc.id,
+                sample_set=sc.source, dtype=dtype)
+
+
+def store_row(result: ScenarioResult, answer: Answer, seconds: float) -> Dict[str, Any]:
+    """A judged case's columns in the sweep store (its key aside)."""
+    row: Dict[str, Any] = dict(status=result.status, cause=result.cause, detail=result.detail,
                                metric=result.metric.model_dump(mode="json") if result.metric else None,
-                               emulated=emulated, seconds=round(seconds, 4),
+                               emulated=bool(result.emulated), seconds=round(seconds, 4),
                                evidence=result.evidence)
     row.update(extras(answer))
     return row
@@ -195,18 +201,32 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     from ..results.sweep_store import SweepLock
 
     with contextlib.ExitStack() as held:
+        record = None
         if out:  # a folder that cannot be written is refused now, not after every case ran
             prepare_out(Path(out))
             # one check at a time per --out, as sweep has: two would leave a report of one
             # run next to the issues and tests of both
             held.enter_context(SweepLock(Path(out), name=CHECK_LOCK, what="check"))
+            # every case is kept as it finishes: a killed check resumes (app.check_store)
+            record = CheckRecord.open(Path(out), _identity(apis, adapters, dtypes, max_samples,
+                                                           scenario_modules, tests_dir), force)
+            held.callback(record.close)
         registry.load_suites(scenario_modules)
         return _check_locked(
             apis, adapters, resolved, rules, out=out, timeout=timeout, jobs=jobs,
             scenario_modules=scenario_modules, progress=progress, tests_dir=tests_dir,
             docs_dir=docs_dir, vendor_docs_dir=vendor_docs_dir, torch_version=torch_version,
             chips=chips, dtypes=dtypes, max_samples=max_samples, writers=writers,
-            executor=executor, ray_address=ray_address, force=force)
+            executor=executor, ray_address=ray_address, force=force, record=record)
+
+
+def _identity(apis, adapters, dtypes, max_samples, scenario_modules, tests_dir) -> Dict[str, Any]:
+    """What a check must share with the unfinished one in its --out to resume it."""
+    return {"apis": list(apis), "devices": [a.spec for a in adapters],
+            "options": {"dtypes": list(dtypes) if dtypes is not None else None,
+                        "max_samples": max_samples, "modules": list(scenario_modules),
+                        "tests": str(tests_dir) if tests_dir else None,
+                        "injected": [list(a.injected()) for a in adapters]}}
 
 
 CHECK_LOCK = "check.lock"
@@ -214,15 +234,16 @@ CHECK_LOCK = "check.lock"
 
 def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenario_modules,
                   progress, tests_dir, docs_dir, vendor_docs_dir, torch_version, chips, dtypes,
-                  max_samples, writers, executor, ray_address, force=False) -> Report:
+                  max_samples, writers, executor, ray_address, force=False,
+                  record: Optional[CheckRecord] = None) -> Report:
     run = dict(resolved=resolved, rules=rules, timeout=timeout, jobs=jobs, dtypes=dtypes,
                max_samples=max_samples, tests_dir=tests_dir, scenario_modules=scenario_modules,
-               progress=progress, executor=executor, ray_address=ray_address)
+               progress=progress, executor=executor, ray_address=ray_address, record=record)
     report, plans, census_found, stopped = _run_on(adapters[0], **run)
-    for other in adapters[1:]:  # one device after the other, each in its own workers
+    for index, other in enumerate(adapters[1:], start=1):  # one device after the other
         if stopped is not None:
             break
-        extra, _, _, stopped = _run_on(other, **run)
+        extra, _, _, stopped = _run_on(other, device_index=index, **run)
         report.runs.append(device_run(extra))
     adapter = adapters[0]
     found = gather_evidence(
@@ -240,6 +261,8 @@ def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenar
         kept = write_bundle(report, Path(out), writers, force=force)
         if kept:  # in memory only: report.json was written before this was known
             report.options["kept"] = kept
+        if record is not None and stopped is None:  # the next check here starts afresh
+            record.finish()
     if stopped is not None:
         raise stopped
     return report
@@ -258,9 +281,12 @@ def device_run(report: Report) -> DeviceRun:
 
 def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeout: float,
             jobs: Optional[int], dtypes, max_samples, tests_dir, scenario_modules, progress,
-            executor: str, ray_address) -> Tuple[Report, List[_Plan], Any, Optional[BaseException]]:
+            executor: str, ray_address, record: Optional[CheckRecord] = None,
+            device_index: int = 0) -> Tuple[Report, List[_Plan], Any, Optional[BaseException]]:
     """Plan, run (one worker pool for this device) and judge every API on one device;
-    returns the report, the plans, the upstream census and the interruption if one came."""
+    returns the report, the plans, the upstream census and the interruption if one came.
+    With ``record`` (``--out``), a case recorded by the unfinished run before is read back,
+    not run, and every case run is recorded as it finishes."""
     plans: List[_Plan] = []
     cases: List[Dict[str, Any]] = []
     timeouts: List[float] = []
@@ -285,8 +311,18 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
     results: Dict[int, ScenarioResult] = {}
     footprints: Dict[int, List[FootprintEntry]] = {}
     injected = adapter.injected()
+    keys = [case_key(plans[p].resolved.name, sc.id, sc.source, dtype, device_index, adapter.spec)
+            for p, sc, dtype in meta]
+    todo: List[int] = []
+    for i, key in enumerate(keys):
+        earlier = record.recorded(key) if record is not None else None
+        if earlier is None:
+            todo.append(i)
+        else:
+            results[i], footprints[i] = earlier
 
-    def on_answer(index: int, answer: Answer, seconds: float) -> None:
+    def on_answer(at: int, answer: Answer, seconds: float) -> None:
+        index = todo[at]
         _, sc, dtype = meta[index]
         result, entries = case_result(answer, sc, dtype, adapter.emulated, seconds)
         result.injected = list(injected)
@@ -295,12 +331,17 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
                             and e.op.split(".", 1)[-1] not in fp.METADATA_OPS]
         results[index] = result
         footprints[index] = entries
+        if record is not None:
+            record.add(keys[index], store_row(result, answer, seconds), result, entries)
         if progress:
             progress.advance(result, sc.api)
 
-    ran = run_cases(adapter, cases, timeouts, on_answer, jobs=jobs, executor=executor,
-                    ray_address=ray_address, modules=scenario_modules, progress=progress,
-                    description=f"{len(resolved)} API(s) on {adapter.spec}")
+    description = f"{len(resolved)} API(s) on {adapter.spec}"
+    if len(todo) < len(cases):
+        description += f" (resumed: {len(cases) - len(todo)} of {len(cases)} cases recorded before)"
+    ran = run_cases(adapter, [cases[i] for i in todo], [timeouts[i] for i in todo], on_answer,
+                    jobs=jobs, executor=executor, ray_address=ray_address,
+                    modules=scenario_modules, progress=progress, description=description)
     interrupted = ran.interrupted
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
     if interrupted:  # every report says which cases never ran, API by API

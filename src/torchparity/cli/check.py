@@ -64,7 +64,8 @@ def check(
     executor: str = typer.Option("local", "--executor", help=EXECUTOR_HELP),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     force: bool = typer.Option(False, "--force", help="With --out: overwrite test files of the same "
-                               "name that are not torchparity's (default: keep them and say so)."),
+                               "name that are not torchparity's (default: keep them and say so), and "
+                               "start over an unfinished check there instead of resuming it."),
     task: List[str] = typer.Option([], "--task", help="With --out: NAME=API,API files these APIs as one issue "
                                    "(issues/task-NAME.{zh,en}.md; repeatable); every other API gets its own."),
 ) -> None:

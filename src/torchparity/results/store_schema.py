@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
-HEAD = "0002"  # the newest revision in migrations/versions (a test checks it is Alembic's head)
+HEAD = "0003"  # the newest revision in migrations/versions (a test checks it is Alembic's head)
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Postgres: one migration at a time per database (two machines opening a new store at once)
 _PG_MIGRATION_LOCK = 0x7470_7377  # "tpsw"
@@ -59,12 +59,13 @@ results_table = Table(
     Column("created", Float, nullable=False),
     Column("note", Text),
     Column("evidence", Text),  # revision 0002: device-compute | device-state | host-only | none
+    Column("payload", Text),  # revision 0003: check's whole result (JSON), for resuming
     PrimaryKeyConstraint("api", "variant", "sample_set", "dtype", name="results_pkey"),
 )
 
 KEY_COLUMNS = ("api", "variant", "sample_set", "dtype")
 # columns a later revision adds: an older store lacks them until it is migrated
-ADDED_BY_MIGRATIONS = ("evidence",)
+ADDED_BY_MIGRATIONS = ("evidence", "payload")
 COLUMNS = tuple(c.name for c in results_table.columns)
 
 

@@ -22,7 +22,7 @@ from .store_schema import ADDED_BY_MIGRATIONS, COLUMNS, KEY_COLUMNS, meta_table,
 
 FILENAME = "results.sqlite"
 Key = Tuple[str, str, str, str]  # (api, variant, sample_set, dtype)
-JSON_COLUMNS = ("metric", "counts")
+JSON_COLUMNS = ("metric", "counts", "payload")
 BOOL_COLUMNS = ("claimed", "claimed_backward", "emulated")
 POSTGRES_EXTRA = "pip install 'torchparity[postgres]'"
 
@@ -186,6 +186,18 @@ class SweepStore:
         try:
             with self._tx() as conn:
                 conn.execute(results_table.delete().where(*where))
+        except SQLAlchemyError as exc:
+            raise self._damaged(exc) from None
+
+    def clear(self) -> None:
+        """Drop every result and the meta (a finished check's store, before the next run
+        on the same folder starts afresh: its results live on in that run's report.json)."""
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            with self._tx() as conn:
+                conn.execute(results_table.delete())
+                conn.execute(meta_table.delete())
         except SQLAlchemyError as exc:
             raise self._damaged(exc) from None
 
