@@ -44,3 +44,29 @@ def test_every_report_of_an_interrupted_check_says_so_and_lists_what_did_not_run
     assert "未执行" in row and "[float" in row, row
     row = next(ln for ln in en.splitlines() if ln.startswith("| `torch.autograd.gradcheck`"))
     assert "not run:" in row and "[float" in row, row
+
+
+def test_an_interrupted_check_skips_the_screenshot_and_drops_an_earlier_one(tmp_path, monkeypatch):
+    """Ctrl-C must end within seconds (issue 47, point 6): the picture of the summary table,
+    the slowest writer, is not drawn for an interrupted run, and an earlier run's picture is
+    not left beside this run's report."""
+    from torchparity.app import check as check_mod
+    from torchparity.app.deliverables import deliverable_writers
+    from torchparity.run.pool import CaseEvent
+
+    class StoppedPool:
+        warmups = []
+
+        def run(self, cases, timeouts, on_event):
+            on_event(CaseEvent(index=0, kind="crash", detail="worker died"))
+            raise KeyboardInterrupt()
+
+    monkeypatch.setattr(runloop, "make_executor", lambda *a, **k: StoppedPool())
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "screenshot.svg").write_text("<svg>an earlier run</svg>", encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        check_mod.check(["torch.abs"], "cpu", out=str(out), jobs=1, dtypes=["float32"],
+                        writers=deliverable_writers(html=True, screenshot=True, png=False))
+    assert (out / "report.json").exists() and (out / "report.html").exists()
+    assert not (out / "screenshot.svg").exists() and not (out / "screenshot.png").exists()

@@ -256,8 +256,10 @@ def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenar
         api_report.evidence = found.get(api_report.name)
         _add_replay(api_report)
     if out:
-        from ..deliver.bundle import write_bundle
+        from ..deliver.bundle import interrupted_writers, write_bundle
 
+        if stopped is not None:  # Ctrl-C / SIGTERM: what ran, written without the picture
+            writers = interrupted_writers(writers, Path(out))
         kept = write_bundle(report, Path(out), writers, force=force)
         if kept:  # in memory only: report.json was written before this was known
             report.options["kept"] = kept

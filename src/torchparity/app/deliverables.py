@@ -41,7 +41,11 @@ def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool
                         tasks: Optional[Sequence[Task]] = (), force: bool = False) -> List[Writer]:
     writers: List[Writer] = []
     if screenshot:
-        writers.append(lambda report, out: write_screenshot(report, out, png=png))
+        def picture(report: Report, out: Path) -> None:
+            write_screenshot(report, out, png=png)
+
+        picture.only_when_finished = True  # type: ignore[attr-defined]  # deliver.bundle.interrupted_writers
+        writers.append(picture)
     for style in dict.fromkeys(gentest_styles):
         writers.append(gentest_writer(style, scenario_modules, max_samples=max_samples,
                                       tests_dir=tests_dir, force=force))
@@ -49,3 +53,4 @@ def deliverable_writers(*, html: bool = True, screenshot: bool = True, png: bool
     if html:
         writers.append(write_html)
     return writers
+

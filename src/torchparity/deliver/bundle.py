@@ -112,3 +112,18 @@ def write_bundle(report: Report, out: Path, writers: Sequence[Writer] = (),
         if stage is not None:
             shutil.rmtree(stage, ignore_errors=True)
     return kept
+
+
+def interrupted_writers(writers: Sequence[Writer], out: Path) -> List[Writer]:
+    """The writers an interrupted check still runs: all but those marked
+    ``only_when_finished`` (the screenshot: a picture of the summary table, the slowest
+    writer — Ctrl-C must end within seconds); the picture of an earlier run is removed,
+    never left beside this run's report."""
+    kept = [w for w in writers if not getattr(w, "only_when_finished", False)]
+    if len(kept) < len(writers):
+        for name in (SVG_NAME, PNG_NAME):
+            try:
+                (Path(out) / name).unlink()
+            except FileNotFoundError:
+                pass
+    return kept
