@@ -378,3 +378,125 @@ def test_in_place_self_is_the_out_and_an_arch_reassignment_replaces_the_default(
     ceil = facts.ops["aten.ceil"].chips
     assert ceil["dav_2201"].dtypes == ["float32", "bfloat16"]
     assert ceil["dav_3510"].dtypes == ["float32", "bfloat16", "int8"]
+
+
+_ATTN_PLUGIN = """// written for the test: a helper, then an op whose own call uses another EXEC macro
+#include "op_plugin/utils/op_api_common.h"
+at::Tensor gen_mask(const at::Tensor &query, double p)
+{
+    at::Tensor mask;
+    EXEC_NPU_CMD(aclnnDropoutGenMaskV2, p, mask);
+    return mask;
+}
+
+#if VERSION_BETWEEN(V2R1, VERSION_NEWEST)
+at::Tensor npu_fake_attention_symint(const at::Tensor &query, int64_t num_heads)
+{
+    at::Tensor output = npu_preparation::apply_tensor_without_format(query);
+    EXEC_NPU_NO_FORMAT_CHECK_CMD(aclnnFakeAttentionV4, query, num_heads, output);
+    return output;
+}
+#endif
+
+#if VERSION_BETWEEN(V2R6, VERSION_NEWEST)
+at::Tensor gen_mask_tensor(const at::Tensor &query, double p)
+{
+    return gen_mask(query, p);
+}
+#endif
+"""
+
+_MASK = """// written for the test: a mask factory; P_LIST belongs to a helper fed the V2 API's dtype
+static const std::initializer_list<op::DataType> MASK_LIST = {op::DataType::DT_UINT8};
+static const std::initializer_list<op::DataType> P_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+
+static inline bool CheckDtypeValid(const aclTensor* out)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(out, MASK_LIST, return false);
+    return true;
+}
+
+static aclScalar* CreateDropout(float prob, op::DataType dtype)
+{
+    switch (dtype) {
+        case op::DataType::DT_FLOAT16:
+            return nullptr;
+        default:
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "not in %s", op::ToString(P_LIST).GetString());
+            return nullptr;
+    }
+}
+
+aclnnStatus aclnnFakeGenMaskGetWorkspaceSize(const aclIntArray* shape, double prob, aclTensor* out,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeValid(out), ACLNN_ERR_PARAM_INVALID);
+    CreateDropout(prob, DataType::DT_FLOAT);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFakeGenMaskV2GetWorkspaceSize(const aclIntArray* shape, double prob, op::DataType dtype,
+                                               aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeValid(out), ACLNN_ERR_PARAM_INVALID);
+    CreateDropout(prob, dtype);
+    return ACLNN_SUCCESS;
+}
+"""
+
+_ATTN_YAML = """
+  - func: npu_fake_attention(Tensor query, int num_heads) -> Tensor
+    op_api: all_version
+
+  - func: npu_fake_gen_mask(int[] size, float p) -> Tensor
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnFakeGenMask
+
+  - func: npu_fake_gen_mask_v2(int[] size, float p, ScalarType dtype) -> Tensor
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnFakeGenMaskV2
+"""
+
+
+def _tree_with(tmp_path, plugin_yaml: str, plugin_files, kernel_files):
+    plugin, ops = tmp_path / "op-plugin", tmp_path / "ops-fake"
+    shutil.copytree(FIX / "op-plugin", plugin)
+    shutil.copytree(FIX / "ops-fake", ops)
+    yml = plugin / "op_plugin" / "config" / "op_plugin_functions.yaml"
+    text = yml.read_text(encoding="utf-8")
+    yml.write_text(text.replace("official:\n", "official:\n" + plugin_yaml.lstrip("\n") + "\n", 1), encoding="utf-8")
+    for root, files in ((plugin / "op_plugin" / "ops" / "opapi", plugin_files), (ops, kernel_files)):
+        for name, code in files:
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(code, encoding="utf-8")
+    return _facts(plugin, ops)
+
+
+def test_an_op_plugin_function_is_its_own_body_and_every_exec_macro_counts(tmp_path):
+    """npu_fake_attention runs aclnnFakeAttentionV4 (EXEC_NPU_NO_FORMAT_CHECK_CMD); the next
+    function's header (gen_mask_tensor, after an #endif) is not part of its body, so the dropout
+    helper's aclnnDropoutGenMaskV2 is not its kernel (issue 44: npu_incre_flash_attention)."""
+    from torchparity.evidence.kernels import _functions, _reach
+
+    funcs = _functions(_ATTN_PLUGIN)
+    assert _reach("npu_fake_attention_symint", funcs) == [("aclnnFakeAttentionV4", 14)]
+    assert _reach("gen_mask_tensor", funcs) == [("aclnnDropoutGenMaskV2", 6)]
+    kernel = _MASK.replace("aclnnFakeGenMaskGetWorkspaceSize", "aclnnFakeAttentionV4GetWorkspaceSize", 1)
+    kernel += kernel.replace("aclnnFakeAttentionV4", "aclnnDropoutGenMaskV2").replace("aclnnFakeGenMaskV2", "aclnnUnused")
+    facts = _tree_with(tmp_path, _ATTN_YAML, [("FakeAttentionKernelNpuOpApi.cpp", _ATTN_PLUGIN)],
+                       [("random/fake/op_api/aclnn_fake_attention.cpp", kernel)])
+    assert facts.ops["aten.npu_fake_attention"].aclnn == "aclnnFakeAttentionV4"
+
+
+def test_a_mask_factory_without_a_dtype_argument_checks_no_dtype_of_the_op(tmp_path):
+    """aclnnFakeGenMask checks only its uint8 mask out and takes no dtype: unchecked, citing the
+    mask check, not a helper's list read by name; the V2 API with a dtype argument keeps it."""
+    facts = _tree_with(tmp_path, _ATTN_YAML, [], [("random/fake_gen_mask/op_api/aclnn_fake_gen_mask.cpp", _MASK)])
+    for arch in ("dav_2201", "dav_3510"):
+        ck = facts.ops["aten.npu_fake_gen_mask"].chips[arch]
+        assert ck.dtypes is None and "only the output out is checked here (:7" in ck.unchecked
+        assert ck.source == "ops-fake random/fake_gen_mask/op_api/aclnn_fake_gen_mask.cpp:7"
+        assert facts.ops["aten.npu_fake_gen_mask_v2"].chips[arch].dtypes == ["float16", "float32"]

@@ -237,14 +237,16 @@ _FUNC = re.compile(r"^(?!namespace|using|return|if|else|#)[A-Za-z_][\w:<>,\s&*]*
 
 
 def _functions(code: str) -> Dict[str, Tuple[List[Tuple[str, int]], Set[str]]]:
-    """C++ function -> (its EXEC_NPU_CMD calls with lines, the names it calls), by body."""
-    defs = [(m.group(1), m.end()) for m in _FUNC.finditer(code)]
+    """C++ function -> (its EXEC_NPU_CMD calls with lines, the names it calls), by body: from its
+    ``{`` to the next definition's first character (not into the next one's header, whose name
+    would read as a call). Every EXEC macro counts (``EXEC_NPU_NO_FORMAT_CHECK_CMD`` too)."""
+    defs = [(m.group(1), m.end(), m.start()) for m in _FUNC.finditer(code)]
     out: Dict[str, Tuple[List[Tuple[str, int]], Set[str]]] = {}
-    for i, (fn, start) in enumerate(defs):
-        end = defs[i + 1][1] if i + 1 < len(defs) else len(code)
+    for i, (fn, start, _) in enumerate(defs):
+        end = defs[i + 1][2] if i + 1 < len(defs) else len(code)
         body = code[start:end]
         execs = [(m.group(1), code.count("\n", 0, start + m.start()) + 1)
-                 for m in re.finditer(r"(?:EXEC_NPU_CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body)]
+                 for m in re.finditer(r"(?:EXEC_NPU\w*CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body)]
         prev = out.get(fn, ([], set()))
         out[fn] = (prev[0] + execs, prev[1] | set(re.findall(r"(\w+)\s*\(", body)))
     return out
@@ -385,6 +387,15 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
             # or an index out has its own dtype: dropout_gen_mask's uint8 mask)
             inputs = [i for i in on if not re.search(r"MASK|INDEX|INDICES|SEED|OFFSET", i[1].upper())]
             if not inputs:
+                if not _dtype_param(fc, api):
+                    # only the mask/index out is checked and no dtype comes in: nothing on this
+                    # path checks the op's dtype (dropout_gen_mask: a list read by name here
+                    # belongs to a helper fed another API's dtype argument)
+                    st, name, pth = min(on, key=lambda i: i[0].line)
+                    out[chip] = ChipKernel(source=f"{where}:{st.line}", branch=pth.branch or None, unchecked=(
+                        f"only the output {st.tensor} is checked here (:{st.line}, {name}: "
+                        f"{', '.join(fl.lists[name].dtypes)}), a mask/index of its own dtype; the API takes no "
+                        "input tensor and no dtype argument, so no dtype of the op is checked"))
                 continue
         checked, on = on, inputs
         if on:
@@ -542,6 +553,12 @@ def _refusing(lines: List[str], line: int) -> bool:
     (``OP_CHECK_DTYPE_NOT_SUPPORT``, ``if (!CheckType(...))``), not inside it."""
     text = lines[line - 1] if line <= len(lines) else ""
     return bool(re.search(r"OP_CHECK_DTYPE_NOT_SUPPORT|!\s*(?:op::)?CheckType\s*\(", text))
+
+
+def _dtype_param(fc, api: Optional[str]) -> bool:
+    """Whether the API's GetWorkspaceSize takes a dtype argument (``DataType probDataType``)."""
+    m = re.search(rf"\b{api}GetWorkspaceSize\s*\(", fc.code) if api else None
+    return m is None or bool(re.search(r"\b(?:op::)?DataType\b|aclDataType", fc.code[m.end():fc.code.find(")", m.end())]))
 
 
 def _factory(fc, api: Optional[str]) -> bool:
