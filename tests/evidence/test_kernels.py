@@ -500,3 +500,81 @@ def test_a_mask_factory_without_a_dtype_argument_checks_no_dtype_of_the_op(tmp_p
         assert ck.dtypes is None and "only the output out is checked here (:7" in ck.unchecked
         assert ck.source == "ops-fake random/fake_gen_mask/op_api/aclnn_fake_gen_mask.cpp:7"
         assert facts.ops["aten.npu_fake_gen_mask_v2"].chips[arch].dtypes == ["float16", "float32"]
+
+
+_MV = """// written for the test: the API checks through a per-architecture rule object
+#include "matmul/common/op_api/cube_util.h"
+#include "matmul/common/op_api/fake_rule.h"
+
+static aclnnStatus CheckInputParams(const aclTensor* self, const aclTensor* vec, aclTensor* out, int8_t cubeMathType)
+{
+    auto archRule = BuildRule();
+    CHECK_RET(archRule != nullptr, ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(archRule->CheckInput(self, vec, nullptr, out, cubeMathType), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFakeMvGetWorkspaceSize(const aclTensor* self, const aclTensor* vec, aclTensor* out,
+                                        int8_t cubeMathType, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    return CheckInputParams(self, vec, out, cubeMathType);
+}
+"""
+
+_RULE = """// written for the test: the rule objects and the base check
+std::shared_ptr<RuleBase> BuildRule()
+{
+    auto npuArch = op::GetCurrentPlatformInfo().GetCurNpuArch();
+    if (npuArch == NpuArch::DAV_3510) {
+        return std::make_shared<NewRule>(npuArch);
+    } else {
+        return std::make_shared<OldRule>(npuArch);
+    }
+}
+
+bool RuleBase::CheckInputTensorDtypeValid(const aclTensor* matA, const aclTensor* matB, const aclTensor* out)
+{
+    auto dtypeList = GetSupportedDTypes();
+    OP_CHECK_DTYPE_NOT_SUPPORT(matA, dtypeList, return false);
+    return true;
+}
+
+bool NewRule::CheckInput(const aclTensor* matA, const aclTensor* matB, const aclTensor* out, int8_t cubeMathType)
+{
+    return CheckInputTensorDtypeValid(matA, matB, out);
+}
+
+std::initializer_list<op::DataType> NewRule::GetSupportedDTypes()
+{
+    static constexpr std::initializer_list<op::DataType> dtypeSupportList = {
+        op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+    return dtypeSupportList;
+}
+
+bool OldRule::CheckInput(const aclTensor* matA, const aclTensor* matB, const aclTensor* out, int8_t cubeMathType)
+{
+    return CheckInputTensorDtypeValid(matA, matB, out);
+}
+
+std::initializer_list<op::DataType> OldRule::GetSupportedDTypes()
+{
+    static constexpr std::initializer_list<op::DataType> dtypeSupportList = {op::DataType::DT_FLOAT16};
+    return dtypeSupportList;
+}
+"""
+
+
+def test_a_per_architecture_rule_object_gives_each_chip_its_class_s_list(tmp_path):
+    """aclnnFakeMv checks through ``BuildRule()->CheckInput``: each architecture takes the list of
+    the class BuildRule returns there, checked at the base class's line, not cube_util's lists
+    read by name (issue 44: mv on the 950 is Dav2201MatMulRule's f32/f16/bf16, not hifloat8)."""
+    yml = "\n  - func: npu_fake_mv(Tensor self, Tensor vec) -> Tensor\n    op_api: all_version\n" \
+          "    gen_opapi:\n      exec: aclnnFakeMv\n"
+    facts = _tree_with(tmp_path, yml, [], [("matmul/fake_mv/op_api/aclnn_fake_mv.cpp", _MV),
+                                           ("matmul/common/op_api/fake_rule.cpp", _RULE)])
+    chips = facts.ops["aten.npu_fake_mv"].chips
+    assert chips["dav_3510"].dtypes == ["float32", "bfloat16"]
+    assert chips["dav_3510"].source == \
+        "ops-fake matmul/common/op_api/fake_rule.cpp:15 (NewRule::GetSupportedDTypes, :26)"
+    assert chips["dav_2201"].dtypes == ["float16"]
+    assert chips["dav_2201"].source.endswith("fake_rule.cpp:15 (OldRule::GetSupportedDTypes, :38)")

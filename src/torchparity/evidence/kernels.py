@@ -473,6 +473,75 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
     return out
 
 
+_RULE_PICK = re.compile(r"(?:if\s*\((?P<cond>.*?)\)\s*\{|else\s*\{)\s*return\s+std::make_shared<(?P<cls>\w+)>", re.S)
+
+
+def _arch_rules(tree: SourceTree, path: str, api: Optional[str], cache) -> Dict[str, ChipKernel]:
+    """An API that checks its dtypes through a per-architecture rule object (``archRule =
+    BuildRule(); archRule->CheckInput(...)``, matmul's mv/mm): per architecture, the class the
+    helper file's ``BuildRule()`` returns there, the list its ``GetSupportedDTypes()`` returns
+    and the line of the base check that tests the first tensor against it. Empty where the
+    API does not check that way or the helper is not read."""
+    key = ("archrule", tree.name, path, api)
+    if key in cache:
+        return cache[key]
+    cache[key] = out = {}
+    code = strip_comments(tree.read(path))
+    var = re.search(r"(\w+)\s*=\s*BuildRule\(\s*\)", code)
+    if not api or var is None or not re.search(rf"\b{var.group(1)}->CheckInput\(", code):
+        return out
+    fc = kp.parse(code, set())
+    entry = kp.reachable(fc, f"{api}GetWorkspaceSize") or set()
+    if not any(re.search(rf"\b{var.group(1)}->CheckInput\(", code[f.start:f.end])
+               for f in fc.funcs if f.name in entry):
+        return out  # another API of the file checks that way, not this one
+    util = None
+    for inc in re.findall(r'#include\s+"([^"]+)\.h"', code):
+        cand = f"{inc}.cpp"
+        if tree.has(cand) and re.search(r"\bBuildRule\(\s*\)\s*\{", tree.read(cand)):
+            util = cand
+            break
+    if util is None:
+        return out
+    ucode = strip_comments(tree.read(util))
+    ufc = kp.parse(ucode, set())
+    build = kp.fn_defined(ufc, "BuildRule")
+    base = re.search(r"\w+::CheckInputTensorDtypeValid\s*\(", ucode)
+    if build is None or base is None:
+        return out
+    check = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*\w+\s*,\s*dtypeList\b").search(ucode, base.end())
+    if check is None:
+        return out
+    left = set(CHIPS)
+    for m in _RULE_PICK.finditer(ucode, build.start, build.end):
+        cls = m.group("cls")
+        try:
+            archs = set(kp.arch_set(m.group("cond"), ufc)) if m.group("cond") else set(left)
+        except kp.Undecided:
+            return {}
+        archs &= left
+        left -= archs
+        body = re.search(rf"\b{cls}::GetSupportedDTypes\s*\(\s*\)\s*\{{(.*?)\n\}}", ucode, re.S)
+        uses = re.search(rf"\b{cls}::CheckInput\s*\([^)]*\)\s*\{{(.*?)\n\}}", ucode, re.S)
+        if body is None or uses is None or "CheckInputTensorDtypeValid(" not in uses.group(1):
+            continue
+        lst = re.search(r"=\s*\{([^}]*)\}", body.group(1))
+        if lst is None:
+            continue
+        dtypes = [dtype_name(d) for d in re.findall(r"DT_(\w+)", lst.group(1))]
+        at = body.start(1) + lst.start()
+        stmt = max(ucode.rfind(";", 0, at), ucode.rfind("{", 0, at)) + 1
+        stmt += len(ucode[stmt:at]) - len(ucode[stmt:at].lstrip())
+        list_line = ufc.line(stmt)  # the statement declaring the list
+        for chip in sorted(archs):
+            out[chip] = ChipKernel(
+                dtypes=dtypes,
+                source=f"{tree.name} {util}:{ufc.line(check.start())} ({cls}::GetSupportedDTypes, :{list_line})",
+                branch=f"{util}:{ufc.line(m.start())}: BuildRule() returns {cls} "
+                       f"(the API's {var.group(1)}->CheckInput)")
+    return out
+
+
 # ``tmp = CheckType(self->GetDataType(), L) ? self->GetDataType() : DataType::DT_Y;`` then
 # ``OP_CHECK_RESULT_DTYPE_CAST_FAILED(tmp, out->GetDataType(), ...)`` (erfinv: integer inputs
 # give a float32 result, which must cast to out)
@@ -721,6 +790,10 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                                 ck.dtypes.append(dtype)
                                 ck.source += f" + {dtype} at :{line}"
                     chips[chip] = ck
+                    continue
+                ruled = _arch_rules(tree, path, api, cache).get(chip)
+                if ruled is not None:
+                    chips[chip] = ruled
                     continue
                 main, args = _main_list(fl, chip, first)
                 if main is None:
