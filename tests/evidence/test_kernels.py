@@ -578,3 +578,55 @@ def test_a_per_architecture_rule_object_gives_each_chip_its_class_s_list(tmp_pat
         "ops-fake matmul/common/op_api/fake_rule.cpp:15 (NewRule::GetSupportedDTypes, :26)"
     assert chips["dav_2201"].dtypes == ["float16"]
     assert chips["dav_2201"].source.endswith("fake_rule.cpp:15 (OldRule::GetSupportedDTypes, :38)")
+
+
+_QCONV = """// written for the test: dtype combinations per architecture, the input first
+const std::vector<std::vector<DataType>> GROUPS_OLD = {
+    // input, weight, output
+    {DataType::DT_INT8, DataType::DT_INT8, DataType::DT_FLOAT16}};
+
+const std::vector<std::vector<DataType>> GROUPS_NEW = {
+    // input, weight, output
+    {DataType::DT_INT8, DataType::DT_INT8, DataType::DT_BF16},
+    {DataType::DT_HIFLOAT8, DataType::DT_HIFLOAT8, DataType::DT_FLOAT},
+    {DataType::DT_INT8, DataType::DT_INT8, DataType::DT_FLOAT16}};
+
+static bool IsNew() { return GetCurrentPlatformInfo().GetCurNpuArch() == NpuArch::DAV_3510; }
+
+static std::vector<std::vector<DataType>> GetGroups()
+{
+    return IsNew() ? GROUPS_NEW : GROUPS_OLD;
+}
+
+static aclnnStatus CheckGroups(const aclTensor* input)
+{
+    auto groups = GetGroups();
+    for (uint64_t i = 0; i < groups.size(); i++) {
+        if (groups[i][0] == input->GetDataType()) {
+            return ACLNN_SUCCESS;
+        }
+    }
+    return ACLNN_ERR_PARAM_INVALID;
+}
+
+aclnnStatus aclnnFakeQconvGetWorkspaceSize(const aclTensor* input, const aclTensor* weight, aclTensor* output,
+                                           uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    return CheckGroups(input);
+}
+"""
+
+
+def test_dtype_combination_tables_give_the_input_column_of_the_chip_s_table(tmp_path):
+    """aclnnFakeQconv checks (input, weight, output) rows of a table a helper picks per
+    architecture: the input's dtypes are the first column of the chip's table, cited at the
+    match (issue 44: npu_quant_conv2d on the 950 is int8/hifloat8/fp8, not cube_util's floats)."""
+    yml = "\n  - func: npu_fake_qconv(Tensor input, Tensor weight) -> Tensor\n    op_api: all_version\n" \
+          "    gen_opapi:\n      exec: aclnnFakeQconv\n"
+    facts = _tree_with(tmp_path, yml, [], [("conv/fake_qconv/op_api/aclnn_fake_qconv.cpp",
+                                            '#include "matmul/common/op_api/cube_util.h"\n' + _QCONV)])
+    chips = facts.ops["aten.npu_fake_qconv"].chips
+    assert chips["dav_3510"].dtypes == ["int8", "hifloat8"]
+    assert chips["dav_3510"].source == "ops-fake conv/fake_qconv/op_api/aclnn_fake_qconv.cpp:24 (GROUPS_NEW, :7)"
+    assert chips["dav_2201"].dtypes == ["int8"]
+    assert chips["dav_2201"].source.endswith("aclnn_fake_qconv.cpp:24 (GROUPS_OLD, :3)")

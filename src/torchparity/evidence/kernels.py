@@ -473,6 +473,64 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
     return out
 
 
+_GROUPS = re.compile(r"std::vector<\s*std::vector<\s*(?:op::)?DataType\s*>\s*>\s+(\w+)\s*=\s*\{")
+_GROUP_PICK = re.compile(r"(\w+)\s*\(\s*\)\s*\{\s*return\s+([^;?]+?)\s*\?\s*(\w+)\s*:\s*(\w+)\s*;\s*\}")
+
+
+def _dtype_groups(tree: SourceTree, path: str, cache) -> Dict[str, ChipKernel]:
+    """An API that checks its tensors' dtypes as combinations (rows of a ``vector<vector<DataType>>``
+    table whose first column is the input, ``// input, weight, output, bias``), the table picked
+    per architecture by a helper (``return IsSocSupportND() ? GROUPS_DAV : GROUPS_DEFAULT;``):
+    per chip, the input's dtypes are the first column of the chip's table (quant_convolution).
+    Empty where the file does not check that way or the pick is not about the architecture."""
+    key = ("groups", tree.name, path)
+    if key in cache:
+        return cache[key]
+    cache[key] = out = {}
+    raw = tree.read(path)
+    code = strip_comments(raw)
+    if len(code) != len(raw):
+        return out
+    fc = kp.parse(code, set())
+    tables: Dict[str, Tuple[int, List[str]]] = {}
+    for m in _GROUPS.finditer(code):
+        end = fc.match.get(m.end() - 1)
+        if end is None:
+            continue
+        head = re.match(r"\s*//\s*(\w+)", raw[m.end():end])
+        if head is None or head.group(1) not in ("input", "x", "self"):
+            continue  # the first column is not said to be the input
+        rows = re.findall(r"\{([^{}]*)\}", code[m.end():end])
+        firsts = [re.search(r"DT_(\w+)", r) for r in rows]
+        if rows and all(firsts):
+            tables[m.group(1)] = (fc.line(m.start()), list(dict.fromkeys(dtype_name(f.group(1)) for f in firsts)))
+    if not tables:
+        return out
+    for pick in _GROUP_PICK.finditer(code):
+        name, cond, yes, no = pick.groups()
+        if yes not in tables or no not in tables:
+            continue
+        call = re.search(rf"(\w+)\s*=\s*{name}\s*\(\s*\)\s*;", code)
+        use = call and re.search(rf"\b{call.group(1)}\s*\[", code[call.end():])
+        if not use:
+            continue
+        check = fc.line(call.end() + use.start())
+        try:
+            can, must = kp.arch_set(cond, fc), kp.arch_set(cond, fc, must=True)
+        except kp.Undecided:
+            return out
+        if can != must:
+            return out  # the pick depends on more than the architecture
+        for chip in CHIPS:
+            table = yes if chip in can else no
+            line, dtypes = tables[table]
+            out[chip] = ChipKernel(
+                dtypes=dtypes, source=f"{tree.name} {path}:{check} ({table}, :{line})",
+                branch=f"line {fc.line(pick.start())}: {name}() returns {table} here (the input is its first column)")
+        break
+    return out
+
+
 _RULE_PICK = re.compile(r"(?:if\s*\((?P<cond>.*?)\)\s*\{|else\s*\{)\s*return\s+std::make_shared<(?P<cls>\w+)>", re.S)
 
 
@@ -791,7 +849,7 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                                 ck.source += f" + {dtype} at :{line}"
                     chips[chip] = ck
                     continue
-                ruled = _arch_rules(tree, path, api, cache).get(chip)
+                ruled = _arch_rules(tree, path, api, cache).get(chip) or _dtype_groups(tree, path, cache).get(chip)
                 if ruled is not None:
                     chips[chip] = ruled
                     continue
