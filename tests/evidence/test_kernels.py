@@ -404,6 +404,18 @@ at::Tensor gen_mask_tensor(const at::Tensor &query, double p)
     return gen_mask(query, p);
 }
 #endif
+
+template <typename T>
+void run_quant(const at::Tensor &x, const T &scale)
+{
+    EXEC_NPU_CMD(aclnnFakeQuantV2, x, scale);
+}
+
+at::Tensor npu_fake_quant(const at::Tensor &x, const c10::optional<at::Tensor> &scale)
+{
+    run_quant<c10::optional<at::Tensor>>(x, scale);
+    return x;
+}
 """
 
 _MASK = """// written for the test: a mask factory; P_LIST belongs to a helper fed the V2 API's dtype
@@ -484,6 +496,8 @@ def test_an_op_plugin_function_is_its_own_body_and_every_exec_macro_counts(tmp_p
     funcs = _functions(_ATTN_PLUGIN)
     assert _reach("npu_fake_attention_symint", funcs) == [("aclnnFakeAttentionV4", 14)]
     assert _reach("gen_mask_tensor", funcs) == [("aclnnDropoutGenMaskV2", 6)]
+    # a template helper called with its template arguments is followed
+    assert _reach("npu_fake_quant", funcs) == [("aclnnFakeQuantV2", 29)]
     kernel = _MASK.replace("aclnnFakeGenMaskGetWorkspaceSize", "aclnnFakeAttentionV4GetWorkspaceSize", 1)
     kernel += kernel.replace("aclnnFakeAttentionV4", "aclnnDropoutGenMaskV2").replace("aclnnFakeGenMaskV2", "aclnnUnused")
     facts = _tree_with(tmp_path, _ATTN_YAML, [("FakeAttentionKernelNpuOpApi.cpp", _ATTN_PLUGIN)],

@@ -248,7 +248,8 @@ def _functions(code: str) -> Dict[str, Tuple[List[Tuple[str, int]], Set[str]]]:
         execs = [(m.group(1), code.count("\n", 0, start + m.start()) + 1)
                  for m in re.finditer(r"(?:EXEC_NPU\w*CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body)]
         prev = out.get(fn, ([], set()))
-        out[fn] = (prev[0] + execs, prev[1] | set(re.findall(r"(\w+)\s*\(", body)))
+        # a call, also of a template helper with its arguments (``run_aclnn<c10::optional<T>>(...)``)
+        out[fn] = (prev[0] + execs, prev[1] | set(re.findall(r"(\w+)\s*(?:<[\w:<>,\s&*]*>)?\s*\(", body)))
     return out
 
 
