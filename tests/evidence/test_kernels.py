@@ -378,3 +378,269 @@ def test_in_place_self_is_the_out_and_an_arch_reassignment_replaces_the_default(
     ceil = facts.ops["aten.ceil"].chips
     assert ceil["dav_2201"].dtypes == ["float32", "bfloat16"]
     assert ceil["dav_3510"].dtypes == ["float32", "bfloat16", "int8"]
+
+
+_ATTN_PLUGIN = """// written for the test: a helper, then an op whose own call uses another EXEC macro
+#include "op_plugin/utils/op_api_common.h"
+at::Tensor gen_mask(const at::Tensor &query, double p)
+{
+    at::Tensor mask;
+    EXEC_NPU_CMD(aclnnDropoutGenMaskV2, p, mask);
+    return mask;
+}
+
+#if VERSION_BETWEEN(V2R1, VERSION_NEWEST)
+at::Tensor npu_fake_attention_symint(const at::Tensor &query, int64_t num_heads)
+{
+    at::Tensor output = npu_preparation::apply_tensor_without_format(query);
+    EXEC_NPU_NO_FORMAT_CHECK_CMD(aclnnFakeAttentionV4, query, num_heads, output);
+    return output;
+}
+#endif
+
+#if VERSION_BETWEEN(V2R6, VERSION_NEWEST)
+at::Tensor gen_mask_tensor(const at::Tensor &query, double p)
+{
+    return gen_mask(query, p);
+}
+#endif
+
+template <typename T>
+void run_quant(const at::Tensor &x, const T &scale)
+{
+    EXEC_NPU_CMD(aclnnFakeQuantV2, x, scale);
+}
+
+at::Tensor npu_fake_quant(const at::Tensor &x, const c10::optional<at::Tensor> &scale)
+{
+    run_quant<c10::optional<at::Tensor>>(x, scale);
+    return x;
+}
+"""
+
+_MASK = """// written for the test: a mask factory; P_LIST belongs to a helper fed the V2 API's dtype
+static const std::initializer_list<op::DataType> MASK_LIST = {op::DataType::DT_UINT8};
+static const std::initializer_list<op::DataType> P_LIST = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+
+static inline bool CheckDtypeValid(const aclTensor* out)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(out, MASK_LIST, return false);
+    return true;
+}
+
+static aclScalar* CreateDropout(float prob, op::DataType dtype)
+{
+    switch (dtype) {
+        case op::DataType::DT_FLOAT16:
+            return nullptr;
+        default:
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "not in %s", op::ToString(P_LIST).GetString());
+            return nullptr;
+    }
+}
+
+aclnnStatus aclnnFakeGenMaskGetWorkspaceSize(const aclIntArray* shape, double prob, aclTensor* out,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeValid(out), ACLNN_ERR_PARAM_INVALID);
+    CreateDropout(prob, DataType::DT_FLOAT);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFakeGenMaskV2GetWorkspaceSize(const aclIntArray* shape, double prob, op::DataType dtype,
+                                               aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeValid(out), ACLNN_ERR_PARAM_INVALID);
+    CreateDropout(prob, dtype);
+    return ACLNN_SUCCESS;
+}
+"""
+
+_ATTN_YAML = """
+  - func: npu_fake_attention(Tensor query, int num_heads) -> Tensor
+    op_api: all_version
+
+  - func: npu_fake_gen_mask(int[] size, float p) -> Tensor
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnFakeGenMask
+
+  - func: npu_fake_gen_mask_v2(int[] size, float p, ScalarType dtype) -> Tensor
+    op_api: all_version
+    gen_opapi:
+      exec: aclnnFakeGenMaskV2
+"""
+
+
+def _tree_with(tmp_path, plugin_yaml: str, plugin_files, kernel_files):
+    plugin, ops = tmp_path / "op-plugin", tmp_path / "ops-fake"
+    shutil.copytree(FIX / "op-plugin", plugin)
+    shutil.copytree(FIX / "ops-fake", ops)
+    yml = plugin / "op_plugin" / "config" / "op_plugin_functions.yaml"
+    text = yml.read_text(encoding="utf-8")
+    yml.write_text(text.replace("official:\n", "official:\n" + plugin_yaml.lstrip("\n") + "\n", 1), encoding="utf-8")
+    for root, files in ((plugin / "op_plugin" / "ops" / "opapi", plugin_files), (ops, kernel_files)):
+        for name, code in files:
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(code, encoding="utf-8")
+    return _facts(plugin, ops)
+
+
+def test_an_op_plugin_function_is_its_own_body_and_every_exec_macro_counts(tmp_path):
+    """npu_fake_attention runs aclnnFakeAttentionV4 (EXEC_NPU_NO_FORMAT_CHECK_CMD); the next
+    function's header (gen_mask_tensor, after an #endif) is not part of its body, so the dropout
+    helper's aclnnDropoutGenMaskV2 is not its kernel (issue 44: npu_incre_flash_attention)."""
+    from torchparity.evidence.kernels import _functions, _reach
+
+    funcs = _functions(_ATTN_PLUGIN)
+    assert _reach("npu_fake_attention_symint", funcs) == [("aclnnFakeAttentionV4", 14)]
+    assert _reach("gen_mask_tensor", funcs) == [("aclnnDropoutGenMaskV2", 6)]
+    # a template helper called with its template arguments is followed
+    assert _reach("npu_fake_quant", funcs) == [("aclnnFakeQuantV2", 29)]
+    kernel = _MASK.replace("aclnnFakeGenMaskGetWorkspaceSize", "aclnnFakeAttentionV4GetWorkspaceSize", 1)
+    kernel += kernel.replace("aclnnFakeAttentionV4", "aclnnDropoutGenMaskV2").replace("aclnnFakeGenMaskV2", "aclnnUnused")
+    facts = _tree_with(tmp_path, _ATTN_YAML, [("FakeAttentionKernelNpuOpApi.cpp", _ATTN_PLUGIN)],
+                       [("random/fake/op_api/aclnn_fake_attention.cpp", kernel)])
+    assert facts.ops["aten.npu_fake_attention"].aclnn == "aclnnFakeAttentionV4"
+
+
+def test_a_mask_factory_without_a_dtype_argument_checks_no_dtype_of_the_op(tmp_path):
+    """aclnnFakeGenMask checks only its uint8 mask out and takes no dtype: unchecked, citing the
+    mask check, not a helper's list read by name; the V2 API with a dtype argument keeps it."""
+    facts = _tree_with(tmp_path, _ATTN_YAML, [], [("random/fake_gen_mask/op_api/aclnn_fake_gen_mask.cpp", _MASK)])
+    for arch in ("dav_2201", "dav_3510"):
+        ck = facts.ops["aten.npu_fake_gen_mask"].chips[arch]
+        assert ck.dtypes is None and "only the output out is checked here (:7" in ck.unchecked
+        assert ck.source == "ops-fake random/fake_gen_mask/op_api/aclnn_fake_gen_mask.cpp:7"
+        assert facts.ops["aten.npu_fake_gen_mask_v2"].chips[arch].dtypes == ["float16", "float32"]
+
+
+_MV = """// written for the test: the API checks through a per-architecture rule object
+#include "matmul/common/op_api/cube_util.h"
+#include "matmul/common/op_api/fake_rule.h"
+
+static aclnnStatus CheckInputParams(const aclTensor* self, const aclTensor* vec, aclTensor* out, int8_t cubeMathType)
+{
+    auto archRule = BuildRule();
+    CHECK_RET(archRule != nullptr, ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(archRule->CheckInput(self, vec, nullptr, out, cubeMathType), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFakeMvGetWorkspaceSize(const aclTensor* self, const aclTensor* vec, aclTensor* out,
+                                        int8_t cubeMathType, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    return CheckInputParams(self, vec, out, cubeMathType);
+}
+"""
+
+_RULE = """// written for the test: the rule objects and the base check
+std::shared_ptr<RuleBase> BuildRule()
+{
+    auto npuArch = op::GetCurrentPlatformInfo().GetCurNpuArch();
+    if (npuArch == NpuArch::DAV_3510) {
+        return std::make_shared<NewRule>(npuArch);
+    } else {
+        return std::make_shared<OldRule>(npuArch);
+    }
+}
+
+bool RuleBase::CheckInputTensorDtypeValid(const aclTensor* matA, const aclTensor* matB, const aclTensor* out)
+{
+    auto dtypeList = GetSupportedDTypes();
+    OP_CHECK_DTYPE_NOT_SUPPORT(matA, dtypeList, return false);
+    return true;
+}
+
+bool NewRule::CheckInput(const aclTensor* matA, const aclTensor* matB, const aclTensor* out, int8_t cubeMathType)
+{
+    return CheckInputTensorDtypeValid(matA, matB, out);
+}
+
+std::initializer_list<op::DataType> NewRule::GetSupportedDTypes()
+{
+    static constexpr std::initializer_list<op::DataType> dtypeSupportList = {
+        op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+    return dtypeSupportList;
+}
+
+bool OldRule::CheckInput(const aclTensor* matA, const aclTensor* matB, const aclTensor* out, int8_t cubeMathType)
+{
+    return CheckInputTensorDtypeValid(matA, matB, out);
+}
+
+std::initializer_list<op::DataType> OldRule::GetSupportedDTypes()
+{
+    static constexpr std::initializer_list<op::DataType> dtypeSupportList = {op::DataType::DT_FLOAT16};
+    return dtypeSupportList;
+}
+"""
+
+
+def test_a_per_architecture_rule_object_gives_each_chip_its_class_s_list(tmp_path):
+    """aclnnFakeMv checks through ``BuildRule()->CheckInput``: each architecture takes the list of
+    the class BuildRule returns there, checked at the base class's line, not cube_util's lists
+    read by name (issue 44: mv on the 950 is Dav2201MatMulRule's f32/f16/bf16, not hifloat8)."""
+    yml = "\n  - func: npu_fake_mv(Tensor self, Tensor vec) -> Tensor\n    op_api: all_version\n" \
+          "    gen_opapi:\n      exec: aclnnFakeMv\n"
+    facts = _tree_with(tmp_path, yml, [], [("matmul/fake_mv/op_api/aclnn_fake_mv.cpp", _MV),
+                                           ("matmul/common/op_api/fake_rule.cpp", _RULE)])
+    chips = facts.ops["aten.npu_fake_mv"].chips
+    assert chips["dav_3510"].dtypes == ["float32", "bfloat16"]
+    assert chips["dav_3510"].source == \
+        "ops-fake matmul/common/op_api/fake_rule.cpp:15 (NewRule::GetSupportedDTypes, :26)"
+    assert chips["dav_2201"].dtypes == ["float16"]
+    assert chips["dav_2201"].source.endswith("fake_rule.cpp:15 (OldRule::GetSupportedDTypes, :38)")
+
+
+_QCONV = """// written for the test: dtype combinations per architecture, the input first
+const std::vector<std::vector<DataType>> GROUPS_OLD = {
+    // input, weight, output
+    {DataType::DT_INT8, DataType::DT_INT8, DataType::DT_FLOAT16}};
+
+const std::vector<std::vector<DataType>> GROUPS_NEW = {
+    // input, weight, output
+    {DataType::DT_INT8, DataType::DT_INT8, DataType::DT_BF16},
+    {DataType::DT_HIFLOAT8, DataType::DT_HIFLOAT8, DataType::DT_FLOAT},
+    {DataType::DT_INT8, DataType::DT_INT8, DataType::DT_FLOAT16}};
+
+static bool IsNew() { return GetCurrentPlatformInfo().GetCurNpuArch() == NpuArch::DAV_3510; }
+
+static std::vector<std::vector<DataType>> GetGroups()
+{
+    return IsNew() ? GROUPS_NEW : GROUPS_OLD;
+}
+
+static aclnnStatus CheckGroups(const aclTensor* input)
+{
+    auto groups = GetGroups();
+    for (uint64_t i = 0; i < groups.size(); i++) {
+        if (groups[i][0] == input->GetDataType()) {
+            return ACLNN_SUCCESS;
+        }
+    }
+    return ACLNN_ERR_PARAM_INVALID;
+}
+
+aclnnStatus aclnnFakeQconvGetWorkspaceSize(const aclTensor* input, const aclTensor* weight, aclTensor* output,
+                                           uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    return CheckGroups(input);
+}
+"""
+
+
+def test_dtype_combination_tables_give_the_input_column_of_the_chip_s_table(tmp_path):
+    """aclnnFakeQconv checks (input, weight, output) rows of a table a helper picks per
+    architecture: the input's dtypes are the first column of the chip's table, cited at the
+    match (issue 44: npu_quant_conv2d on the 950 is int8/hifloat8/fp8, not cube_util's floats)."""
+    yml = "\n  - func: npu_fake_qconv(Tensor input, Tensor weight) -> Tensor\n    op_api: all_version\n" \
+          "    gen_opapi:\n      exec: aclnnFakeQconv\n"
+    facts = _tree_with(tmp_path, yml, [], [("conv/fake_qconv/op_api/aclnn_fake_qconv.cpp",
+                                            '#include "matmul/common/op_api/cube_util.h"\n' + _QCONV)])
+    chips = facts.ops["aten.npu_fake_qconv"].chips
+    assert chips["dav_3510"].dtypes == ["int8", "hifloat8"]
+    assert chips["dav_3510"].source == "ops-fake conv/fake_qconv/op_api/aclnn_fake_qconv.cpp:24 (GROUPS_NEW, :7)"
+    assert chips["dav_2201"].dtypes == ["int8"]
+    assert chips["dav_2201"].source.endswith("aclnn_fake_qconv.cpp:24 (GROUPS_OLD, :3)")

@@ -237,16 +237,19 @@ _FUNC = re.compile(r"^(?!namespace|using|return|if|else|#)[A-Za-z_][\w:<>,\s&*]*
 
 
 def _functions(code: str) -> Dict[str, Tuple[List[Tuple[str, int]], Set[str]]]:
-    """C++ function -> (its EXEC_NPU_CMD calls with lines, the names it calls), by body."""
-    defs = [(m.group(1), m.end()) for m in _FUNC.finditer(code)]
+    """C++ function -> (its EXEC_NPU_CMD calls with lines, the names it calls), by body: from its
+    ``{`` to the next definition's first character (not into the next one's header, whose name
+    would read as a call). Every EXEC macro counts (``EXEC_NPU_NO_FORMAT_CHECK_CMD`` too)."""
+    defs = [(m.group(1), m.end(), m.start()) for m in _FUNC.finditer(code)]
     out: Dict[str, Tuple[List[Tuple[str, int]], Set[str]]] = {}
-    for i, (fn, start) in enumerate(defs):
-        end = defs[i + 1][1] if i + 1 < len(defs) else len(code)
+    for i, (fn, start, _) in enumerate(defs):
+        end = defs[i + 1][2] if i + 1 < len(defs) else len(code)
         body = code[start:end]
         execs = [(m.group(1), code.count("\n", 0, start + m.start()) + 1)
-                 for m in re.finditer(r"(?:EXEC_NPU_CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body)]
+                 for m in re.finditer(r"(?:EXEC_NPU\w*CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body)]
         prev = out.get(fn, ([], set()))
-        out[fn] = (prev[0] + execs, prev[1] | set(re.findall(r"(\w+)\s*\(", body)))
+        # a call, also of a template helper with its arguments (``run_aclnn<c10::optional<T>>(...)``)
+        out[fn] = (prev[0] + execs, prev[1] | set(re.findall(r"(\w+)\s*(?:<[\w:<>,\s&*]*>)?\s*\(", body)))
     return out
 
 
@@ -385,6 +388,15 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
             # or an index out has its own dtype: dropout_gen_mask's uint8 mask)
             inputs = [i for i in on if not re.search(r"MASK|INDEX|INDICES|SEED|OFFSET", i[1].upper())]
             if not inputs:
+                if not _dtype_param(fc, api):
+                    # only the mask/index out is checked and no dtype comes in: nothing on this
+                    # path checks the op's dtype (dropout_gen_mask: a list read by name here
+                    # belongs to a helper fed another API's dtype argument)
+                    st, name, pth = min(on, key=lambda i: i[0].line)
+                    out[chip] = ChipKernel(source=f"{where}:{st.line}", branch=pth.branch or None, unchecked=(
+                        f"only the output {st.tensor} is checked here (:{st.line}, {name}: "
+                        f"{', '.join(fl.lists[name].dtypes)}), a mask/index of its own dtype; the API takes no "
+                        "input tensor and no dtype argument, so no dtype of the op is checked"))
                 continue
         checked, on = on, inputs
         if on:
@@ -459,6 +471,133 @@ def _followed(tree: SourceTree, path: str, fl: FileLists, first: Optional[str], 
             out[chip] = ChipKernel(source=f"{where}:{st.line}", unchecked=(
                 f"the dtype checks run on {', '.join(sorted(pth.archs))} only"
                 + (f" ({pth.branch})" if pth.branch else "")))
+    return out
+
+
+_GROUPS = re.compile(r"std::vector<\s*std::vector<\s*(?:op::)?DataType\s*>\s*>\s+(\w+)\s*=\s*\{")
+_GROUP_PICK = re.compile(r"(\w+)\s*\(\s*\)\s*\{\s*return\s+([^;?]+?)\s*\?\s*(\w+)\s*:\s*(\w+)\s*;\s*\}")
+
+
+def _dtype_groups(tree: SourceTree, path: str, cache) -> Dict[str, ChipKernel]:
+    """An API that checks its tensors' dtypes as combinations (rows of a ``vector<vector<DataType>>``
+    table whose first column is the input, ``// input, weight, output, bias``), the table picked
+    per architecture by a helper (``return IsSocSupportND() ? GROUPS_DAV : GROUPS_DEFAULT;``):
+    per chip, the input's dtypes are the first column of the chip's table (quant_convolution).
+    Empty where the file does not check that way or the pick is not about the architecture."""
+    key = ("groups", tree.name, path)
+    if key in cache:
+        return cache[key]
+    cache[key] = out = {}
+    raw = tree.read(path)
+    code = strip_comments(raw)
+    if len(code) != len(raw):
+        return out
+    fc = kp.parse(code, set())
+    tables: Dict[str, Tuple[int, List[str]]] = {}
+    for m in _GROUPS.finditer(code):
+        end = fc.match.get(m.end() - 1)
+        if end is None:
+            continue
+        head = re.match(r"\s*//\s*(\w+)", raw[m.end():end])
+        if head is None or head.group(1) not in ("input", "x", "self"):
+            continue  # the first column is not said to be the input
+        rows = re.findall(r"\{([^{}]*)\}", code[m.end():end])
+        firsts = [re.search(r"DT_(\w+)", r) for r in rows]
+        if rows and all(firsts):
+            tables[m.group(1)] = (fc.line(m.start()), list(dict.fromkeys(dtype_name(f.group(1)) for f in firsts)))
+    if not tables:
+        return out
+    for pick in _GROUP_PICK.finditer(code):
+        name, cond, yes, no = pick.groups()
+        if yes not in tables or no not in tables:
+            continue
+        call = re.search(rf"(\w+)\s*=\s*{name}\s*\(\s*\)\s*;", code)
+        use = call and re.search(rf"\b{call.group(1)}\s*\[", code[call.end():])
+        if not use:
+            continue
+        check = fc.line(call.end() + use.start())
+        try:
+            can, must = kp.arch_set(cond, fc), kp.arch_set(cond, fc, must=True)
+        except kp.Undecided:
+            return out
+        if can != must:
+            return out  # the pick depends on more than the architecture
+        for chip in CHIPS:
+            table = yes if chip in can else no
+            line, dtypes = tables[table]
+            out[chip] = ChipKernel(
+                dtypes=dtypes, source=f"{tree.name} {path}:{check} ({table}, :{line})",
+                branch=f"line {fc.line(pick.start())}: {name}() returns {table} here (the input is its first column)")
+        break
+    return out
+
+
+_RULE_PICK = re.compile(r"(?:if\s*\((?P<cond>.*?)\)\s*\{|else\s*\{)\s*return\s+std::make_shared<(?P<cls>\w+)>", re.S)
+
+
+def _arch_rules(tree: SourceTree, path: str, api: Optional[str], cache) -> Dict[str, ChipKernel]:
+    """An API that checks its dtypes through a per-architecture rule object (``archRule =
+    BuildRule(); archRule->CheckInput(...)``, matmul's mv/mm): per architecture, the class the
+    helper file's ``BuildRule()`` returns there, the list its ``GetSupportedDTypes()`` returns
+    and the line of the base check that tests the first tensor against it. Empty where the
+    API does not check that way or the helper is not read."""
+    key = ("archrule", tree.name, path, api)
+    if key in cache:
+        return cache[key]
+    cache[key] = out = {}
+    code = strip_comments(tree.read(path))
+    var = re.search(r"(\w+)\s*=\s*BuildRule\(\s*\)", code)
+    if not api or var is None or not re.search(rf"\b{var.group(1)}->CheckInput\(", code):
+        return out
+    fc = kp.parse(code, set())
+    entry = kp.reachable(fc, f"{api}GetWorkspaceSize") or set()
+    if not any(re.search(rf"\b{var.group(1)}->CheckInput\(", code[f.start:f.end])
+               for f in fc.funcs if f.name in entry):
+        return out  # another API of the file checks that way, not this one
+    util = None
+    for inc in re.findall(r'#include\s+"([^"]+)\.h"', code):
+        cand = f"{inc}.cpp"
+        if tree.has(cand) and re.search(r"\bBuildRule\(\s*\)\s*\{", tree.read(cand)):
+            util = cand
+            break
+    if util is None:
+        return out
+    ucode = strip_comments(tree.read(util))
+    ufc = kp.parse(ucode, set())
+    build = kp.fn_defined(ufc, "BuildRule")
+    base = re.search(r"\w+::CheckInputTensorDtypeValid\s*\(", ucode)
+    if build is None or base is None:
+        return out
+    check = re.compile(r"OP_CHECK_DTYPE_NOT_SUPPORT\(\s*\w+\s*,\s*dtypeList\b").search(ucode, base.end())
+    if check is None:
+        return out
+    left = set(CHIPS)
+    for m in _RULE_PICK.finditer(ucode, build.start, build.end):
+        cls = m.group("cls")
+        try:
+            archs = set(kp.arch_set(m.group("cond"), ufc)) if m.group("cond") else set(left)
+        except kp.Undecided:
+            return {}
+        archs &= left
+        left -= archs
+        body = re.search(rf"\b{cls}::GetSupportedDTypes\s*\(\s*\)\s*\{{(.*?)\n\}}", ucode, re.S)
+        uses = re.search(rf"\b{cls}::CheckInput\s*\([^)]*\)\s*\{{(.*?)\n\}}", ucode, re.S)
+        if body is None or uses is None or "CheckInputTensorDtypeValid(" not in uses.group(1):
+            continue
+        lst = re.search(r"=\s*\{([^}]*)\}", body.group(1))
+        if lst is None:
+            continue
+        dtypes = [dtype_name(d) for d in re.findall(r"DT_(\w+)", lst.group(1))]
+        at = body.start(1) + lst.start()
+        stmt = max(ucode.rfind(";", 0, at), ucode.rfind("{", 0, at)) + 1
+        stmt += len(ucode[stmt:at]) - len(ucode[stmt:at].lstrip())
+        list_line = ufc.line(stmt)  # the statement declaring the list
+        for chip in sorted(archs):
+            out[chip] = ChipKernel(
+                dtypes=dtypes,
+                source=f"{tree.name} {util}:{ufc.line(check.start())} ({cls}::GetSupportedDTypes, :{list_line})",
+                branch=f"{util}:{ufc.line(m.start())}: BuildRule() returns {cls} "
+                       f"(the API's {var.group(1)}->CheckInput)")
     return out
 
 
@@ -542,6 +681,12 @@ def _refusing(lines: List[str], line: int) -> bool:
     (``OP_CHECK_DTYPE_NOT_SUPPORT``, ``if (!CheckType(...))``), not inside it."""
     text = lines[line - 1] if line <= len(lines) else ""
     return bool(re.search(r"OP_CHECK_DTYPE_NOT_SUPPORT|!\s*(?:op::)?CheckType\s*\(", text))
+
+
+def _dtype_param(fc, api: Optional[str]) -> bool:
+    """Whether the API's GetWorkspaceSize takes a dtype argument (``DataType probDataType``)."""
+    m = re.search(rf"\b{api}GetWorkspaceSize\s*\(", fc.code) if api else None
+    return m is None or bool(re.search(r"\b(?:op::)?DataType\b|aclDataType", fc.code[m.end():fc.code.find(")", m.end())]))
 
 
 def _factory(fc, api: Optional[str]) -> bool:
@@ -704,6 +849,10 @@ def extract_kernel_facts(dirs: Sequence[Path], torch_version: str) -> KernelFact
                                 ck.dtypes.append(dtype)
                                 ck.source += f" + {dtype} at :{line}"
                     chips[chip] = ck
+                    continue
+                ruled = _arch_rules(tree, path, api, cache).get(chip) or _dtype_groups(tree, path, cache).get(chip)
+                if ruled is not None:
+                    chips[chip] = ruled
                     continue
                 main, args = _main_list(fl, chip, first)
                 if main is None:

@@ -381,7 +381,7 @@ class PluginOp:
 
 def exec_args(code: str, fn: Func, api: str) -> List[str]:
     out: List[str] = []
-    for m in re.finditer(r"EXEC_NPU_CMD\w*\s*\(\s*" + re.escape(api) + r"\b", code[fn.start:fn.end]):
+    for m in re.finditer(r"EXEC_NPU\w*CMD\w*\s*\(\s*" + re.escape(api) + r"\b", code[fn.start:fn.end]):
         p0 = fn.start + m.end() - len(api) - 1
         p0 = code.rindex("(", fn.start, p0 + 1)
         out += [a.strip() for a in _split_args(code[p0 + 1:_paren_end(code, p0)])[1:]]
