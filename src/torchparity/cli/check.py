@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .progress import CheckProgress
+from .progress import CheckProgress, StepProgress
 from .shared import (
     CONFIG_HELP,
     DEVICE_HELP,
@@ -157,7 +157,7 @@ def _check_listed(docs_dir: Path, apis, device, out, timeout, jobs, scenarios, t
 
         parse_store_flag(store)
     from ..app.check_vendor import check_vendor_docs, device_folders
-    from .progress import StepProgress, SweepProgress
+    from .progress import SweepProgress
 
     opts = merge_options(config, device=device, torch_version=torch_version, timeout=timeout, jobs=jobs,
                          tests=tests)
@@ -275,8 +275,6 @@ def profile_build(
     """Generate Ascend capability profiles (A2, A3, 950DT) from the vendor support docs,
     and from the vendor's kernel sources when given (they win over the docs; the c10d rules
     then follow the HCCL facts)."""
-    from rich.progress import Progress
-
     from ..app.evidence import installed_torch_version
     from ..app.profile_build import HCCL, KERNELS, OBSERVATIONS, build_profiles
     from ..devices.profiles import dump_profile
@@ -296,13 +294,16 @@ def profile_build(
                           f"({', '.join(f'{r}@{c[:12]}' for r, c in kernels.repos.items())})", soft_wrap=True)
     elif kernel_facts:
         kernels, kernels_name = load_kernel_facts(kernel_facts), kernel_facts.name
-    with Progress(console=err_console, transient=True) as bar:
-        task = bar.add_task("footprints of documented APIs", total=None)
+    bar = StepProgress(err_console)  # a bar in a terminal, a line every 10 s otherwise
+    bar.start(0, "footprints of documented APIs")
+    try:
         profiles = build_profiles(
             from_ascend_docs, version, chips=chips,
             observations=None if no_observations else (observations or OBSERVATIONS),
             kernels=kernels, kernels_name=kernels_name, hccl=hccl_facts or HCCL,
-            progress=lambda i, n: bar.update(task, completed=i, total=n))
+            progress=bar.to)
+    finally:
+        bar.stop()
     for name, profile in profiles.items():
         path = out / f"{name}.yaml"
         write_text_atomic(path, dump_profile(profile))
@@ -322,8 +323,6 @@ def docs_audit(
 ) -> None:
     """Docs entries whose dtype list contradicts the kernel source or another entry of the same
     op, with evidence and the corrected line (Markdown + JSON for the docs maintainers)."""
-    from rich.progress import Progress
-
     from ..app.docs_audit import audit, write_audit
     from ..app.evidence import installed_torch_version
     from ..app.profile_build import KERNELS, OBSERVATIONS
@@ -331,10 +330,13 @@ def docs_audit(
 
     version = torch_version or installed_torch_version()
     kernels = load_kernel_facts(kernel_facts or KERNELS)
-    with Progress(console=err_console, transient=True) as bar:
-        task = bar.add_task("footprints of documented APIs", total=None)
+    bar = StepProgress(err_console)  # a bar in a terminal, a line every 10 s otherwise
+    bar.start(0, "footprints of documented APIs")
+    try:
         report = audit(vendor_docs, version, kernels, observations=observations or OBSERVATIONS,
-                       progress=lambda i, n: bar.update(task, completed=i, total=n))
+                       progress=bar.to)
+    finally:
+        bar.stop()
     md, js = write_audit(report, out)
     out_console.print(f"wrote {md} and {js}: {len(report['findings'])} findings over "
                       f"{report['entries_compared']} entries, {len(report['seed_conflicts'])} seed conflicts",

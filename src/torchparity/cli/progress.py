@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Dict
+from typing import Dict, Optional
 
 from rich.console import Console
 from rich.markup import escape
@@ -56,7 +56,12 @@ class _PlainBar:
             self.last = now
             self.line(now)
 
-    def update(self, _task=None, advance: int = 0, **_fields) -> None:
+    def update(self, _task=None, advance: int = 0, completed: Optional[int] = None,
+               total: Optional[int] = None, **_fields) -> None:
+        if total is not None:
+            self.total = total
+        if completed is not None and completed > self.done:
+            advance += completed - self.done
         if advance:
             self.advance(advance=advance)
 
@@ -132,3 +137,7 @@ class StepProgress(_Bar):
 
     def advance(self) -> None:
         self.bar.advance(self.task)
+
+    def to(self, done: int, total: int) -> None:
+        """A step callback ``progress(i, n)`` (docs-audit, profile build): ``done`` of ``total``."""
+        self.bar.update(self.task, completed=done, total=total)
