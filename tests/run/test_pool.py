@@ -57,3 +57,34 @@ def test_a_case_put_back_after_the_others_finished_still_runs(fixture_path):
     pool.run([cases[0], cases[0], cases[1]], [30] * 3, events.append)
     got = {e.index: e for e in events}
     assert sorted(got) == [0, 1, 2] and got[2].kind == "result"
+
+
+def test_a_worker_started_before_the_cases_were_planned_runs_them(fixture_path):
+    """``prestart``: the first worker imports torch while the caller plans (check's
+    latency, issue 47 point 5), then gets the run's settings (here the scenario module it
+    was not started with) and runs the case; a started worker no case took is ended."""
+    import os
+    import time
+
+    pool = WorkerPool({"device": "cpu", "modules": []}, jobs=1)
+    pool.prestart(1)
+    pid = pool._early[0].proc.pid
+    pool.init = {"device": "cpu", "modules": ["tp_fixture_scenarios"]}
+    events = []
+    pool.run([_case("before")], [60], events.append)
+    assert events[0].kind == "result" and events[0].payload["result"]["status"] == "pass"
+    assert not pool._early  # the started worker was the one used
+
+    spare = WorkerPool({"device": "cpu", "modules": []}, jobs=1)
+    spare.prestart(1)
+    spare_pid = spare._early[0].proc.pid
+    spare.discard()
+    for _ in range(50):
+        try:
+            os.kill(spare_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the unused worker {spare_pid} is still running")
+    assert pid != spare_pid

@@ -37,7 +37,7 @@ from ..scenarios.registry import Scenario
 from ..version import __version__
 from .check_store import CheckRecord, case_key
 from .evidence import evidence as gather_evidence
-from .runloop import run_cases
+from .runloop import prestart, run_cases
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -289,13 +289,30 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
     returns the report, the plans, the upstream census and the interruption if one came.
     With ``record`` (``--out``), a case recorded by the unfinished run before is read back,
     not run, and every case run is recorded as it finishes."""
+    # the run's settings reach the sources (--tests: the upstream tests of each API are
+    # scenarios too, one census for all)
+    settings = sources.RunSettings(tests_dir=tests_dir, backend=adapter.type, side_timeout=timeout)
+    # the first worker imports torch while the cases are planned (op_db's import: seconds)
+    early = prestart(adapter, jobs, executor, scenario_modules)
+    try:
+        return _plan_and_run(adapter, early, settings, resolved=resolved, rules=rules,
+                             timeout=timeout, jobs=jobs, dtypes=dtypes, max_samples=max_samples,
+                             scenario_modules=scenario_modules, progress=progress,
+                             executor=executor, ray_address=ray_address, record=record,
+                             device_index=device_index)
+    finally:
+        if hasattr(early, "discard"):
+            early.discard()
+
+
+def _plan_and_run(adapter: DeviceAdapter, early, settings, *, resolved: List[ResolvedApi], rules,
+                  timeout: float, jobs: Optional[int], dtypes, max_samples, scenario_modules,
+                  progress, executor: str, ray_address, record: Optional[CheckRecord],
+                  device_index: int) -> Tuple[Report, List[_Plan], Any, Optional[BaseException]]:
     plans: List[_Plan] = []
     cases: List[Dict[str, Any]] = []
     timeouts: List[float] = []
     meta: List[Tuple[int, Scenario, str]] = []
-    # the run's settings reach the sources (--tests: the upstream tests of each API are
-    # scenarios too, one census for all)
-    settings = sources.RunSettings(tests_dir=tests_dir, backend=adapter.type, side_timeout=timeout)
     with sources.prepared(settings, [r.name for r in resolved]) as found:
         census_found = found.tests_evidence
         for r in resolved:
@@ -343,7 +360,8 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
         description += f" (resumed: {len(cases) - len(todo)} of {len(cases)} cases recorded before)"
     ran = run_cases(adapter, [cases[i] for i in todo], [timeouts[i] for i in todo], on_answer,
                     jobs=jobs, executor=executor, ray_address=ray_address,
-                    modules=scenario_modules, progress=progress, description=description)
+                    modules=scenario_modules, progress=progress, description=description,
+                    pool=early)
     interrupted = ran.interrupted
     report = _assemble(plans, results, footprints, adapter, rules, interrupted)
     if interrupted:  # every report says which cases never ran, API by API

@@ -56,17 +56,32 @@ def worker_init(adapter: DeviceAdapter, cases: Sequence[Dict[str, Any]], jobs: O
     return init
 
 
+def prestart(adapter: DeviceAdapter, jobs: Optional[int], executor: str = "local",
+             modules: Sequence[str] = ()) -> Optional[Any]:
+    """A local pool whose first worker starts now (importing torch) while the caller plans
+    its cases; hand it to :func:`run_cases` as ``pool``. None for Ray (its actors start on
+    the cluster). The caller calls ``discard()`` when done (a no-op after a run)."""
+    if executor != "local":
+        return None
+    pool = make_executor(executor, worker_init(adapter, [], jobs, modules), jobs=jobs,
+                         extra_env=adapter.worker_env(), adapter=adapter)
+    if hasattr(pool, "prestart"):
+        pool.prestart(1)
+    return pool
+
+
 def run_cases(adapter: DeviceAdapter, cases: Sequence[Dict[str, Any]], timeouts: Sequence[float],
               on_answer: Callable[[int, Answer, float], None], *, jobs: Optional[int],
               executor: str = "local", ray_address: Optional[str] = None,
               modules: Sequence[str] = (), progress: Optional[Any] = None,
-              description: str = "") -> Ran:
+              description: str = "", pool: Optional[Any] = None) -> Ran:
     """Run ``cases`` (each limited to its ``timeouts`` entry) on ``adapter`` in ``jobs``
     workers (at most one per case); ``on_answer(index, answer, seconds)`` for each as it
     finishes. Ctrl-C or SIGTERM (``Terminated``) stops the run: what ran is kept, the
     interruption is returned in :attr:`Ran.stopped` for the caller to raise after it has
     written what it has. ``progress`` (the command's own): started with the number of
-    cases and ``description``, stopped at the end; the caller advances it."""
+    cases and ``description``, stopped at the end; the caller advances it. ``pool``: one
+    from :func:`prestart`, its started worker given this run's settings."""
     ran = Ran()
 
     def on_event(event: CaseEvent) -> None:
@@ -74,15 +89,21 @@ def run_cases(adapter: DeviceAdapter, cases: Sequence[Dict[str, Any]], timeouts:
 
     if progress:
         progress.start(len(cases), description)
-    pool = make_executor(executor, worker_init(adapter, cases, jobs, modules),
-                         jobs=min(jobs, max(1, len(cases))) if jobs else None,
-                         extra_env=adapter.worker_env(), adapter=adapter, ray_address=ray_address)
+    init = worker_init(adapter, cases, jobs, modules)
+    jobs_now = min(jobs, max(1, len(cases))) if jobs else None
+    if pool is None:
+        pool = make_executor(executor, init, jobs=jobs_now, extra_env=adapter.worker_env(),
+                             adapter=adapter, ray_address=ray_address)
+    else:  # started early: this run's settings (the warm-up of these cases' kinds)
+        pool.init, pool.jobs = init, jobs_now or 1
     try:
         if cases:
             pool.run(list(cases), list(timeouts), on_event)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: keep what ran
         ran.stopped = exc
     finally:
+        if hasattr(pool, "discard"):  # a started worker no case took
+            pool.discard()
         if progress:
             progress.stop()
     ran.warmups = list(getattr(pool, "warmups", []) or [])

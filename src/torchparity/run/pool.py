@@ -97,7 +97,7 @@ def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 
 
 class Worker:
-    def __init__(self, init: Dict[str, Any], env: Dict[str, str]):
+    def __init__(self, init: Optional[Dict[str, Any]], env: Dict[str, str]):
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "torchparity.run.worker"],
@@ -110,7 +110,8 @@ class Worker:
         self.ran = 0  # cases this worker answered
         self.deadline = 0.0
         self.started_at = time.monotonic()
-        self.send(dict(init, op="init"))
+        if init is not None:  # else a started worker (torch imported) waits for its init
+            self.send(dict(init, op="init"))
 
     def send(self, msg: Dict[str, Any]) -> bool:
         try:
@@ -185,6 +186,18 @@ class WorkerPool:
         self.env = worker_process_env(env)
         self.startup_timeout = startup_timeout
         self.warmups: List[float] = []  # seconds each worker spent warming up, off the clocks
+        self._early: List[Worker] = []  # started before the cases were known (prestart)
+
+    def prestart(self, n: int = 1) -> None:
+        """Start ``n`` worker processes now, before the cases are planned: each imports
+        torch while the caller plans, and gets its ``init`` when :meth:`run` begins."""
+        while len(self._early) < n:
+            self._early.append(Worker(None, self.env))
+
+    def discard(self) -> None:
+        """End the started workers :meth:`run` did not take (no case, an interruption)."""
+        while self._early:
+            self._early.pop().kill()
 
     def run(self, cases: List[Dict[str, Any]], timeouts: Iterable[float],
             on_event: Callable[[CaseEvent], None], skip: Iterable[int] = ()) -> None:
@@ -202,7 +215,11 @@ class WorkerPool:
         fresh_only: set = set()
 
         def spawn() -> None:
-            w = Worker(self.init, self.env)
+            if self._early:  # started while the caller planned: its torch is imported
+                w = self._early.pop(0)
+                w.send(dict(self.init, op="init"))
+            else:
+                w = Worker(self.init, self.env)
             w.deadline = time.monotonic() + self.startup_timeout
             selector.register(w.proc.stdout, selectors.EVENT_READ, w)
             workers.append(w)
@@ -336,6 +353,7 @@ class WorkerPool:
             selector.close()
             orphans.close()
             restore()
+            self.discard()
 
 
 def terminate_as_interrupt() -> Callable[[], None]:
