@@ -60,16 +60,15 @@ def test_a_case_put_back_after_the_others_finished_still_runs(fixture_path):
 
 
 def test_a_worker_started_before_the_cases_were_planned_runs_them(fixture_path):
-    """``prestart``: the first worker imports torch while the caller plans (check's
-    latency, issue 47 point 5), then gets the run's settings (here the scenario module it
-    was not started with) and runs the case; a started worker no case took is ended."""
+    """``prestart``: the first worker sets up and warms up while the caller plans (check's
+    latency, issue 47 point 5), and runs the cases first; a started worker no case took is
+    ended."""
     import os
     import time
 
-    pool = WorkerPool({"device": "cpu", "modules": []}, jobs=1)
+    pool = WorkerPool({"device": "cpu", "modules": ["tp_fixture_scenarios"]}, jobs=1)
     pool.prestart(1)
     pid = pool._early[0].proc.pid
-    pool.init = {"device": "cpu", "modules": ["tp_fixture_scenarios"]}
     events = []
     pool.run([_case("before")], [60], events.append)
     assert events[0].kind == "result" and events[0].payload["result"]["status"] == "pass"

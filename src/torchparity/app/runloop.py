@@ -58,13 +58,17 @@ def worker_init(adapter: DeviceAdapter, cases: Sequence[Dict[str, Any]], jobs: O
 
 def prestart(adapter: DeviceAdapter, jobs: Optional[int], executor: str = "local",
              modules: Sequence[str] = ()) -> Optional[Any]:
-    """A local pool whose first worker starts now (importing torch) while the caller plans
-    its cases; hand it to :func:`run_cases` as ``pool``. None for Ray (its actors start on
-    the cluster). The caller calls ``discard()`` when done (a no-op after a run)."""
+    """A local pool whose first worker starts now, while the caller plans its cases: it
+    sets up the device and warms up for every case kind (the cases are not known yet), so
+    the run finds it ready; hand it to :func:`run_cases` as ``pool``. None for Ray (its
+    actors start on the cluster). The caller calls ``discard()`` when done (a no-op after
+    a run)."""
     if executor != "local":
         return None
-    pool = make_executor(executor, worker_init(adapter, [], jobs, modules), jobs=jobs,
-                         extra_env=adapter.worker_env(), adapter=adapter)
+    init = worker_init(adapter, [], jobs, modules)
+    init["warm"] = sources.warm_all()
+    pool = make_executor(executor, init, jobs=jobs, extra_env=adapter.worker_env(),
+                         adapter=adapter)
     if hasattr(pool, "prestart"):
         pool.prestart(1)
     return pool
@@ -94,7 +98,7 @@ def run_cases(adapter: DeviceAdapter, cases: Sequence[Dict[str, Any]], timeouts:
     if pool is None:
         pool = make_executor(executor, init, jobs=jobs_now, extra_env=adapter.worker_env(),
                              adapter=adapter, ray_address=ray_address)
-    else:  # started early: this run's settings (the warm-up of these cases' kinds)
+    else:  # started early: its started worker goes first; any other gets this run's init
         pool.init, pool.jobs = init, jobs_now or 1
     try:
         if cases:

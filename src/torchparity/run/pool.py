@@ -97,7 +97,7 @@ def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 
 
 class Worker:
-    def __init__(self, init: Optional[Dict[str, Any]], env: Dict[str, str]):
+    def __init__(self, init: Dict[str, Any], env: Dict[str, str]):
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "torchparity.run.worker"],
@@ -110,8 +110,7 @@ class Worker:
         self.ran = 0  # cases this worker answered
         self.deadline = 0.0
         self.started_at = time.monotonic()
-        if init is not None:  # else a started worker (torch imported) waits for its init
-            self.send(dict(init, op="init"))
+        self.send(dict(init, op="init"))
 
     def send(self, msg: Dict[str, Any]) -> bool:
         try:
@@ -189,10 +188,10 @@ class WorkerPool:
         self._early: List[Worker] = []  # started before the cases were known (prestart)
 
     def prestart(self, n: int = 1) -> None:
-        """Start ``n`` worker processes now, before the cases are planned: each imports
-        torch while the caller plans, and gets its ``init`` when :meth:`run` begins."""
+        """Start ``n`` workers now, with the current ``init``, before the cases are planned:
+        each sets up and warms up while the caller plans, and :meth:`run` uses it first."""
         while len(self._early) < n:
-            self._early.append(Worker(None, self.env))
+            self._early.append(Worker(self.init, self.env))
 
     def discard(self) -> None:
         """End the started workers :meth:`run` did not take (no case, an interruption)."""
@@ -215,9 +214,8 @@ class WorkerPool:
         fresh_only: set = set()
 
         def spawn() -> None:
-            if self._early:  # started while the caller planned: its torch is imported
+            if self._early:  # started while the caller planned: set up, maybe ready
                 w = self._early.pop(0)
-                w.send(dict(self.init, op="init"))
             else:
                 w = Worker(self.init, self.env)
             w.deadline = time.monotonic() + self.startup_timeout

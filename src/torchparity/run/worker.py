@@ -103,16 +103,6 @@ def _warm(init) -> float:
     return time.monotonic() - start
 
 
-def _preload() -> None:
-    """Import torch before the init arrives: every case needs it, and a worker the pool
-    started early (``WorkerPool.prestart``) pays for it while the parent plans. Whatever
-    fails here fails again, and is reported, in the set-up that follows."""
-    try:
-        import torch  # noqa: F401
-    except Exception:
-        pass
-
-
 def main() -> int:
     os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
     _guard_parent()
@@ -122,7 +112,6 @@ def main() -> int:
         proto.write(json.dumps(msg, default=str) + "\n")
         proto.flush()
 
-    _preload()  # a worker started before its cases were planned does this meanwhile
     line = sys.stdin.readline()
     if not line:
         return 1

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ANY_DTYPE", "ModuleSource", "Offer", "Prepared", "RunSettings", "SOURCES", "Source", "all_sources",
            "case_for", "entries_of", "fallback", "find", "first_answer", "offer", "prepared",
-           "replaying", "source", "sweeping", "warm_for"]
+           "replaying", "source", "sweeping", "warm_all", "warm_for"]
 
 
 def __getattr__(name: str) -> Any:
@@ -195,6 +195,11 @@ def warm_for(cases: Sequence[Dict[str, Any]]) -> List[str]:
     """The modules a worker imports before its first case, for the case kinds in ``cases``."""
     kinds = {c.get("kind") for c in cases}
     return [m for src in all_sources() if src.case_kind in kinds for m in src.warm]
+
+
+def warm_all() -> List[str]:
+    """Every source's warm-up modules: for a worker started before its cases are known."""
+    return list(dict.fromkeys(m for src in all_sources() for m in src.warm))
 
 
 def replaying() -> Tuple[str, ...]:
