@@ -467,8 +467,9 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     compare_mark, variant_mark = oi.compare_marks(op, device_type, dtype, e.call)
     every_mark = oi.every_test_mark(op, device_type, dtype)
     if every_mark:  # a whole test class skipped (a redundant entry): its samples compare
-        base["note"] = _join(base.get("note"), f"{every_mark}; not applied: it names no test, "
-                             "so it says nothing of the device's values")
+        said = f"{every_mark}; not applied to the values: it names no test, so it says nothing of the device's"
+        # the test_dtypes note above is the same mark, read for dtype discovery: said once
+        base["note"] = said if base.get("note") == every_mark else _join(base.get("note"), said)
     standard = oi.restricted_standard(op) if compare_mark else None
     skip_reason = compare_mark
     if compare_mark and (standard is not None or kind != "values"):
