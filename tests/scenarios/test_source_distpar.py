@@ -458,3 +458,10 @@ def test_a_fake_tensor_modes_device_query_is_not_the_traced_apis(emu):
     mine = [e for e in rec.entries() if e.source == "api"]
     assert mine == [], mine
     assert from_footprint(rec.entries()) != "device-compute"
+
+
+@pytest.mark.slow  # a CPU world of 2 ranks
+def test_the_split_part_builds_two_stages_from_the_pipe_split_call():
+    got = distpar._world_fn("pipe", "split")("cpu", torch.float32)
+    assert [r["num_stages"] for r in got] == [2, 2]
+    assert got[0]["out"] is None and got[1]["out"].shape == (8, 4)  # the last stage's output
