@@ -264,3 +264,48 @@ def test_every_sample_refused_on_both_sides_is_no_answer(ctx, key, dtype):
     assert r["detail"].startswith("both sides refused") and "CPU raises" in r["detail"]
     assert not is_answer(r["status"], r["cause"])
     assert r["detail"].count("both sides refused") == 1, r["detail"]
+
+
+def _off_by_one(value):
+    """A device whose float results are off by one (a wrong rounding, a wrong logical_not_),
+    written in place: an in-place variant's result stays its input."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        with torch.no_grad():
+            value.add_(1)
+    return value
+
+
+@pytest.mark.parametrize("call", ["method", "inplace"])
+def test_a_whole_class_skip_of_a_redundant_entry_still_compares(ctx, monkeypatch, call):
+    """Issue 48 item 7 (hand-read Tensor.round / round_): OpInfo skips every TestCommon test
+    of round.decimals_3 ("already tested with decimals_0"); that skip names no test and says
+    nothing of a device's values, so a device that rounds to 3 decimals wrong must fail.
+    Before, every decimals_3 row read skip upstream_skip "values not compared"."""
+    r = run(ctx, "round.decimals_3", "float32", call=call, grads=False)
+    assert r["status"] == "pass", r
+    assert "marks every test" in r["note"] and "names no test" in r["note"]
+    device_double(monkeypatch, transform=_off_by_one)
+    r = run(ctx, "round.decimals_3", "float32", call=call, grads=False)
+    assert (r["status"], r["cause"]) == ("fail", "mismatch"), r
+
+
+def test_an_in_place_variant_mark_compares_the_device_with_the_cpu(ctx, monkeypatch):
+    """Issue 48 item 7 (hand-read Tensor.logical_not_): OpInfo marks logical_not's
+    test_variant_consistency_eager for non-bool dtypes (the in-place variant keeps the input's
+    dtype, the function returns bool); the device and the CPU both run logical_not_, so a
+    wrong float32 logical_not_ must fail. Before, those rows read "values not compared"."""
+    r = run(ctx, "logical_not", "float32", call="inplace", grads=False)
+    assert r["status"] == "pass", r
+    assert "test_variant_consistency_eager" in r["note"] and "applied only to samples" in r["note"]
+    device_double(monkeypatch, transform=_off_by_one)
+    r = run(ctx, "logical_not", "float32", call="inplace", grads=False)
+    assert (r["status"], r["cause"]) == ("fail", "mismatch"), r
+
+
+def test_an_in_place_sample_the_cpu_resizes_stays_skipped_with_the_mark(ctx):
+    """What the in-place variant mark still flags: addbmm_ on a broadcast input, which the
+    CPU silently resizes (pytorch#55907); those samples skip with the mark, the rest compare."""
+    r = run(ctx, "addbmm", "float32", call="inplace", grads=False)
+    fwd = r["counts"]["forward"]
+    assert fwd.get("pass", 0) >= 1 and fwd.get("not_comparable", 0) >= 1, r
+    assert "resized its input" in r["detail"] or "resized its input" in str(r), r

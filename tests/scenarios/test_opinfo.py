@@ -86,3 +86,20 @@ def test_api_compute_ops_from_the_first_sample():
     ops = oi.api_compute_ops("torch.nn.functional.normalize")
     assert "aten.linalg_vector_norm" in ops and len(ops) > 1  # a composite
     assert oi.api_compute_ops("torch.no_such_api") is None
+
+
+def test_a_dtype_opinfo_claims_for_an_accelerator_only_is_asked_where_the_cpu_computes_it():
+    """Issue 48 item 7 (hand-read Tensor.round / round_): round.decimals_3 claims float16 on
+    CUDA only, so rounding to 3 decimals in float16 (an Ascend dtype) was never asked; the
+    CPU computes it, so it is. A dtype the CPU cannot compute stays out (no reference)."""
+    from torchparity.api.resolve import resolve
+    from torchparity.scenarios import sources
+
+    sc = {s.id: s for s in sources.source("opinfo").scenarios("torch.Tensor.round", resolve("torch.Tensor.round").obj)}
+    dec3 = next(s for k, s in sc.items() if k.startswith("round.decimals_3"))
+    assert "float16" in dec3.dtypes and "float32" in dec3.dtypes
+    # fft.rfft claims float16 on CUDA only too, but the CPU refuses it: no reference, not asked
+    rfft = sources.source("opinfo").scenarios("torch.fft.rfft", torch.fft.rfft)
+    assert rfft and all("float16" not in s.dtypes for s in rfft)
+    add = next(iter(sources.source("opinfo").scenarios("torch.add", torch.add)))
+    assert "float16" in add.dtypes  # claimed on the CPU already: unchanged

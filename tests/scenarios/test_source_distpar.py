@@ -52,6 +52,15 @@ def test_every_api_names_a_body_and_the_others_are_left_alone(cpu_world):
     assert "not a torch.distributed" in distpar.why_not("torch.mm", torch.mm)
 
 
+def test_pipe_split_is_asked_through_a_pipeline_it_splits(cpu_world):
+    """Issue 48 item 7 (hand-read pipe_split): its only case was a docstring example that
+    never calls it (not runnable, undetermined); the pipe body's "split" part builds a
+    pipeline() whose stages come from the pipe_split() call in forward."""
+    sc = _scenarios("torch.distributed.pipelining.pipe_split")
+    assert [s.id for s in sc] == ["world2-pipe-split"] and sc[0].source == "distpar"
+    assert distpar.APIS["torch.distributed.pipelining.pipe_split"][:2] == ("pipe", "split")
+
+
 def test_the_own_refusals_of_torch_are_expected_raises(cpu_world):
     sc = _scenarios("torch.distributed.algorithms.ddp_comm_hooks.default_hooks.bf16_compress_hook")[0]
     assert sc.raises is not None and sc.raises.type == "TypeError"
@@ -417,3 +426,42 @@ def test_a_worlds_own_float64_refusal_is_scaffolding_not_the_apis(tmp_path):
         print("ROW", result.status, result.cause, result.detail)
         """, tmp_path, timeout=400)
     assert "ROW skip not_comparable scaffolding refused: aten.addmm (float64) is issued by the scenario" in out, out
+
+
+def test_a_fake_tensor_modes_device_query_is_not_the_traced_apis(emu):
+    """Issue 48 item 7 (hand-read pipe_split): pipeline() traces forward with fake tensors;
+    FakeTensorMode asks whether the backend is available (avoid_device_init) while
+    pipe_split's frame is on the stack, and the frames credited that query to pipe_split as
+    its own device state (1.1①). Fake tensors never reach the device: no one's entry."""
+    from torch.distributed.pipelining import pipe_split, pipeline
+
+    from torchparity.api.classify import code_objects
+    from torchparity.api.footprint import FootprintRecorder
+    from torchparity.judge.evidence import from_footprint
+
+    class Split(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            x = self.a(x)
+            pipe_split()
+            return self.b(x)
+
+    mod = Split().to(emu.torch_device)
+    rec = FootprintRecorder(emu.type, api_objects=[pipe_split], api_codes=code_objects(pipe_split),
+                            user_files=[__file__], runtime=True)
+    with rec:
+        p = pipeline(mod, mb_args=(torch.randn(2, 4, device=emu.torch_device),))
+    assert p.num_stages == 2  # the split happened: pipe_split was traced
+    mine = [e for e in rec.entries() if e.source == "api"]
+    assert mine == [], mine
+    assert from_footprint(rec.entries()) != "device-compute"
+
+
+@pytest.mark.slow  # a CPU world of 2 ranks
+def test_the_split_part_builds_two_stages_from_the_pipe_split_call():
+    got = distpar._world_fn("pipe", "split")("cpu", torch.float32)
+    assert [r["num_stages"] for r in got] == [2, 2]
+    assert got[0]["out"] is None and got[1]["out"].shape == (8, 4)  # the last stage's output

@@ -304,7 +304,8 @@ class FootprintRecorder:
                 return fn(*args, **kwargs)
             finally:
                 rec._in_runtime = False
-                rec.counts[(f"runtime.{label}.{name}", rec._runtime_source(fn, name))] += 1
+                if not _asked_by_fake_tensors():
+                    rec.counts[(f"runtime.{label}.{name}", rec._runtime_source(fn, name))] += 1
 
         runtime_call.__name__ = getattr(fn, "__name__", name)
         runtime_call.__wrapped__ = fn
@@ -547,6 +548,24 @@ def merge(entries: Iterable[FootprintEntry]) -> List[FootprintEntry]:
         dtypes[(e.op, e.source)].update(e.dtypes)
     return [FootprintEntry(op=op, source=src, count=n, dtypes=sorted(dtypes[(op, src)]))
             for (op, src), n in sorted(counts.items())]
+
+
+def _asked_by_fake_tensors() -> bool:
+    """Whether the device-module call being recorded comes from a FakeTensorMode's own code
+    (its ``avoid_device_init`` asks whether the backend is available while export or
+    ``pipeline()`` traces a module): fake tensors never reach the device, so the query is
+    device work of no one's, neither of the API whose frame is on the stack (pipe_split,
+    traced) nor of the scenario. Not recorded."""
+    fake = sys.modules.get("torch._subclasses.fake_tensor")
+    where = getattr(fake, "__file__", None)
+    if where is None:  # not imported: nothing traces with fake tensors
+        return False
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == where:
+            return True
+        frame = frame.f_back
+    return False
 
 
 RUNTIME_PREFIX = "runtime."  # entries of device-module calls (FootprintRecorder(runtime=True))

@@ -164,6 +164,9 @@ class _Case:
         # in-range-cast | in-range-shift | order-free; ``mark`` is OpInfo's reason
         self.standard = standard
         self.mark = mark
+        # an in-place variant's variant-consistency mark: a sample whose in-place call
+        # resized its input on the CPU is skipped with it; every other sample compares
+        self.resize_mark: Optional[str] = None
         # the op's contract fixes its outputs' layout: strides, offsets, aliasing compared
         self.layout = oi.layout_fixed(e.opinfo, e.call)
         # one right answer (a conversion, a selection): outputs judged bit for bit
@@ -214,14 +217,30 @@ class _Case:
             dev = _call(self.fn, _map(dev_tree, lambda t: t.detach()), process, seed, self._sync,
                         device_type=self.device_type)
             cpu = _call(self.fn, _map(cpu_tree, lambda t: t.detach()), process, seed)
-        forward = self._judge_runs(cpu, dev, kind, "output", lambda: self._golden_forward(orig, process, seed),
-                                   again=again)
+        resized = self._resized(inp, cpu)
+        if resized is not None:
+            forward = _cat("not_comparable", Judgement(Status.SKIP, Cause.UPSTREAM_SKIP, resized))
+        else:
+            forward = self._judge_runs(cpu, dev, kind, "output",
+                                       lambda: self._golden_forward(orig, process, seed), again=again)
         backward = None
         if self.grads and forward.category in ("pass", "warn", "fail", "not_comparable") \
                 and cpu.exc is None and dev.exc is None:
             backward = self._backward(cpu, dev, orig, process, seed, kind)
         self._explain_by_path(orig, process, seed, forward, backward)
         return SampleOutcome(forward=forward, backward=backward)
+
+    def _resized(self, inp: Any, cpu: _Run) -> Optional[str]:
+        """With ``resize_mark``: why the sample is not compared where the CPU's in-place
+        call gave its input another shape (the samples OpInfo's mark flags)."""
+        if self.resize_mark is None or cpu.exc is not None or cpu.tree is None:
+            return None
+        after = cpu.tree[0]
+        if not (isinstance(inp, torch.Tensor) and isinstance(after, torch.Tensor)) \
+                or after.shape == inp.shape:
+            return None
+        return (f"values not compared: {self.resize_mark} (the CPU's in-place call resized its "
+                f"input from {tuple(inp.shape)} to {tuple(after.shape)})")
 
     # -- why a result differs -----------------------------------------------------------
     def _explain_by_path(self, orig, process, seed: int, forward, backward) -> None:
@@ -438,11 +457,19 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     # else is reported as skip with OpInfo's reason. The samples run on the device either
     # way, so that dtype discovery learns whether the device takes the dtype. A mark of
     # the variant-consistency test only (a method against its function on one device)
-    # does not concern the device against the CPU: values are compared, with a note —
-    # except for in-place variants, where it flags samples the variant cannot take
-    # (addbmm_ on a broadcast input, which the CPU silently resizes): skipped as before.
+    # does not concern the device against the CPU: values are compared, with a note. For
+    # an in-place variant it may also flag samples the variant cannot take (addbmm_ on a
+    # broadcast input, which the CPU silently resizes): those samples, and only those, are
+    # skipped with the mark (``_Case.resize_mark``); the rest compare, since the device and
+    # the CPU run the same in-place call (logical_not_ keeps its input's dtype where the
+    # function returns bool: the variant test's concern, not the device's).
     kind = oi.output_kind(op)
     compare_mark, variant_mark = oi.compare_marks(op, device_type, dtype, e.call)
+    every_mark = oi.every_test_mark(op, device_type, dtype)
+    if every_mark:  # a whole test class skipped (a redundant entry): its samples compare
+        said = f"{every_mark}; not applied to the values: it names no test, so it says nothing of the device's"
+        # the test_dtypes note above is the same mark, read for dtype discovery: said once
+        base["note"] = said if base.get("note") == every_mark else _join(base.get("note"), said)
     standard = oi.restricted_standard(op) if compare_mark else None
     skip_reason = compare_mark
     if compare_mark and (standard is not None or kind != "values"):
@@ -450,9 +477,13 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
     if standard == "storage-kept":
         base["note"] = _join(base.get("note"), f"{compare_mark}; not applied: the sweep copies "
                              "the whole storage, which that expected failure loses")
-    elif variant_mark and not compare_mark:
+    resize_mark = None
+    if variant_mark and not compare_mark:
         if e.call.startswith(("inplace", "alias_inplace")) and kind == "values":
-            skip_reason = variant_mark
+            resize_mark = variant_mark
+            base["note"] = _join(base.get("note"), f"{variant_mark}; applied only to samples whose "
+                                 "in-place call resizes its input on the CPU: it compares a variant "
+                                 "with its function, not the device with the CPU")
         else:
             base["note"] = _join(base.get("note"), f"{variant_mark}; not applied: it compares a "
                                  "variant with its function, not the device with the CPU")
@@ -517,6 +548,7 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
                     seconds=time.perf_counter() - start)
     runner = _Case(ctx, e, dtype, kind, grads, skip_reason,
                    standard=standard if standard != "storage-kept" else None, mark=compare_mark)
+    runner.resize_mark = resize_mark
     outcomes = []
     for i, s in enumerate(samples, start=first):
         try:

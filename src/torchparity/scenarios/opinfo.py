@@ -465,12 +465,16 @@ def decorator_skip(dec: Any, device_type: str) -> Optional[str]:
 
 
 def upstream_skip(opinfo, device_type: str, dtype: torch.dtype,
-                  tests: Sequence[str] = COMPARE_TESTS) -> Optional[str]:
-    """OpInfo's own skip / expected failure for one of ``tests`` here, as a reason."""
+                  tests: Sequence[str] = COMPARE_TESTS, every_test: Optional[bool] = None) -> Optional[str]:
+    """OpInfo's own skip / expected failure for one of ``tests`` here, as a reason.
+    ``every_test``: None, any mark; False, only marks that name the test; True, only marks
+    that name none (a whole test class skipped: upstream's redundant entries)."""
     from torch.testing._internal.opinfo.core import DecorateInfo
 
     for info in opinfo.decorators:
         if not isinstance(info, DecorateInfo):
+            continue
+        if every_test is not None and (info.test_name is None) != every_test:
             continue
         for test in tests:
             try:
@@ -490,18 +494,30 @@ def upstream_skip(opinfo, device_type: str, dtype: torch.dtype,
 
 def compare_skip(opinfo, device_type: str, dtype: torch.dtype, call: str) -> Optional[str]:
     """OpInfo's own skip / expected failure of the device-vs-CPU tests of a variant
-    (``call`` "op", "method", ...): the tests a sweep case stands for."""
+    (``call`` "op", "method", ...): the tests a sweep case stands for. A mark that names no
+    test is not one of them (``compare_marks``)."""
     tests = COMPARE_TESTS + (VARIANT_TESTS if call != "op" else ())
-    return upstream_skip(opinfo, device_type, dtype, tests)
+    return upstream_skip(opinfo, device_type, dtype, tests, every_test=False)
 
 
 def compare_marks(opinfo, device_type: str, dtype: torch.dtype, call: str) -> Tuple[Optional[str], Optional[str]]:
     """(OpInfo's skip / expected failure of ``test_compare_cpu``, of the variant
     consistency test when ``call`` is a variant): the two reasons apart, since only the
-    first concerns a device against the CPU."""
-    compare = upstream_skip(opinfo, device_type, dtype, COMPARE_TESTS)
-    variant = upstream_skip(opinfo, device_type, dtype, VARIANT_TESTS) if call != "op" else None
+    first concerns a device against the CPU. Only marks that name the test count: a skip
+    of a whole test class (``DecorateInfo(skip, 'TestCommon')``) says nothing of a device's
+    values; upstream uses it for redundant entries (round.decimals_3 "already tested with
+    decimals_0", polygamma_n_k "Redundant tests"), whose samples still compare
+    (``every_test_mark`` names it, for a note)."""
+    compare = upstream_skip(opinfo, device_type, dtype, COMPARE_TESTS, every_test=False)
+    variant = (upstream_skip(opinfo, device_type, dtype, VARIANT_TESTS, every_test=False)
+               if call != "op" else None)
     return compare, variant
+
+
+def every_test_mark(opinfo, device_type: str, dtype: torch.dtype) -> Optional[str]:
+    """OpInfo's skip of every test of the device-vs-CPU test's class here, as a reason
+    (not a comparison mark: ``compare_marks``)."""
+    return upstream_skip(opinfo, device_type, dtype, COMPARE_TESTS, every_test=True)
 
 
 # Ops whose test_compare_cpu mark leaves part of the output comparable (judge.restricted):

@@ -136,9 +136,38 @@ def reach_by_footprint(api: str) -> List[oi.OpEntry]:
 # -- scenarios --------------------------------------------------------------------------
 
 def _dtypes(op) -> tuple:
+    """The dtypes OpInfo claims on the CPU, and those it claims for an accelerator only
+    (:func:`_accelerator_only`)."""
     claimed = [d for d in oi.claimed_dtypes(op, "cpu") if d in DTYPE_NAMES]
-    ordered = [d for d in DTYPE_NAMES if d in claimed]
-    return tuple(ordered) or tuple(DTYPE_NAMES)
+    if not claimed:  # OpInfo claims nothing on the CPU: every dtype is asked
+        return tuple(DTYPE_NAMES)
+    claimed += _accelerator_only(op, claimed)
+    return tuple(d for d in DTYPE_NAMES if d in claimed)
+
+
+def _accelerator_only(op, cpu_claimed) -> List[str]:
+    """Dtypes OpInfo claims for an accelerator (its CUDA list) and not for the CPU, where
+    the CPU computes the entry's first sample all the same: the CPU reference exists, and
+    an accelerator's dtype is one that matters (round.decimals_3 and polygamma_n_k claim
+    float16 on CUDA only; the CPU rounds float16 to 3 decimals). One CPU call per such
+    dtype, as the footprint reach costs; a dtype the CPU refuses stays out (no reference).
+    Their rows say "not-claimed-by-opinfo" (the CPU claim is the one OpInfo states)."""
+    extra = [d for d in oi.claimed_dtypes(op, "cuda") if d in DTYPE_NAMES and d not in cpu_claimed]
+    if not extra:
+        return []
+    import torch
+
+    out = []
+    for d in extra:
+        try:
+            sample = oi.make_samples(op, getattr(torch, d))[0]
+            inp, args, kwargs = oi.sample_parts(sample)
+            with torch.no_grad():
+                op.op(inp, *args, **kwargs)
+        except Exception:  # noqa: BLE001 - the CPU has no reference in this dtype
+            continue
+        out.append(d)
+    return out
 
 
 def _first_sample_fn(e: oi.OpEntry):

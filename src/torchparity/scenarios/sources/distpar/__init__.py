@@ -159,6 +159,8 @@ _add("pipe", "interleaved_zero_bubble", "4 stages on 2 ranks, interleaved zero b
      _PP + "schedules.ScheduleInterleavedZeroBubble")
 _add("pipe", "traced", "pipeline() split at a SplitPoint, build_stage, GPipe", _PP + "pipeline", _PP + "Pipe",
      _PP + "SplitPoint", _PP + "stage.build_stage")
+_add("pipe", "split", "pipeline() split where forward calls pipe_split(), build_stage, GPipe",
+     _PP + "pipe_split")
 _add("dcp", "round_trip", "save then load a model, a Stateful, a per-rank tensor and an int",
      _CK + "state_dict_saver.save", _CK + "stateful.Stateful", _CK + "stateful.Stateful.state_dict",
      _CK + "stateful.Stateful.load_state_dict", _CK + "FileSystemWriter", _CK + "FileSystemReader",

@@ -93,4 +93,30 @@ def pipe(rank, world, device, dtype):
         got["pipe_type"] = type(p).__name__
         return got
     part(out, "traced", traced)
+
+    def split():
+        # the split point is the pipe_split() call in forward: no split_spec, so without
+        # it the module is one stage (num_stages 1, and rank 1 has no stage to build)
+        from torch.distributed.pipelining import build_stage, pipe_split, pipeline
+
+        class Split(torch.nn.Module):
+            def __init__(self, layers):
+                super().__init__()
+                self.a, self.b = layers
+
+            def forward(self, x):
+                x = self.a(x)
+                pipe_split()
+                return self.b(x)
+
+        mod = Split(_layers(world)).to(device)
+        x, _ = _batch(device)
+        p = pipeline(mod, mb_args=(x.chunk(N_MICRO)[0],))
+        stage_mod = p.get_stage_module(rank)
+        stage = build_stage(stage_mod, rank, p.info(), torch.device(device))
+        got = _drive(ScheduleGPipe(stage, n_microbatches=N_MICRO, loss_fn=_loss), rank, world, device,
+                     [stage_mod])
+        got["num_stages"] = p.num_stages
+        return got
+    part(out, "split", split)
     return out
