@@ -132,7 +132,8 @@ def npu_cases(scenarios: Sequence[Scenario], api: str, max_samples: Optional[int
                     id=sc.id if len(shapes) == 1 else f"{sc.id}_shape{i}", source=sc.source,
                     code="import torch\n\n\n" + body, fn=fn, dtypes=list(sc.dtypes),
                     kwargs={} if shape is None else {"shape": shape}, compare=sc.compare,
-                    raises=(sc.raises.type, sc.raises.match) if sc.raises else None, doc=doc))
+                    raises=(sc.raises.type, sc.raises.match) if sc.raises else None, doc=doc,
+                    scenario=sc.id))
             continue
         case = sources.case_for(sc, api, sc.dtypes[0], max_samples=max_samples)
         if case.get("kind") == "opinfo":

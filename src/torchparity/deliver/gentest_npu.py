@@ -41,8 +41,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..errors import InputError
 from ..results.models import Report
 from .gentest import (
-    GeneratedFile,
     CaseCode,
+    GeneratedFile,
     check_api_name,
     class_name,
     file_name,
@@ -86,6 +86,7 @@ class NpuCodeCase:
     raises: Optional[Tuple[str, str]] = None
     quiet: bool = False
     doc: str = ""
+    scenario: str = ""  # the scenario id check's rows carry, when not ``id`` (one shape of it)
 
 
 @dataclass
@@ -147,12 +148,13 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
     check_api_name(qualified)
     if not ops and not codes:
         return None
-    spec, limits = limits_by_source(report, api, qualified)
+    spec, limits = recorded_limits(report, api, qualified)
     details = _details(report, api, qualified)
     chip = None
     where = ""
     if report is not None:
-        chip = report.environment.device_name or report.device.name
+        # the SoC name torch_npu.npu.get_device_name gives, without our "(emulated)" label
+        chip = (report.environment.device_name or report.device.name or "").split(" (")[0] or None
         where = (f"{spec}{' (emulated)' if report.device.emulated else ''}, chip {chip}, "
                  f"torch {report.environment.torch}")
     tests: List[Dict[str, Any]] = []
@@ -175,11 +177,9 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
         common = {"kind": "op", "id": f"{c.source}:{c.id}", "name": c.name, "variant": c.variant,
                   "call": c.call, "max_samples": c.max_samples, "grads": c.grads, "doc": c.doc}
         if ok:
-            tests.append(dict(common, test=base, dtypes=[_dtype_ident(d) for d in ok], skip=None))
-        if refused:
-            tests.append(dict(common, test=base + "_recorded_limit",
-                              dtypes=[_dtype_ident(d) for d in refused],
-                              skip="; ".join(_reason(case_limits[d], d, where) for d in refused)))
+            tests.append(dict(common, test=base, dtypes=[_dtype_ident(d) for d in ok], skip=None,
+                              emulator=False))
+        tests += _limit_tests(common, base, refused, case_limits, where)
     code = _Code(reserved=[class_name(api)])
     kept_codes = []
     for c in codes:
@@ -188,19 +188,18 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
                                                  "binds otherwise")]
             continue
         kept_codes.append(c)
-        case_limits = {d: dict(limits[(c.source, c.id, d)], detail=details.get((c.source, c.id, d), ""))
-                       for d in c.dtypes if (c.source, c.id, d) in limits}
+        sid = c.scenario or c.id
+        case_limits = {d: dict(limits[(c.source, sid, d)], detail=details.get((c.source, sid, d), ""))
+                       for d in c.dtypes if (c.source, sid, d) in limits}
         ok, refused = _split(c.dtypes, case_limits)
         base = test_name(f"{c.source}_{c.id}")
         common = {"kind": "code", "id": f"{c.source}:{c.id}", "fn": _ident(c.fn),
                   "kwargs": c.kwargs, "compare": c.compare, "raises": c.raises,
                   "quiet": c.quiet, "doc": c.doc}
         if ok:
-            tests.append(dict(common, test=base, dtypes=[_dtype_ident(d) for d in ok], skip=None))
-        if refused:
-            tests.append(dict(common, test=base + "_recorded_limit",
-                              dtypes=[_dtype_ident(d) for d in refused],
-                              skip="; ".join(_reason(case_limits[d], d, where) for d in refused)))
+            tests.append(dict(common, test=base, dtypes=[_dtype_ident(d) for d in ok], skip=None,
+                              emulator=False))
+        tests += _limit_tests(common, base, refused, case_limits, where)
     if not tests:
         return None
     name = name or file_name(api)
@@ -215,6 +214,41 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
     ast.parse(text)  # a generated file that does not parse is our bug: fail here
     return GeneratedFile(api=api, style=STYLE, name=name, text=marked(text),
                          tests=sum(len(t["dtypes"]) for t in tests))
+
+
+def _limit_tests(common: Dict[str, Any], base: str, refused: List[str],
+                 limits: Dict[str, Dict[str, str]], where: str) -> List[Dict[str, Any]]:
+    """The refused dtypes' tests: one for the chip's limits (skipped on that chip), one for
+    the emulator's (skipped on the emulated device only)."""
+    out = []
+    for emulator in (False, True):
+        ds = [d for d in refused if (limits[d].get("cause") == EMULATOR_LIMIT) == emulator]
+        if ds:
+            out.append(dict(common, test=base + ("_emulator_limit" if emulator else "_recorded_limit"),
+                            dtypes=[_dtype_ident(d) for d in ds], emulator=emulator,
+                            skip="; ".join(_reason(limits[d], d, where) for d in ds)))
+    return out
+
+
+EMULATOR_LIMIT = "emulator_limit"
+
+
+def recorded_limits(report: Optional[Report], api: str, qualified: str):
+    """(device spec, {(source, id, dtype): {status, cause}}): the cases check found the
+    device refusing: unsupported / partial rows, and the skips whose cause is the device's
+    (an emulator limit; scaffolding the device refused, which check cannot compare)."""
+    spec, out = limits_by_source(report, api, qualified)
+    if report is None:
+        return spec, out
+    for a in report.apis:
+        if a.name not in (api, qualified) and a.qualified_name != qualified:
+            continue
+        for s in a.scenarios:
+            if s.status == "skip" and (s.cause == EMULATOR_LIMIT or (s.detail or "").startswith(
+                    "scaffolding refused")):
+                out[(s.source or "hand", s.id, s.dtype or "")] = {"status": s.status,
+                                                                  "cause": s.cause or ""}
+    return spec, out
 
 
 def _details(report: Optional[Report], api: str, qualified: str) -> Dict[Tuple[str, str, str], str]:
