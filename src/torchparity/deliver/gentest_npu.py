@@ -207,7 +207,8 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
     text = env.get_template("gentest_ascend_npu.py.j2").render(
         api=api, qualified=qualified, cls=class_name(api), tests=tests, file=name,
         tool_version=tool_version, code=code.statements(), code_imports=code.imports(),
-        has_ops=bool(ops),
+        has_ops=any(t["kind"] == "op" for t in tests),
+        has_code_tests=any(t["kind"] == "code" for t in tests),
         limits_chip=chip if any(t["skip"] for t in tests) else None,
         left_out=[{"id": f"{x.source}:{x.id}", "why": _comment(x.why)} for x in left_out],
     )
