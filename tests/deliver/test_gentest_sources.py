@@ -156,9 +156,9 @@ def test_a_code_block_case_is_code_in_the_file_and_that_code_is_what_runs(files)
 
 
 def test_case_code_that_would_rebind_a_name_stays_data():
-    from torchparity.deliver.gentest import _CaseCode
+    from torchparity.deliver.gentest import CaseCode
 
-    code = _CaseCode(reserved=["TestMm"])
+    code = CaseCode(reserved=["TestMm"])
     assert code.add("import torch\nimport torch.fx as fx\n\ndef f(device, dtype):\n    return 1\n", {})
     assert code.add("import torch.fx\n\ndef g(device, dtype):\n    return f(device, dtype)\n", {})
     assert not code.add("def f(device, dtype):\n    return 2\n", {})  # another f
