@@ -44,9 +44,17 @@ def imported_roots(text: str) -> set:
             roots |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             roots.add((node.module or "").split(".")[0])
-        elif isinstance(node, ast.Call) and ast.unparse(node.func) in (
-                "__import__", "importlib.import_module"):
-            roots.add("<dynamic import>")
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(
+                ("__import__", "import_module")) and node.args:
+            # a scenario's own dynamic import (torch.backends.cuda by a variable): only a
+            # literal name can be checked, and it must not be torchparity
+            # (a torch.package importer's import_module reads its own package, not sys.path)
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                root = first.value.split(".")[0]
+                if root == "torchparity" or ast.unparse(node.func) in (
+                        "__import__", "importlib.import_module"):
+                    roots.add(root)
     return roots
 
 
