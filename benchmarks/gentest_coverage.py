@@ -26,7 +26,7 @@ API), with its 95 % interval (``extrapolated``).
 Writes ``OUT/gentest_coverage.json``. ``--tests DIR``: a test tree whose upstream tests
 are replayed too (as ``check --tests``; the files get it through ``$TORCHPARITY_TESTS``).
 
-    python benchmarks/gentest_coverage.py [--sample 200] [--seed 0] [--all] [--style npu]
+    python benchmarks/gentest_coverage.py [--sample 200] [--seed 0] [--all] [--style npu-judged]
         [--max-samples 2] [--file-timeout 120] [--chunk 20] [--tests DIR] [--out DIR]
 """
 
@@ -221,7 +221,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--all", action="store_true", help="the whole list (slow suite only)")
     parser.add_argument("--api", action="append", default=[], help="these APIs instead (repeatable)")
-    parser.add_argument("--style", default="npu", choices=("npu", "device-generic"))
+    parser.add_argument("--style", default="npu-judged", choices=("npu-judged", "device-generic"))
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0, help="check: seconds per case")

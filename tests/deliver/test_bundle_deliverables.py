@@ -28,8 +28,8 @@ def test_reports_link_the_screenshot_html_and_tests(seed_bundle):
         for link in re.findall(r"\]\((tests/[^)]+)\)", md):
             assert (seed_bundle / link).exists(), link
         # 测试方法 runs the generated files as seed 001 does: python test_….py -v
-        assert re.search(r"^TORCHPARITY_DEVICE=cpu python tests/npu/test_\w+\.py -v$", md, re.M)
-        assert re.search(r"^TORCH_DEVICE_BACKEND_AUTOLOAD=1 python tests/npu/test_\w+\.py -v$", md, re.M)
+        assert re.search(r"^TORCHPARITY_DEVICE=cpu python tests/npu-judged/test_\w+\.py -v$", md, re.M)
+        assert re.search(r"^TORCH_DEVICE_BACKEND_AUTOLOAD=1 python tests/npu-judged/test_\w+\.py -v$", md, re.M)
     html = (seed_bundle / "report.html").read_text(encoding="utf-8")
     for link in re.findall(r'href="([^"#:]+)"', html):
         assert (seed_bundle / link).exists(), link

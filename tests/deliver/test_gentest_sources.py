@@ -67,16 +67,16 @@ def _pytest(folder, device, *extra, env=None):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     out = tmp_path_factory.mktemp("gen")
-    for style in ("npu", "device-generic"):
+    for style in ("npu-judged", "device-generic"):
         gentest(list(APIS), style, str(out / style), report=_report(), max_samples=1,
                 dtypes=["float32", "float64"])
     return out
 
 
 def test_one_file_per_api_with_its_sources_as_cases(files):
-    names = sorted(p.name for p in (files / "npu").iterdir())
+    names = sorted(p.name for p in (files / "npu-judged").iterdir())
     assert names == ["test_Tensor_element_size.py", "test_is_tensor.py", "test_mm.py"]
-    text = (files / "npu" / "test_mm.py").read_text(encoding="utf-8")
+    text = (files / "npu-judged" / "test_mm.py").read_text(encoding="utf-8")
     tree = ast.parse(text)
     cases = next(n for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "CASES")
     mm = ast.literal_eval(ast.unparse(cases.value).replace("LIMITS_DEVICE", "None"))["opinfo:mm"]
@@ -84,7 +84,7 @@ def test_one_file_per_api_with_its_sources_as_cases(files):
     assert mm["limits"] == {"float64": {"status": "unsupported", "cause": "dtype_limit"}}
     assert "LIMITS_DEVICE = 'emu:ascend-a2'" in text
     assert "op_db" in text  # the block / op_db snippet shown for reading
-    for style in ("npu", "device-generic"):
+    for style in ("npu-judged", "device-generic"):
         block = (files / style / "test_Tensor_element_size.py").read_text(encoding="utf-8")
         assert "'source': 'member'" in block and "element_size()" in block
         doc = (files / style / "test_is_tensor.py").read_text(encoding="utf-8")
@@ -92,8 +92,8 @@ def test_one_file_per_api_with_its_sources_as_cases(files):
 
 
 @pytest.mark.parametrize("style,device", [
-    ("npu", EMU),
-    pytest.param("npu", "cpu", marks=pytest.mark.slow),
+    ("npu-judged", EMU),
+    pytest.param("npu-judged", "cpu", marks=pytest.mark.slow),
     pytest.param("device-generic", EMU, marks=pytest.mark.slow),
     pytest.param("device-generic", "cpu", marks=pytest.mark.slow),
 ])
@@ -114,7 +114,7 @@ def test_green_on_cpu_and_emulated_refusal_asserted(files, style, device, tmp_pa
 def test_red_when_the_device_computes_wrongly(files, tmp_path):
     (tmp_path / "tp_broken_device.py").write_text(BROKEN_PLUGIN, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
-    proc = _pytest(files / "npu", EMU, "-rf", "-p", "tp_broken_device", env=env)
+    proc = _pytest(files / "npu-judged", EMU, "-rf", "-p", "tp_broken_device", env=env)
     assert proc.returncode == 1, proc.stdout[-3000:]
     out = proc.stdout
     assert "FAILED test_mm.py::TestMm::test_opinfo_mm_float32_sample0" in out, out[-3000:]
@@ -142,7 +142,7 @@ for fn in (body, tampered, None):
 
 
 def test_a_code_block_case_is_code_in_the_file_and_that_code_is_what_runs(files):
-    path = files / "npu" / "test_Tensor_element_size.py"
+    path = files / "npu-judged" / "test_Tensor_element_size.py"
     text = path.read_text(encoding="utf-8")
     # the body is a module-level function of the file, handed to the judge by the test
     assert "body=Tensor_element_size)" in text
@@ -156,9 +156,9 @@ def test_a_code_block_case_is_code_in_the_file_and_that_code_is_what_runs(files)
 
 
 def test_case_code_that_would_rebind_a_name_stays_data():
-    from torchparity.deliver.gentest import _CaseCode
+    from torchparity.deliver.gentest import CaseCode
 
-    code = _CaseCode(reserved=["TestMm"])
+    code = CaseCode(reserved=["TestMm"])
     assert code.add("import torch\nimport torch.fx as fx\n\ndef f(device, dtype):\n    return 1\n", {})
     assert code.add("import torch.fx\n\ndef g(device, dtype):\n    return f(device, dtype)\n", {})
     assert not code.add("def f(device, dtype):\n    return 2\n", {})  # another f
@@ -190,7 +190,7 @@ def test_a_limit_that_no_longer_holds_fails_and_other_devices_ignore_it():
 def test_no_device_and_no_torch_npu_is_one_line(api, tmp_path):
     if __import__("importlib").util.find_spec("torch_npu") is not None:
         pytest.skip("torch_npu is installed here: npu is a working default")
-    (f,) = gentest([api], "npu", str(tmp_path), max_samples=1, dtypes=["float32"])
+    (f,) = gentest([api], "npu-judged", str(tmp_path), max_samples=1, dtypes=["float32"])
     env = {k: v for k, v in os.environ.items() if k != "TORCHPARITY_DEVICE"}
     proc = subprocess.run([sys.executable, f.name], cwd=str(tmp_path), capture_output=True,
                           text=True, env=env, timeout=300)

@@ -27,7 +27,7 @@ def _cases(text):
 
 def test_replays_become_cases_that_name_no_folder(tmp_path):
     tree = write_tree(tmp_path / "upstream-test-tree")
-    files = gentest(["torch.mm"], "npu", str(tmp_path / "out"), tests_dir=str(tree),
+    files = gentest(["torch.mm"], "npu-judged", str(tmp_path / "out"), tests_dir=str(tree),
                     dtypes=["float32"], max_samples=1)
     text = "\n".join(f.text for f in files)
     cases = _cases(text)
@@ -52,10 +52,10 @@ def test_replays_become_cases_that_name_no_folder(tmp_path):
 
 
 def test_without_a_tree_no_replay_and_a_missing_tree_is_one_line(tmp_path):
-    files = gentest(["torch.mm"], "npu", None, dtypes=["float32"], max_samples=1)
+    files = gentest(["torch.mm"], "npu-judged", None, dtypes=["float32"], max_samples=1)
     assert not any(k.startswith("upstream:") for f in files for k in _cases(f.text))
     with pytest.raises(InputError, match="--tests .*: no such folder"):
-        gentest(["torch.mm"], "npu", None, tests_dir=str(tmp_path / "absent"))
+        gentest(["torch.mm"], "npu-judged", None, tests_dir=str(tmp_path / "absent"))
 
 
 @pytest.mark.slow  # check with replays, then the file under pytest on the emulated A2 (~1-2 min)
@@ -65,7 +65,7 @@ def test_replay_outcomes_on_the_emulator_are_checks_rows(tmp_path):
                    max_samples=1)
     rows = {(s.id, s.dtype): s for s in report.apis[0].scenarios if s.source == "upstream"}
     out = tmp_path / "files"
-    gentest(["torch.mm"], "npu", str(out), report=report, tests_dir=str(tree),
+    gentest(["torch.mm"], "npu-judged", str(out), report=report, tests_dir=str(tree),
             dtypes=["float32", "float64"], max_samples=1)
     log = tmp_path / "log.jsonl"
     env = dict(os.environ, TORCHPARITY_GENTEST_LOG=str(log), TORCHPARITY_TESTS=str(tree))

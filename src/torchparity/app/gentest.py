@@ -24,10 +24,12 @@ from ..deliver.gentest import (
     GeneratedFile,
     ReplayCase,
     file_name,
+    function_source,
     generate,
     generate_replay,
     write_generated,
 )
+from ..deliver.gentest_npu import LeftOut, NpuCodeCase, NpuOpCase, generate_npu
 from ..errors import InputError
 from ..results.models import Report
 from ..run.standalone import FROM_ENV, portable, samples_of
@@ -108,11 +110,79 @@ def gentest(apis: Sequence[str], style: str, out: Optional[str], *,
     return files
 
 
+def npu_cases(scenarios: Sequence[Scenario], api: str, max_samples: Optional[int] = None):
+    """(OpInfo cases, code cases, cases left out) of an API for the ``npu`` style: what a
+    file can say with torch, torch_npu and torch.testing._internal alone."""
+    from ..scenarios import opinfo as oi
+
+    copied = {src.name for src in sources.all_sources() if src.writes_functions}
+    ops: List[NpuOpCase] = []
+    codes: List[NpuCodeCase] = []
+    left: List[LeftOut] = []
+    for sc in scenarios:
+        doc = sc.description.en
+        if "random" in sc.tags:
+            left.append(LeftOut(sc.id, sc.source, "random draws: compared by distribution"))
+            continue
+        if sc.source in copied:
+            fn, body = function_source(sc)
+            shapes = [tuple(s) for s in sc.shapes] or [None]
+            for i, shape in enumerate(shapes):
+                codes.append(NpuCodeCase(
+                    id=sc.id if len(shapes) == 1 else f"{sc.id}_shape{i}", source=sc.source,
+                    code="import torch\n\n\n" + body, fn=fn, dtypes=list(sc.dtypes),
+                    kwargs={} if shape is None else {"shape": shape}, compare=sc.compare,
+                    raises=(sc.raises.type, sc.raises.match) if sc.raises else None, doc=doc,
+                    scenario=sc.id))
+            continue
+        case = sources.case_for(sc, api, sc.dtypes[0], max_samples=max_samples)
+        if case.get("kind") == "opinfo":
+            why = None
+            if case.get("db", "op_db") != "op_db" or case.get("reference"):
+                why = "a reference-input or python_ref_db case"
+            elif str(case.get("call", "op")).startswith("api:"):
+                why = "an API that reaches the entry through its footprint"
+            else:
+                op = oi.OpEntry(api=case["api"], key=case["key"], db="op_db",
+                                call=case.get("call", "op")).opinfo
+                if oi.output_kind(op) != "values":
+                    why = f"an op whose output is {oi.output_kind(op)}"
+            if why:
+                left.append(LeftOut(sc.id, sc.source, why))
+                continue
+            ops.append(NpuOpCase(id=sc.id, source=sc.source, name=op.name,
+                                 variant=op.variant_test_name, call=case.get("call", "op"),
+                                 dtypes=list(sc.dtypes), max_samples=case.get("max_samples"),
+                                 grads=bool(case.get("grads", True)), doc=doc))
+            continue
+        block = _block_code(sc, api)
+        if block:
+            codes.append(NpuCodeCase(id=sc.id, source=sc.source, code=block["code"],
+                                     fn=block["body"], dtypes=list(sc.dtypes),
+                                     kwargs=block["kwargs"], compare=sc.compare,
+                                     raises=(sc.raises.type, sc.raises.match) if sc.raises else None,
+                                     quiet=block["quiet"], doc=doc))
+            continue
+        left.append(LeftOut(sc.id, sc.source, f"a {case.get('kind', 'source')} case of the "
+                            f"{sc.source} source: torchparity re-makes it"))
+    return ops, codes, left
+
+
 def _generate(resolved, style: str, *, dtypes, report, supported_devices,
               max_samples) -> List[GeneratedFile]:
     files = []
     for r in resolved:
         offer = plan_scenarios(r.name, r.obj, dtypes)
+        if style == "npu":
+            if not offer.scenarios:
+                raise InputError(f"{r.name}: no scenario source gives it a scenario "
+                                 f"({offer.reason}); there is nothing to generate")
+            ops, codes, left = npu_cases(offer.scenarios, r.name, max_samples)
+            f = generate_npu(r.name, r.qualified_name, ops, codes, left,
+                             tool_version=__version__, report=report)
+            if f is not None:
+                files.append(f)
+            continue
         # sources whose scenario functions are copied as they are (hand suites); every
         # other source's scenarios go into the file as worker cases
         copied = {src.name for src in sources.all_sources() if src.writes_functions}

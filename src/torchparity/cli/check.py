@@ -48,8 +48,10 @@ def check(
                                     help="With --out: screenshot.svg of the summary, and .png where a converter is found."),
     gentest_styles: List[str] = typer.Option([], "--gentest",
                                              help="With --out: generated tests under tests/STYLE/ "
-                                                  "(device-generic, npu, all or none; repeatable) "
-                                                  "(default: npu, the file the report's 测试方法 runs)."),
+                                                  "(device-generic, npu, npu-judged, all or none; "
+                                                  "repeatable) (default: npu-judged, the file the "
+                                                  "report's 测试方法 runs; npu: files for Ascend's "
+                                                  "test tree, without torchparity)."),
     dtypes: Optional[str] = typer.Option(None, "--dtypes", help="Comma-separated dtypes: each scenario runs only those of its own dtypes (default: all of them)."),
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1, help="At most N OpInfo samples per API and dtype (default: all)."),
     from_vendor_docs: Optional[Path] = typer.Option(

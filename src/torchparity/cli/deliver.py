@@ -18,8 +18,11 @@ from .shared import (
 def gentest(
     apis: List[str] = typer.Argument(..., help="Dotted API names, e.g. torch.autograd.gradcheck"),
     style: str = typer.Option("device-generic", "--style",
-                              help="device-generic (instantiate_device_type_tests) or npu "
-                                   "(Ascend test/npu: torch_npu TestCase, SupportedDevices)"),
+                              help="device-generic (instantiate_device_type_tests); npu (files "
+                                   "for Ascend's test tree: only torch, torch_npu and "
+                                   "torch.testing._internal, @ops over op_db entries); "
+                                   "npu-judged (Ascend test/npu conventions, judged by "
+                                   "torchparity: needs it installed)"),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the test files (one per API)."),
     scenarios: List[str] = typer.Option([], "--scenarios", help="Extra scenario module or .py file (repeatable)."),
     limits_from: Optional[Path] = typer.Option(None, "--limits-from",
@@ -28,7 +31,7 @@ def gentest(
     max_samples: Optional[int] = typer.Option(None, "--max-samples", min=1,
                                               help="At most N OpInfo samples per dtype (as check --max-samples)."),
     supported_devices: Optional[str] = typer.Option(None, "--supported-devices",
-                                                    help="npu style: comma-separated SupportedDevices "
+                                                    help="npu-judged style: comma-separated SupportedDevices "
                                                          "names (default Ascend910B,Ascend910_93,Ascend950)."),
     tests: Optional[Path] = typer.Option(None, "--tests",
                                          help="A test tree (as check --tests): its tests of each API "
@@ -58,6 +61,12 @@ def gentest(
         else:
             out_console.print(f"{f.outcome} {out / f.name} ({f.tests} tests, style {f.style})",
                               markup=False, soft_wrap=True)
+    if style == "npu":
+        for api in apis:
+            if not any(f.api == api for f in files):
+                out_console.print(f"no npu file for {api}: none of its cases can be said without "
+                                  "torchparity (random draws, re-made scenarios, worlds, replays); "
+                                  "--style npu-judged writes them", markup=False, soft_wrap=True)
     counts = {}
     for f in files:
         counts[f.outcome] = counts.get(f.outcome, 0) + 1

@@ -41,8 +41,12 @@ from .artifacts import GENERATED_MARKER, is_generated  # noqa: F401  (gentest's 
 from .templating import make_environment
 
 HERE = Path(__file__).resolve().parent
-STYLES = ("device-generic", "npu")
-DEFAULT_DEVICE = {"device-generic": "cpu", "npu": "npu"}
+# npu: files for Ascend's test tree, without torchparity (deliver.gentest_npu); npu-judged:
+# Ascend's conventions, every case judged by torchparity's runner (needs torchparity)
+STYLES = ("device-generic", "npu", "npu-judged")
+DEFAULT_DEVICE = {"device-generic": "cpu", "npu": "npu", "npu-judged": "npu"}
+# the templates of a style (npu-judged is what the npu style was before issue 46)
+TEMPLATE_STYLE = {"device-generic": "device_generic", "npu": "npu", "npu-judged": "npu"}
 # SupportedDevices names (torch_npu.npu.get_device_name prefixes): A2, A3, A5 (950)
 DEFAULT_SUPPORTED_DEVICES = ("Ascend910B", "Ascend910_93", "Ascend950")
 # statuses of a report that mean "the device refuses this case" (a recorded limit)
@@ -259,7 +263,7 @@ def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str
             "limits": case_limits,
         })
     name = file_name(api)
-    template = _environment().get_template(f"gentest_{style.replace('-', '_')}.py.j2")
+    template = _environment().get_template(f"gentest_{TEMPLATE_STYLE[style]}.py.j2")
     text = template.render(
         api=api, qualified=qualified, cls=class_name(api), cases=cases, functions=functions,
         style=style, file=name, tool_version=tool_version,
@@ -301,7 +305,7 @@ _TEMPLATE_NAMES = frozenset({
     "_name", "_device_type", "_common_utils"})
 
 
-class _CaseCode:
+class CaseCode:
     """The code-block cases' code one file holds: their top-level statements in order, each
     once. A case whose code would rebind a name to something else (two bodies or helpers
     of one name from different modules, a name of the template) stays data only."""
@@ -390,7 +394,7 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
     limits_device, limits = limits_by_source(report, api, qualified)
     rendered: List[Dict[str, Any]] = []
     used_test: Dict[str, int] = {}
-    code = _CaseCode(reserved=[class_name(api)])
+    code = CaseCode(reserved=[class_name(api)])
     for c in cases:
         test = "test_" + safe_identifier(f"{c.source}_{c.id}", "case")
         if test in used_test:
@@ -410,7 +414,7 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
     if len({c["id"] for c in rendered}) != len(rendered):
         raise InputError(f"{api}: two scenarios share one source and id")
     name = name or file_name(api)
-    template = _environment().get_template(f"gentest_replay_{style.replace('-', '_')}.py.j2")
+    template = _environment().get_template(f"gentest_replay_{TEMPLATE_STYLE[style]}.py.j2")
     text = template.render(
         api=api, qualified=qualified, cls=class_name(api), cases=rendered, style=style, file=name,
         tool_version=tool_version, limits_device=limits_device if limits else None,

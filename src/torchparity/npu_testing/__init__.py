@@ -173,5 +173,32 @@ def environ(spec: str = "emu:ascend-a2", base: Optional[Dict[str, str]] = None) 
     return env
 
 
-__all__ = ["ENV_VAR", "GAP", "LIMIT", "NOT_EMULATED", "SITE", "activation_problem", "environ",
+def activate(spec: Optional[str] = None):
+    """Stand the adapter in for ``torch_npu`` in this process and import it: what a
+    ``conftest.py`` beside Ascend-style test files calls so that they run unchanged on the
+    emulated device (``spec``, else ``$TORCHPARITY_TORCH_NPU``, else ``emu:ascend-a2``).
+    Returns the imported ``torch_npu``. A real torch_npu installed: ImportError (one line)."""
+    import importlib
+
+    import torch  # noqa: F401  (first: its backend autoload must not meet site/ half-imported)
+
+    os.environ[ENV_VAR] = spec or os.environ.get(ENV_VAR) or "emu:ascend-a2"
+    if str(SITE) not in sys.path:
+        sys.path.insert(0, str(SITE))
+    problem = activation_problem()
+    if problem:
+        raise ImportError(problem)
+    return importlib.import_module("torch_npu")
+
+
+CONFTEST = """\
+# conftest.py: run the npu test files here on torchparity's emulated device (a prediction,
+# not a hardware result). Set TORCHPARITY_TORCH_NPU=emu:<profile> to pick another profile.
+from torchparity import npu_testing
+
+npu_testing.activate()
+"""
+
+
+__all__ = ["CONFTEST", "ENV_VAR", "activate", "GAP", "LIMIT", "NOT_EMULATED", "SITE", "activation_problem", "environ",
            "missing", "not_emulated", "real_torch_npu"]
