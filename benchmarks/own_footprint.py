@@ -20,6 +20,7 @@ and are not taken away; they are counted apart.
 
     python benchmarks/own_footprint.py --sample 200 --seed 0 [--device emu:ascend-a2]
                                        [--out DIR] [--jobs 2] [--max-samples 2]
+    python benchmarks/own_footprint.py --apis torch.distributed.send torch.distributed.all_gather ...
 """
 
 from __future__ import annotations
@@ -120,16 +121,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
+    parser.add_argument("--apis", nargs="+", default=None,
+                        help="check these APIs instead of a sample (the distributed APIs of a world, say)")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "src"))
     from torchparity.app.check_vendor import listed_apis
 
     names, _ = listed_apis(str(args.docs), args.torch_version)
-    sample = stratified(names, args.sample, args.seed)
+    sample = list(args.apis) if args.apis else stratified(names, args.sample, args.seed)
     out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
-    print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed}); "
-          f"device {args.device}; out {out}", flush=True)
+    drawn = (f"{len(sample)} APIs named" if args.apis
+             else f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed})")
+    print(f"{drawn}; device {args.device}; out {out}", flush=True)
     walls = {}
     for label, takeaway in (("takeaway", True), ("frames", False)):
         walls[label] = run_check(sample, args.device, out / label, takeaway, args.jobs, args.max_samples)
