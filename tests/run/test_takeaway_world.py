@@ -85,3 +85,29 @@ def test_in_process_and_world_cases_are_decided_by_the_same_rule(fixture_path, w
                           else "the judged outcome is the same without the API"), own.reason
     assert ("hollow" in result.tags) is (not observed)
     assert result.status == ("pass" if observed else "skip"), result.detail
+
+
+@pytest.mark.slow
+def test_a_world_that_does_not_finish_under_takeaway_decides_nothing(monkeypatch):
+    """A world killed at its time limit while the API is taken away is no hollow and no
+    footprint: "takeaway inconclusive", the frames' attribution kept."""
+    from torchparity.scenarios.sources import world as W
+
+    real = W._run_phases
+
+    def hanging(phases, world_size, timeout_s, takeaway=None):
+        if takeaway:
+            raise W.WorldTimeout("rank 1 hung (killed at its time limit) without a result")
+        return real(phases, world_size, timeout_s)
+
+    monkeypatch.setattr(W, "_run_phases", hanging)
+    W.forget_batches()
+    obj = torch.distributed.barrier
+    sc = find("distributed", "torch.distributed.barrier", obj, "world2-barrier")
+    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                        api_codes=code_objects(obj))
+    W.forget_batches()
+    assert result.status == "pass" and "hollow" not in result.tags, result.detail
+    assert result.own.method == "frames" and result.own.observes is None, result.own
+    assert result.own.reason.startswith("takeaway inconclusive: the world under takeaway did not "
+                                        "finish (WorldTimeout"), result.own.reason
