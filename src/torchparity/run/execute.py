@@ -436,7 +436,8 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
     """The case's footprint attributed by taking the API away (``run.takeaway``), and
     whether the case observes the API: the recorded run (``entries``, ``recorded``) beside
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
-    go on, by the recorded results replayed."""
+    go on, by the recorded results replayed. A world case's API is taken away in its ranks
+    (``run.takeaway_world``) and decided here by the same rule."""
     in_world = any(e.op == RANKS_RECORDED for e in entries) or (
         "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0)
     if in_world and take is not None and not getattr(take, "in_ranks", False):
