@@ -128,14 +128,16 @@ def main() -> None:
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
     parser.add_argument("--apis", nargs="+", default=None,
-                        help="check these APIs instead of a sample (the distributed APIs of a world, say)")
+                        help="check these APIs (names, or files of names) instead of a sample")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "src"))
     from torchparity.app.check_vendor import listed_apis
 
     names, _ = listed_apis(str(args.docs), args.torch_version)
-    sample = list(args.apis) if args.apis else stratified(names, args.sample, args.seed)
+    named = [n for a in args.apis or () for n in
+             (Path(a).read_text(encoding="utf-8").split() if Path(a).is_file() else [a])]
+    sample = named if args.apis else stratified(names, args.sample, args.seed)
     out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
     drawn = (f"{len(sample)} APIs named" if args.apis
              else f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed})")

@@ -16,7 +16,9 @@ is hollow; a run that ends early decides nothing about the ops it never reached)
    None), every rank alike, so that a collective taken away is taken away on every rank
    (taken away on one only, its peers would wait on it).
 
-Between two runs the ranks meet at the world's store (not its process group) and start a
+Each run has a shared folder of its own (``world.fresh_dir``: a checkpoint the recorded run
+saved is not there for the run without the API that saved it). Between two runs the ranks
+meet at the world's store (not its process group) and start a
 fresh process group: a stand-in may have left a peer waiting, until the takeaway world's
 collective timeout, on what the API would have sent (a ``send`` taken away: its ``recv``
 times out), which closes its pairs. Each rank sends back what its takeaway saw (how, the
@@ -135,6 +137,7 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
     ``world.sync``, and each run ends with ``world.rejoin``."""
     take = rank_takeaway(api, adapter.type)
     runs: Dict[str, Any] = {}
+    world.fresh_dir("record")
     with take.recording() if take is not None and take.how is not None else contextlib.nullcontext():
         runs["record"] = recorded_call(call, adapter, files)
     info = _info(take, api)
@@ -146,6 +149,7 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
     # the replayed stand-ins are the perturbed ones where every recorded call returned None
     same = all(v is None for vs in take.results.values() for v in vs)
     for kind in (PERTURBED, REPLAYED):
+        world.fresh_dir(kind)
         with take.stubbing(kind):
             runs[kind] = recorded_call(call, adapter, files)
         agreed = world.sync(same)

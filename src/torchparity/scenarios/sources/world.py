@@ -813,7 +813,7 @@ def _rank_main(args: dict) -> int:
         except Exception as exc:
             torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {first_line(exc)}")}, out)
             return 1
-        world = RankWorld(store, adapter, rank, world_size, f"phase{index}", limit) if take else None
+        world = RankWorld(store, adapter, rank, world_size, f"phase{index}", limit, args["dir"]) if take else None
         for body, dtype in cases:
             results.append(_run_case(body, dtype, rank, world_size, device, adapter, take, world))
             if out_of_step(results[-1]):  # a peer may wait on this rank forever: end, so it need not
@@ -856,20 +856,33 @@ def _join(adapter, rank: int, world_size: int, store, timeout_s: float = COLLECT
 class RankWorld:
     """What a rank's takeaway runner (``taking_away``) asks of its world: :meth:`sync`, every
     rank's answer to one question (through the world's store, not its process group, which a
-    stand-in may have broken), and :meth:`rejoin`, a fresh process group (a peer that waited
-    on a taken away call has closed its pairs)."""
+    stand-in may have broken), :meth:`rejoin`, a fresh process group (a peer that waited
+    on a taken away call has closed its pairs), and :meth:`fresh_dir`."""
 
-    def __init__(self, store, adapter, rank: int, world_size: int, prefix: str, timeout_s: float):
+    def __init__(self, store, adapter, rank: int, world_size: int, prefix: str, timeout_s: float,
+                 base: str = ""):
         self.store, self.adapter, self.rank, self.world_size = store, adapter, rank, world_size
         self.prefix, self.timeout_s = prefix, timeout_s
         self.asked = 0
         self.joined = 0
+        self.runs = 0
+        self.base = base  # the world's shared folder
 
     def sync(self, value: Any) -> List[Any]:
         self.asked += 1
         key = f"{self.prefix}/takeaway/{self.asked}"
         self.store.set(f"{key}/{self.rank}", json.dumps(value))
         return [json.loads(self.store.get(f"{key}/{r}")) for r in range(self.world_size)]
+
+    def fresh_dir(self, tag: str) -> None:
+        """A folder of its own for the next run, shared by the ranks (a body's
+        ``util.world_dir``): what one run saved there (a checkpoint) must not be found by the
+        run without the API that would have saved it."""
+        if self.base:
+            self.runs += 1
+            path = os.path.join(self.base, f"takeaway-{self.runs}-{tag}")
+            os.makedirs(path, exist_ok=True)
+            os.environ["TORCHPARITY_WORLD_DIR"] = path
 
     def rejoin(self) -> None:
         import torch.distributed as dist
