@@ -20,6 +20,7 @@ and are not taken away; they are counted apart.
 
     python benchmarks/own_footprint.py --sample 200 --seed 0 [--device emu:ascend-a2]
                                        [--out DIR] [--jobs 2] [--max-samples 2]
+    python benchmarks/own_footprint.py --apis torch.distributed.send torch.distributed.all_gather ...
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
     by_source: Dict[str, Counter] = defaultdict(Counter)
     frames_why: Counter = Counter()
     hollow: List[Dict[str, str]] = []
-    observed_apis, apis = set(), []
+    # taken_observed: observed by a case taken away (or a database case), not by the frames alone
+    observed_apis, taken_observed, apis = set(), set(), []
     for api in report["apis"]:
         apis.append(api["name"])
         for s in api["scenarios"]:
@@ -67,15 +69,20 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
                 by_source[src]["direct (not taken away)"] += 1
                 if s["status"] not in ("skip", "timeout"):
                     observed_apis.add(api["name"])  # a database case calls the API itself
+                    taken_observed.add(api["name"])
                 continue
             if own["method"] == "frames":
                 by_source[src]["frames"] += 1
                 frames_why[own.get("reason", "")[:90]] += 1
+                if own.get("observes") is True:  # the outcome changed without it: observed,
+                    by_source[src]["frames, observes"] += 1  # its footprint left to the frames
+                    observed_apis.add(api["name"])
                 continue
             by_source[src]["taken away"] += 1
             if own.get("observes") is True:
                 by_source[src]["observes"] += 1
                 observed_apis.add(api["name"])
+                taken_observed.add(api["name"])
             elif own.get("observes") is False:
                 by_source[src]["hollow"] += 1
                 hollow.append({"api": api["name"], "case": f"{s['id']} [{s.get('dtype')}]",
@@ -83,7 +90,7 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
             else:
                 by_source[src]["undecided"] += 1
     return {"by_source": by_source, "frames_why": frames_why, "hollow": hollow,
-            "observed": observed_apis, "apis": apis}
+            "observed": observed_apis, "taken_observed": taken_observed, "apis": apis}
 
 
 def moved_apis(frames: Dict[str, Any], taken: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -120,16 +127,21 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
+    parser.add_argument("--apis", nargs="+", default=None,
+                        help="check these APIs (names, or files of names) instead of a sample")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "src"))
     from torchparity.app.check_vendor import listed_apis
 
     names, _ = listed_apis(str(args.docs), args.torch_version)
-    sample = stratified(names, args.sample, args.seed)
+    named = [n for a in args.apis or () for n in
+             (Path(a).read_text(encoding="utf-8").split() if Path(a).is_file() else [a])]
+    sample = named if args.apis else stratified(names, args.sample, args.seed)
     out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
-    print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed}); "
-          f"device {args.device}; out {out}", flush=True)
+    drawn = (f"{len(sample)} APIs named" if args.apis
+             else f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed})")
+    print(f"{drawn}; device {args.device}; out {out}", flush=True)
     walls = {}
     for label, takeaway in (("takeaway", True), ("frames", False)):
         walls[label] = run_check(sample, args.device, out / label, takeaway, args.jobs, args.max_samples)
@@ -139,7 +151,8 @@ def main() -> None:
     s = summarise(taken)
 
     print("\nper source (cases):")
-    keys = ["taken away", "observes", "hollow", "undecided", "frames", "direct (not taken away)"]
+    keys = ["taken away", "observes", "hollow", "undecided", "frames", "frames, observes",
+            "direct (not taken away)"]
     print(f"  {'source':<14}" + "".join(f"{k:>24}" for k in keys) + f"{'observes %':>12}")
     for src, c in sorted(s["by_source"].items()):
         share = f"{100 * c['observes'] / c['taken away']:.0f}" if c["taken away"] else "-"
@@ -162,12 +175,16 @@ def main() -> None:
     unobserved = [a for a in s["apis"] if a not in s["observed"]]
     print(f"\nAPIs without a case that observes them: {len(unobserved)} of {len(s['apis'])} "
           f"({100 * len(unobserved) / max(len(s['apis']), 1):.1f} %)")
+    by_takeaway = [a for a in s["apis"] if a not in s["taken_observed"]]
+    print(f"  counting only cases whose own footprint came from the takeaway (not those whose "
+          f"outcome changed but whose footprint stayed the frames'): {len(by_takeaway)} of {len(s['apis'])}")
     print(f"wall: takeaway {walls['takeaway']:.1f} s, frames {walls['frames']:.1f} s, "
           f"ratio {walls['takeaway'] / max(walls['frames'], 1e-9):.2f}x")
     if args.json:
         args.json.write_text(json.dumps({
             "sample": sample, "by_source": {k: dict(v) for k, v in s["by_source"].items()},
-            "hollow": s["hollow"], "moved": moved, "unobserved": unobserved, "walls": walls},
+            "hollow": s["hollow"], "moved": moved, "unobserved": unobserved,
+            "unobserved_by_takeaway": by_takeaway, "walls": walls},
             indent=1, default=str), encoding="utf-8")
 
 

@@ -8,7 +8,7 @@ import re
 import time
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch.utils._pytree import tree_map
@@ -37,6 +37,7 @@ from .paths import record_path
 from .replay import Recording, Replaying
 from .takeaway import PERTURBED, Takeaway, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
+from .takeaway_world import WorldTakeaway
 
 SEED = 0
 DETAIL_LIMIT = 600
@@ -429,16 +430,27 @@ def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: Device
 
 
 def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj: Any,
-              api_codes: Sequence[Any], take: Optional[Takeaway], entries: List[FootprintEntry],
+              api_codes: Sequence[Any], take: Optional[Union[Takeaway, WorldTakeaway]],
+              entries: List[FootprintEntry],
               recorded: Optional[Outcome]) -> Tuple[List[FootprintEntry], OwnFootprint]:
     """The case's footprint attributed by taking the API away (``run.takeaway``), and
     whether the case observes the API: the recorded run (``entries``, ``recorded``) beside
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
-    go on, by the recorded results replayed."""
-    if any(e.op == RANKS_RECORDED for e in entries) or ("distributed" in sc.tags and take is not None
-                                                        and take.how is not None and take.calls == 0):
-        own = frames_only("a world's ranks run the API in processes of their own, where it is not "
-                          "taken away")
+    go on, by the recorded results replayed. A world case's API is taken away in its ranks
+    (``run.takeaway_world``) and decided here by the same rule."""
+    in_world = any(e.op == RANKS_RECORDED for e in entries) or (
+        "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0)
+    if in_world and take is not None and not getattr(take, "in_ranks", False):
+        # the API runs in the world's ranks: taken away there (``run.takeaway_world``), and
+        # decided below by the same rule, from that world's recorded run
+        world = WorldTakeaway(sc.api)
+        recorder, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
+                                          around=world.recording())
+        if world.served and not world.inconclusive:
+            return take_away(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
+        own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
+                          if world.served else "a world's ranks run the API in processes of their "
+                          "own, where it is not taken away")
         own.steers = False  # the world's own collectives and device work are its body's
         return entries, own
     if take is None or take.how is None or recorded is None:

@@ -144,6 +144,8 @@ def run_world(body: str, device: str, dtype: torch.dtype, world_size: int = WORL
     """
     from ...devices import spec_for_device
 
+    if _TAKING_AWAY and not golden:  # the API taken away in the ranks (``taking_away``)
+        return _taken_away(body, device, dtype, world_size, timeout_s, batch, _TAKING_AWAY[-1])
     if golden:
         device = "cpu"
         batch = tuple(GOLDEN + d for d in batch)
@@ -169,6 +171,79 @@ _BATCHES: Dict[tuple, Dict[str, List[dict]]] = {}  # kept outcomes, per batch an
 def forget_batches() -> None:
     """Drop the batch outcomes this process kept: the next ``run_world`` starts its world."""
     _BATCHES.clear()
+    _TAKEN.clear()
+
+
+# -- the API taken away in the ranks ---------------------------------------------------------
+#
+# A world case's API runs in its ranks, so it is taken away there: while a request is
+# entered (:func:`taking_away`, by the process that judges the case), ``run_world`` runs the
+# body in a world of its own whose ranks run each case through the request's ``runner``
+# (``"module:function"``, called in the rank as ``runner(call, adapter, files, world)``: it
+# runs the case once recorded, then with the API answered by stand-ins, every rank alike,
+# agreeing through ``world.sync`` whether one more run is needed and starting a fresh process
+# group, ``world.rejoin``, after a run in which a rank raised: a stand-in may leave a peer
+# waiting, until its collective timeout, on what the API would have sent). Each case's entry
+# per rank is then ``{"runs": {which: entry}, "takeaway": info}``; ``run_world`` hands back
+# the run the request names (``request.which``) as it hands back a case, and the ranks'
+# ``info`` to ``request.report``. A world that does not finish decides nothing:
+# ``request.inconclusive`` says why. The world runs the batch's dtypes (one world per body,
+# API and device); its time limit is the body's times ``TAKEAWAY_RUNS``, its collectives'
+# ``TAKEAWAY_COLLECTIVE_S`` (a collective that waits on a peer's taken away call fails then).
+_TAKING_AWAY: List[Any] = []
+_TAKEN: Dict[tuple, Any] = {}  # (body, spec, world size, dtypes, api) -> per dtype, or why not
+TAKEAWAY_RUNS = 3  # recorded, perturbed, replayed
+TAKEAWAY_COLLECTIVE_S = 15.0
+
+
+class taking_away:  # noqa: N801 - a context manager, used as a function
+    """While entered, ``run_world`` takes ``request.api`` away in its ranks (see above)."""
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+
+    def __enter__(self) -> Any:
+        _TAKING_AWAY.append(self.request)
+        return self.request
+
+    def __exit__(self, *exc: Any) -> None:
+        _TAKING_AWAY.remove(self.request)
+
+
+def _taken_away(body: str, device: str, dtype: torch.dtype, world_size: int, timeout_s: float,
+                batch: Sequence[str], request: Any) -> List[Any]:
+    from ...devices import spec_for_device
+
+    name = _dtype_name(dtype)
+    spec = spec_for_device(device)
+    order = _order(batch) if name in batch else [name]
+    key = (body, spec, world_size, tuple(order), request.api)
+    if key not in _TAKEN or (not isinstance(_TAKEN[key], str) and name not in _TAKEN[key]):
+        if key in _TAKEN:  # cut after a case that put the world out of step: one of its own
+            order, key = [name], (body, spec, world_size, (name,), request.api)
+        take = {"api": request.api, "runner": request.runner}
+        try:
+            outcomes = _run_phases([(spec, [(body, d) for d in order])], world_size,
+                                   timeout_s * TAKEAWAY_RUNS, takeaway=take)
+            kept = _kept(order, [[e.get("runs", {}).get("record", e) for e in per_rank]
+                                 for per_rank in outcomes])
+            _TAKEN[key] = {d: per_rank for d, per_rank in zip(order, outcomes) if d in kept}
+        except (WorldError, HarnessFailure, OSError) as exc:
+            _TAKEN[key] = f"{type(exc).__name__}: {first_line(exc)[:300]}"
+    got = _TAKEN[key]
+    request.served = True
+    if isinstance(got, str) or name not in got:
+        request.inconclusive = (f"the world under takeaway did not finish ({got})" if isinstance(got, str)
+                                else "the world under takeaway did not reach this case")
+        raise WorldError(request.inconclusive)
+    per_rank = got[name]
+    if any("runs" not in e for e in per_rank):  # the case never ran in a rank (set-up failed)
+        request.report([])
+        return _finish(per_rank, device)
+    request.report([e.get("takeaway") or {} for e in per_rank])
+    runs = [e["runs"] for e in per_rank]
+    which = request.which if all(request.which in r for r in runs) else "perturbed"
+    return _finish([r.get(which, r["record"]) for r in runs], device)
 
 # An emulated case asks a batch twice: on the CPU (its reference) and on the device. Where
 # this process hosts the emulated device, one world answers both: its ranks set the device
@@ -318,19 +393,19 @@ def _run_cases(cases: List[Tuple[str, str]], device: str, world_size: int,
 
 
 def _run_phases(phases: List[Tuple[str, List[Tuple[str, str]]]], world_size: int,
-                timeout_s: float) -> List[List[dict]]:
+                timeout_s: float, takeaway: Optional[dict] = None) -> List[List[dict]]:
     """:func:`_run_cases` for a world whose ranks run phases in turn, each (spec, cases) in
     a process group of its own on that spec's device; the entries of every phase's cases,
     in order."""
-    return retried_once(lambda: _start_world(phases, world_size, timeout_s))
+    return retried_once(lambda: _start_world(phases, world_size, timeout_s, takeaway))
 
 
 def _start_world(phases: List[Tuple[str, List[Tuple[str, str]]]], world_size: int,
-                 timeout_s: float) -> List[List[dict]]:
+                 timeout_s: float, takeaway: Optional[dict] = None) -> List[List[dict]]:
     store = loopback_store(world_size, timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     with tempfile.TemporaryDirectory(prefix="torchparity-world-") as tmp:
         args = {"phases": [[spec, list(cases)] for spec, cases in phases],
-                "world_size": world_size, "port": store.port, "dir": tmp}
+                "world_size": world_size, "port": store.port, "dir": tmp, "takeaway": takeaway}
         env = dict(os.environ)
         env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
         env.update(LOOPBACK_ENV)
@@ -732,12 +807,15 @@ def _rank_main(args: dict) -> int:
         try:
             store = store or dist.TCPStore("127.0.0.1", args["port"], world_size, is_master=False,
                                            timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
-            device = _join(adapter, rank, world_size, dist.PrefixStore(f"phase{index}", store))
+            take = args.get("takeaway")
+            limit = TAKEAWAY_COLLECTIVE_S if take else COLLECTIVE_TIMEOUT_S
+            device = _join(adapter, rank, world_size, dist.PrefixStore(f"phase{index}", store), limit)
         except Exception as exc:
             torch.save({"setup_error": (type(exc).__name__, f"world set-up failed: {first_line(exc)}")}, out)
             return 1
+        world = RankWorld(store, adapter, rank, world_size, f"phase{index}", limit, args["dir"]) if take else None
         for body, dtype in cases:
-            results.append(_run_case(body, dtype, rank, world_size, device, adapter))
+            results.append(_run_case(body, dtype, rank, world_size, device, adapter, take, world))
             if out_of_step(results[-1]):  # a peer may wait on this rank forever: end, so it need not
                 results += [{"error": ("WorldOutOfStep", "not run: an earlier case put the world "
                                                          "out of step")}] * (total - len(results))
@@ -761,7 +839,7 @@ def _set_up(spec: str):
     return adapter
 
 
-def _join(adapter, rank: int, world_size: int, store) -> str:
+def _join(adapter, rank: int, world_size: int, store, timeout_s: float = COLLECTIVE_TIMEOUT_S) -> str:
     """Join a process group on ``adapter``'s collective backend: the torch device this rank
     uses in it."""
     import torch.distributed as dist
@@ -771,11 +849,55 @@ def _join(adapter, rank: int, world_size: int, store) -> str:
         raise RuntimeError(f"the device {adapter.spec} has no torch.distributed backend")
     device = rank_device(adapter, rank)
     dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
-                            timeout=timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+                            timeout=timedelta(seconds=timeout_s))
     return device
 
 
-def _run_case(body: str, dtype: str, rank: int, world_size: int, device: str, adapter) -> dict:
+class RankWorld:
+    """What a rank's takeaway runner (``taking_away``) asks of its world: :meth:`sync`, every
+    rank's answer to one question (through the world's store, not its process group, which a
+    stand-in may have broken), :meth:`rejoin`, a fresh process group (a peer that waited
+    on a taken away call has closed its pairs), and :meth:`fresh_dir`."""
+
+    def __init__(self, store, adapter, rank: int, world_size: int, prefix: str, timeout_s: float,
+                 base: str = ""):
+        self.store, self.adapter, self.rank, self.world_size = store, adapter, rank, world_size
+        self.prefix, self.timeout_s = prefix, timeout_s
+        self.asked = 0
+        self.joined = 0
+        self.runs = 0
+        self.base = base  # the world's shared folder
+
+    def sync(self, value: Any) -> List[Any]:
+        self.asked += 1
+        key = f"{self.prefix}/takeaway/{self.asked}"
+        self.store.set(f"{key}/{self.rank}", json.dumps(value))
+        return [json.loads(self.store.get(f"{key}/{r}")) for r in range(self.world_size)]
+
+    def fresh_dir(self, tag: str) -> None:
+        """A folder of its own for the next run, shared by the ranks (a body's
+        ``util.world_dir``): what one run saved there (a checkpoint) must not be found by the
+        run without the API that would have saved it."""
+        if self.base:
+            self.runs += 1
+            path = os.path.join(self.base, f"takeaway-{self.runs}-{tag}")
+            os.makedirs(path, exist_ok=True)
+            os.environ["TORCHPARITY_WORLD_DIR"] = path
+
+    def rejoin(self) -> None:
+        import torch.distributed as dist
+
+        try:
+            dist.destroy_process_group()
+        except Exception:
+            pass
+        self.joined += 1
+        _join(self.adapter, self.rank, self.world_size,
+              dist.PrefixStore(f"{self.prefix}.takeaway{self.joined}", self.store), self.timeout_s)
+
+
+def _run_case(body: str, dtype: str, rank: int, world_size: int, device: str, adapter,
+              takeaway: Optional[dict] = None, world: Optional[RankWorld] = None) -> dict:
     """One case in this rank, seeded alike in every case: its entry."""
     torch.manual_seed(SEED + rank)
     name, _, parts = body.partition("@")
@@ -787,6 +909,16 @@ def _run_case(body: str, dtype: str, rank: int, world_size: int, device: str, ad
     except Exception as exc:
         return {"error": (type(exc).__name__, first_line(exc))}
     call = functools.partial(fn, rank, world_size, device, getattr(torch, dtype))
+    if takeaway:  # the runner the process that asked named (``taking_away``), seeded alike
+        import importlib
+
+        module, _, function = takeaway["runner"].partition(":")
+        runner = getattr(importlib.import_module(module), function)
+
+        def seeded() -> Any:
+            torch.manual_seed(SEED + rank)
+            return call()
+        return runner(seeded, adapter, _files_of(fn), world, takeaway["api"])
     return recorded_call(call, adapter, _files_of(fn))
 
 

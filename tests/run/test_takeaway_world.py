@@ -1,0 +1,113 @@
+"""Taking the API away inside a world's ranks (issue 48): a world case's API runs in rank
+processes, and is taken away there by the rule that decides in-process cases
+(``run.takeaway_world``, ``run.execute.take_away``)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+import torch
+
+from torchparity.api.classify import code_objects
+from torchparity.devices import get_adapter
+from torchparity.results.models import Text
+from torchparity.run.execute import execute
+from torchparity.scenarios.registry import Scenario
+from torchparity.scenarios.sources import find
+
+T = Text(en="x", zh="x")
+
+
+@functools.lru_cache(maxsize=None)
+def _world(api: str, scenario_id: str):
+    """A world case of the distributed source, checked on the CPU with its footprint (the
+    worlds of one API are started once for the module's tests)."""
+    obj = eval(api)
+    sc = find("distributed", api, obj, scenario_id)
+    return execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                   api_codes=code_objects(obj))
+
+
+def _in_process(observed: bool):
+    """An in-process case of ``torch.distributed.get_world_size``-like shape: a library
+    function whose result the case returns (observed) or drops (not)."""
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        x = torch.ones(3, dtype=dtype, device=device)
+        y = lib.doubled(x)
+        return y if observed else x + 1
+
+    sc = Scenario(id="c", api="tp_fixture_takeaway.doubled", fn=case, description=T, expected=T)
+    return execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=lib.doubled,
+                   api_codes=code_objects(lib.doubled))
+
+
+@pytest.mark.slow
+def test_a_world_cases_api_gets_its_own_footprint_from_the_takeaway():
+    """all_gather, taken away in both ranks: its collective is what disappears, so it is
+    the API's own; the case's gathered list changes, so the case observes it."""
+    result, entries = _world("torch.distributed.all_gather", "world2-all_gather")
+    assert result.status == "pass", result.detail
+    own = result.own
+    assert own.method == "takeaway" and own.observes is True, own
+    assert own.how == "code" and own.calls == 2, own  # one call per rank, summed
+    api_ops = {e.op for e in entries if e.source == "api"}
+    assert any("allgather" in op for op in api_ops), entries
+    # the body's own tensors stay the scenario's
+    assert any(e.source == "scenario" for e in entries), entries
+
+
+@pytest.mark.slow
+def test_a_world_case_that_does_not_depend_on_its_api_is_hollow():
+    """Every rank passes a barrier with or without it: the case's values are the same
+    without the API, so the row is no answer."""
+    result, _ = _world("torch.distributed.barrier", "world2-barrier")
+    assert result.own.method == "takeaway" and result.own.observes is False, result.own
+    assert result.status == "skip" and result.cause == "not_comparable", result
+    assert "hollow" in result.tags and "the judged outcome is the same without the API" in result.detail
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["in-process", "world"])
+@pytest.mark.parametrize("observed", [True, False])
+def test_in_process_and_world_cases_are_decided_by_the_same_rule(fixture_path, where, observed):
+    if where == "world":
+        api, sid = (("torch.distributed.all_gather", "world2-all_gather") if observed
+                    else ("torch.distributed.barrier", "world2-barrier"))
+        result, _ = _world(api, sid)
+    else:
+        result, _ = _in_process(observed)
+    own = result.own
+    assert (own.method, own.stub, own.observes) == ("takeaway", "perturbed", observed), own
+    assert own.reason == ("the judged outcome changes without the API" if observed
+                          else "the judged outcome is the same without the API"), own.reason
+    assert ("hollow" in result.tags) is (not observed)
+    assert result.status == ("pass" if observed else "skip"), result.detail
+
+
+@pytest.mark.slow
+def test_a_world_that_does_not_finish_under_takeaway_decides_nothing(monkeypatch):
+    """A world killed at its time limit while the API is taken away is no hollow and no
+    footprint: "takeaway inconclusive", the frames' attribution kept."""
+    from torchparity.scenarios.sources import world as W
+
+    real = W._run_phases
+
+    def hanging(phases, world_size, timeout_s, takeaway=None):
+        if takeaway:
+            raise W.WorldTimeout("rank 1 hung (killed at its time limit) without a result")
+        return real(phases, world_size, timeout_s)
+
+    monkeypatch.setattr(W, "_run_phases", hanging)
+    W.forget_batches()
+    obj = torch.distributed.barrier
+    sc = find("distributed", "torch.distributed.barrier", obj, "world2-barrier")
+    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                        api_codes=code_objects(obj))
+    W.forget_batches()
+    assert result.status == "pass" and "hollow" not in result.tags, result.detail
+    assert result.own.method == "frames" and result.own.observes is None, result.own
+    assert result.own.reason.startswith("takeaway inconclusive: the world under takeaway did not "
+                                        "finish (WorldTimeout"), result.own.reason
