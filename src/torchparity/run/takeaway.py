@@ -127,6 +127,9 @@ def _perturb_tensor(t: torch.Tensor, step: int = 1) -> torch.Tensor:
             out = ~base
         elif base.is_floating_point() or base.is_complex():
             out = base + base.abs() + step
+            # an infinity or a NaN moved is itself: a stand-in must differ where the
+            # recorded value is not finite too (a variance that is infinite everywhere)
+            out = out.masked_fill(~torch.isfinite(out), step)
         else:
             out = base + step
     if t.requires_grad and (out.is_floating_point() or out.is_complex()):
@@ -172,7 +175,7 @@ def perturbed(value: Any, call: int = 0) -> Any:
     if isinstance(value, int):
         return value + step
     if isinstance(value, float):
-        return 0.0 if value != value else value + step
+        return value + step if abs(value) != float("inf") and value == value else 0.0
     if isinstance(value, complex):
         return value + step
     if isinstance(value, str):  # another string as a whole (a version's major.minor too)
@@ -433,11 +436,17 @@ def _routed_ids() -> frozenset:
 
 
 def _routed(fn: Any) -> bool:
-    """torch routes ``fn``'s calls through ``__torch_function__`` (a mode sees them)."""
+    """torch routes ``fn``'s calls through ``__torch_function__`` (a mode sees them): the
+    functions ``torch.overrides`` lists, and every C method of ``Tensor`` (its binding
+    dispatches ``__torch_function__`` whether or not the list names it:
+    ``Tensor.to_sparse_bsc`` is missing from it)."""
     try:
-        return id(fn) in _routed_ids()
+        if id(fn) in _routed_ids():
+            return True
     except Exception:
         return False
+    return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType))
+            and getattr(fn, "__objclass__", None) is torch._C.TensorBase)
 
 
 def _bindings(fn: Any) -> List[Tuple[Any, str]]:
