@@ -71,6 +71,8 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
             if own["method"] == "frames":
                 by_source[src]["frames"] += 1
                 frames_why[own.get("reason", "")[:90]] += 1
+                if own.get("observes") is True:  # the footprint is the frames', the outcome was compared
+                    observed_apis.add(api["name"])
                 continue
             by_source[src]["taken away"] += 1
             if own.get("observes") is True:
