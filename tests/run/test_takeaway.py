@@ -402,3 +402,37 @@ def test_a_stand_in_differs_where_the_recorded_value_is_not_finite():
     p = perturbed(value)
     assert torch.isfinite(p).all() and not torch.equal(p, value), p
     assert perturbed(float("inf")) != float("inf")
+
+
+def test_a_c_types_method_is_not_taken_away_nor_hollow(fixture_path):
+    """``torch.Generator.manual_seed`` bound to a module global was "taken away" by
+    rebinding the global, which the case's ``g.manual_seed(...)`` never goes through:
+    "the case never calls the API" (hollow) was false. A C type's method is labelled
+    instead: nothing is taken away, the frames' attribution stays."""
+    import tp_fixture_takeaway as lib
+
+    assert lib.seed_generator is torch.Generator.manual_seed
+
+    def case(device, dtype):
+        g = torch.Generator().manual_seed(7)
+        return torch.rand(3, generator=g, dtype=dtype).to(device)
+
+    result, _ = _run(case, torch.Generator.manual_seed)
+    assert "hollow" not in result.tags and result.status == "pass", result.detail
+    assert result.own.method == "frames" and "C type Generator" in result.own.reason, result.own
+
+
+def test_a_records_constructor_is_what_is_taken_away(fixture_path):
+    """A dataclass defines no function but its generated constructor (and identity
+    dunders): taking the constructor away is taking the record away, and a case that
+    reads its fields observes it."""
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        s = lib.Settings(scale=3.0)
+        return torch.ones(2, dtype=dtype, device=device) * s.scale + s.shift
+
+    take = Takeaway(lib.Settings)
+    assert take.how == "code", take.why
+    result, _ = _run(case, lib.Settings)
+    assert result.own.observes is True and result.own.calls == 1, result.own

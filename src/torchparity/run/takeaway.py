@@ -289,6 +289,10 @@ class Takeaway:
             fns = [f for name, group in owned.items() if name not in _KEEP for f in group[:1]]
             if fns:
                 self.targets, self.how = fns, CODE
+            elif isinstance(self.init, types.FunctionType):
+                # a record (a dataclass, ShapeEnvSettings): what it does is hold what its
+                # constructor stores, so the constructor is what is taken away
+                self.targets, self.how, self.init = [self.init], CODE, None
             else:
                 self.why = f"the class {obj.__name__} defines no function of its own to take away"
             return
@@ -304,6 +308,9 @@ class Takeaway:
             self.targets, self.how = [fn], CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
+        elif _c_method(fn):
+            self.why = (f"a method of the C type {fn.__objclass__.__name__}: its calls go through the "
+                        f"type, which cannot be changed, so nothing is taken away")
         elif callable(fn) and _bindings(fn):
             self.targets, self.how = [fn], ATTRIBUTE
         elif not callable(fn):
@@ -447,6 +454,15 @@ def _routed(fn: Any) -> bool:
         return False
     return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType))
             and getattr(fn, "__objclass__", None) is torch._C.TensorBase)
+
+
+def _c_method(fn: Any) -> bool:
+    """A method or attribute of a C type (``torch.Generator.manual_seed``): called through
+    its objects, never through a module global a rebinding could reach."""
+    return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType,
+                            types.GetSetDescriptorType, types.MemberDescriptorType,
+                            types.ClassMethodDescriptorType))
+            and isinstance(getattr(fn, "__objclass__", None), type))
 
 
 def _bindings(fn: Any) -> List[Tuple[Any, str]]:
