@@ -542,10 +542,19 @@ def autograd_grad_mode_set_grad_enabled_clone(device, dtype):
 
 
 def autograd_grad_mode_set_multithreading_enabled(device, dtype):
+    # what the switch does: the flag inside, and a device backward run on the calling
+    # thread instead of the engine's device thread (a CPU backward always is); the
+    # gradient alone is the same either way
+    import threading
+
+    caller = threading.get_ident()
+    on_caller = []
     g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
+    g.register_hook(lambda grad: on_caller.append(threading.get_ident() == caller))
     with torch.autograd.grad_mode.set_multithreading_enabled(False):
+        flag = torch._C._is_multithreading_enabled()
         (g * g.sin()).sum().backward()
-    return g.grad
+    return [g.grad, flag, on_caller, torch._C._is_multithreading_enabled()]
 
 
 class NanGrad(torch.autograd.Function):
