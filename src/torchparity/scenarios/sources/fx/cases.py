@@ -917,7 +917,11 @@ def proxy_tensor_handle_sym_dispatch(device, dtype):
 def proxy_tensor_maybe_disable_thunkify(device, dtype):
     m, x, gm, norm = traced(device, dtype)
     x6, shape_env, fake_mode, src, fake, s0, s1, text = symbolic(device, dtype, norm)
-    from torch.fx.experimental.proxy_tensor import get_proxy_mode, maybe_disable_thunkify, maybe_enable_thunkify
+    from torch.fx.experimental.proxy_tensor import (
+        get_proxy_mode,
+        maybe_disable_thunkify,
+        maybe_enable_thunkify,
+    )
     seen = []
     def f(a):
         # it acts only while make_fx traces (outside, there is no tracer to switch): within
