@@ -136,6 +136,9 @@ def test_set_multithreading_enabled_is_observed_by_what_it_switches():
     api = "torch.autograd.grad_mode.set_multithreading_enabled"
     obj = maybe_resolve(api).obj
     (sc,) = runtime.scenarios(api, None)
-    r, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
-                   api_codes=code_objects(obj))
-    assert r.status == "pass" and r.own is not None and r.own.observes is True, (r.detail, r.own)
+    # twice: taking its restoring exit away must not leave the next row's flag off
+    for dtype in ("float32", "float64"):
+        r, _ = execute(sc, dtype, get_adapter("cpu"), footprint=True, api_obj=obj,
+                       api_codes=code_objects(obj))
+        assert r.status == "pass" and r.own is not None and r.own.observes is True, (dtype, r.detail, r.own)
+    assert torch._C._is_multithreading_enabled()

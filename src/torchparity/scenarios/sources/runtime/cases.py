@@ -551,10 +551,16 @@ def autograd_grad_mode_set_multithreading_enabled(device, dtype):
     on_caller = []
     g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
     g.register_hook(lambda grad: on_caller.append(threading.get_ident() == caller))
-    with torch.autograd.grad_mode.set_multithreading_enabled(False):
-        flag = torch._C._is_multithreading_enabled()
-        (g * g.sin()).sum().backward()
-    return [g.grad, flag, on_caller, torch._C._is_multithreading_enabled()]
+    prev = torch._C._is_multithreading_enabled()
+    torch._C._set_multithreading_enabled(True)  # from the default: a run before may have left it off
+    try:
+        with torch.autograd.grad_mode.set_multithreading_enabled(False):
+            flag = torch._C._is_multithreading_enabled()
+            (g * g.sin()).sum().backward()
+        after = torch._C._is_multithreading_enabled()  # its exit restores the flag
+    finally:
+        torch._C._set_multithreading_enabled(prev)
+    return [g.grad, flag, on_caller, after]
 
 
 class NanGrad(torch.autograd.Function):
