@@ -457,10 +457,10 @@ def _routed(fn: Any) -> bool:
 
 
 def _c_method(fn: Any) -> bool:
-    """A method or attribute of a C type (``torch.Generator.manual_seed``): called through
-    its objects, never through a module global a rebinding could reach."""
+    """A method of a C type (``torch.Generator.manual_seed``): called through its objects,
+    never through a module global a rebinding could reach. (Its properties are values,
+    labelled as such.)"""
     return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType,
-                            types.GetSetDescriptorType, types.MemberDescriptorType,
                             types.ClassMethodDescriptorType))
             and isinstance(getattr(fn, "__objclass__", None), type))
 
