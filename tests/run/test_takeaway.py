@@ -348,3 +348,91 @@ def test_a_property_of_a_host_object_is_no_device_state_but_a_tensors_is():
     assert host_attribute("torch.monitor.TensorboardEventHandler.__init__",
                           monitor.TensorboardEventHandler.__init__)
     assert not host_attribute("torch.nn.Linear.__init__", torch.nn.Linear.__init__)  # holds device data
+
+
+def test_a_tensor_c_method_torch_overrides_does_not_list_is_taken_away_through_torch_function():
+    """``Tensor.to_sparse_bsc`` is missing from ``torch.overrides``' list, yet its binding
+    dispatches ``__torch_function__`` as every Tensor C method does: a mode takes it away."""
+    take = Takeaway(torch.Tensor.to_sparse_bsc)
+    assert take.how == "torch-function", take.why
+    x = torch.arange(16.0).reshape(4, 4)
+    with take.recording():
+        kept = x.to_sparse_bsc((2, 2))
+    with take.stubbing("perturbed"):
+        other = x.to_sparse_bsc((2, 2))
+    assert take.calls == 1 and other is not kept
+
+
+def test_a_case_the_device_cannot_set_up_is_observed_on_the_cpu(fixture_path):
+    """The device run ends before the API (the emulator refuses the case's setup): whether
+    the case observes its API is decided by the CPU reference with the API taken away, and
+    said so; a case that drops the API's result is hollow there too."""
+    import tp_fixture_takeaway as lib
+
+    from torchparity.results.models import Text as _T
+    from torchparity.scenarios.registry import Scenario as _S
+
+    def uses(device, dtype):
+        if device != "cpu":
+            raise RuntimeError("the device refuses the setup")
+        return lib.doubled(torch.ones(3, dtype=dtype))
+
+    def drops(device, dtype):
+        if device != "cpu":
+            raise RuntimeError("the device refuses the setup")
+        x = torch.ones(3, dtype=dtype)
+        lib.doubled(x)
+        return x
+
+    adapter = get_adapter("emu:ascend-a2")
+    for fn, observes in ((uses, True), (drops, None)):
+        sc = _S(id="c", api="x", fn=fn, description=_T(en="x", zh="x"), expected=_T(en="x", zh="x"))
+        result, _ = execute(sc, "float32", adapter, footprint=True, api_obj=lib.doubled,
+                            api_codes=code_objects(lib.doubled))
+        # a row that is no pass leaves a case that does not observe undecided (``hollow``)
+        assert result.own.observes is observes, result.own
+        assert "decided on the CPU" in result.own.reason and result.own.method == "frames"
+        assert ("changes" if observes else "is the same") in result.own.reason.split("decided on the CPU")[1]
+
+
+def test_a_stand_in_differs_where_the_recorded_value_is_not_finite():
+    """``inf + |inf| + 1`` is ``inf``: a stand-in of an infinite variance was the variance
+    itself, and the case read as not observing it."""
+    value = torch.tensor([float("inf"), float("-inf"), float("nan"), 1.0])
+    p = perturbed(value)
+    assert torch.isfinite(p).all() and not torch.equal(p, value), p
+    assert perturbed(float("inf")) != float("inf")
+
+
+def test_a_c_types_method_is_not_taken_away_nor_hollow(fixture_path):
+    """``torch.Generator.manual_seed`` bound to a module global was "taken away" by
+    rebinding the global, which the case's ``g.manual_seed(...)`` never goes through:
+    "the case never calls the API" (hollow) was false. A C type's method is labelled
+    instead: nothing is taken away, the frames' attribution stays."""
+    import tp_fixture_takeaway as lib
+
+    assert lib.seed_generator is torch.Generator.manual_seed
+
+    def case(device, dtype):
+        g = torch.Generator().manual_seed(7)
+        return torch.rand(3, generator=g, dtype=dtype).to(device)
+
+    result, _ = _run(case, torch.Generator.manual_seed)
+    assert "hollow" not in result.tags and result.status == "pass", result.detail
+    assert result.own.method == "frames" and "C type Generator" in result.own.reason, result.own
+
+
+def test_a_records_constructor_is_what_is_taken_away(fixture_path):
+    """A dataclass defines no function but its generated constructor (and identity
+    dunders): taking the constructor away is taking the record away, and a case that
+    reads its fields observes it."""
+    import tp_fixture_takeaway as lib
+
+    def case(device, dtype):
+        s = lib.Settings(scale=3.0)
+        return torch.ones(2, dtype=dtype, device=device) * s.scale + s.shift
+
+    take = Takeaway(lib.Settings)
+    assert take.how == "code", take.why
+    result, _ = _run(case, lib.Settings)
+    assert result.own.observes is True and result.own.calls == 1, result.own

@@ -147,3 +147,17 @@ def test_a_tracer_method_is_host_only_not_the_traced_modules_device_work(emu):
     assert res.status == "pass", res.detail
     assert not [e.op for e in entries if "addmm" in e.op], entries
     assert row_evidence(res.status, res.cause, entries, own=res.own) == "host-only", (entries, res.own)
+
+
+def test_a_tracing_switch_is_used_while_make_fx_traces(cpu):
+    """Issue 48: ``maybe_disable_thunkify`` was entered outside ``make_fx`` (no tracer to
+    switch: a no-op, the case hollow). It now acts inside the traced function, where it
+    makes the tracer trace size arithmetic at once: taking it away changes the graph."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+
+    api = "torch.fx.experimental.proxy_tensor.maybe_disable_thunkify"
+    obj = resolve(api).obj
+    (sc,) = fx.scenarios(api, None)
+    res, _ = execute(sc, "float32", cpu, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    assert res.status == "pass" and res.own is not None and res.own.observes is True, (res.detail, res.own)

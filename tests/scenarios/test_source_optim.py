@@ -48,3 +48,13 @@ def test_a_loaded_state_differs_from_the_one_a_new_object_starts_in(cpu):
         res = _observes(api, sc, cpu)
         assert res.status == "pass" and "hollow" not in res.tags, (api, res.detail)
         assert res.own is not None and res.own.observes is True, (api, res.own)
+
+
+def test_a_step_moves_a_bfloat16_parameter_by_more_than_its_resolution(cpu):
+    """Issue 48: SGD's default lr (1e-3) moves no bfloat16 parameter of magnitude ~1 (8 bits
+    of mantissa): ``step`` taken away read the same, the bfloat16 row was hollow. The step
+    row runs with ``STEP_LR`` at least, so every dtype's step moves the parameters."""
+    (sc,) = optim.scenarios("torch.optim.SGD.step", None)
+    res = _observes("torch.optim.SGD.step", sc, cpu, "bfloat16")
+    assert res.status == "pass" and "hollow" not in res.tags, res.detail
+    assert res.own is not None and res.own.observes is True, res.own

@@ -125,3 +125,20 @@ def test_on_the_emulated_a2(tmp_path):
     assert rows["torch.autograd.grad/float64"][0] in ("pass", "unsupported")
     assert rows["torch.dequantize/float32"] == ["skip", "emulator_limit"]
 
+
+
+def test_set_multithreading_enabled_is_observed_by_what_it_switches():
+    """Issue 48: the case compared only a gradient, the same with the switch or without
+    it (hollow); it now compares the flag inside and where a backward ran, which taking
+    the API away changes."""
+    from torchparity.api.classify import code_objects
+
+    api = "torch.autograd.grad_mode.set_multithreading_enabled"
+    obj = maybe_resolve(api).obj
+    (sc,) = runtime.scenarios(api, None)
+    # twice: taking its restoring exit away must not leave the next row's flag off
+    for dtype in ("float32", "float64"):
+        r, _ = execute(sc, dtype, get_adapter("cpu"), footprint=True, api_obj=obj,
+                       api_codes=code_objects(obj))
+        assert r.status == "pass" and r.own is not None and r.own.observes is True, (dtype, r.detail, r.own)
+    assert torch._C._is_multithreading_enabled()

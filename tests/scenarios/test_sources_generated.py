@@ -290,3 +290,20 @@ def test_the_construct_snippet_runs_where_a_member_is_not_implemented():
     with contextlib.redirect_stdout(out):
         exec(code, {})
     assert "'cdf': 'NotImplementedError'" in out.getvalue() and "'log_prob': tensor(" in out.getvalue()
+
+
+def test_a_member_infinite_everywhere_is_drawn_again_until_part_of_it_is_finite(cpu):
+    """Issue 48: ``Pareto.variance`` is infinite for ``alpha <= 2``, which the seeded draw
+    gave both batch entries: the case compared infinities only (and the API taken away
+    read the same). Its parameters are drawn again until part of the variance is finite,
+    and the case observes the API."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+
+    api = "torch.distributions.pareto.Pareto.variance"
+    (sc,) = distribution.scenarios(api, None)
+    cpu_value = sc.fn("cpu", torch.float64)
+    assert torch.isfinite(cpu_value).any(), cpu_value
+    obj = resolve(api).obj
+    res, _ = execute(sc, "float64", cpu, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    assert res.status == "pass" and res.own is not None and res.own.observes is True, (res.detail, res.own)

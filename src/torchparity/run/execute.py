@@ -415,8 +415,10 @@ HOLLOW = "hollow"  # the tag of a row whose case does not observe its API
 WORLD_TAG = "distributed"  # the tag of a world case: its value is a list, rank by rank
 
 
-def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: DeviceAdapter) -> bool:
-    """Whether a judge would see no difference between two runs of one case."""
+def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: DeviceAdapter,
+                  where: Optional[str] = None) -> bool:
+    """Whether a judge would see no difference between two runs of one case (made on
+    ``where``, the device under test unless said)."""
     if first.raised or second.raised:
         return (first.raised and second.raised and type(first.exc) is type(second.exc)
                 and str(first.exc) == str(second.exc))
@@ -424,7 +426,7 @@ def _same_outcome(sc: Scenario, first: Outcome, second: Outcome, adapter: Device
         return True  # only whether it ran is judged
     try:  # judged as the row is: the first run in the CPU's place (its tensors on the CPU)
         reference = tree_map(lambda v: v.detach().cpu() if isinstance(v, torch.Tensor) else v, first.value)
-        return compare_outputs(reference, second.value, adapter.type).status == Status.PASS
+        return compare_outputs(reference, second.value, where or adapter.type).status == Status.PASS
     except Exception:
         return False
 
@@ -459,20 +461,23 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
     if any(e.op == UNRECORDED for e in entries):
         return entries, frames_only("part of the case ran where no recorder reached", take.how)
     if take.calls == 0 and recorded.raised:
-        return entries, frames_only(f"the recorded run ended before it called the API "
-                                    f"({recorded.describe()})", take.how, 0)
+        own = frames_only(f"the recorded run ended before it called the API "
+                          f"({recorded.describe()})", take.how, 0)
+        return entries, _observed_on_cpu(sc, dtype, adapter, take, own)
     if take.calls == 0 and isinstance(api_obj, type) and (take.init is None or take.constructed):
         return entries, frames_only("none of the class's own methods ran: constructing it is "
                                     "not taken away", take.how, 0)
     if recorded.raised:  # a partial footprint: the frames' attribution stays, the outcome is compared
+        calls = take.calls
         _, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                    around=take.stubbing(PERTURBED))
         observes = not _same_outcome(sc, recorded, outcome, adapter)
-        return entries, OwnFootprint(
-            method="frames", how=take.how, stub=PERTURBED, calls=take.calls, observes=observes,
+        own = OwnFootprint(
+            method="frames", how=take.how, stub=PERTURBED, calls=calls, observes=observes,
             reason=(f"the recorded run raised ({recorded.describe()[:160]}): its footprint is "
                     f"partial, the frames' attribution is kept; the outcome "
                     f"{'changes' if observes else 'is the same'} without the API"))
+        return entries, own if observes else _observed_on_cpu(sc, dtype, adapter, take, own)
     if take.calls == 0:
         own, moved = own_entries(entries, entries)
         return own, OwnFootprint(method="takeaway", how=take.how, calls=0, observes=False,
@@ -505,6 +510,31 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
         method="frames", how=take.how, calls=take.calls, observes=observes,
         reason="the case cannot run without the API's results, even replayed: the frames' "
                "attribution is kept"))
+
+
+def _observed_on_cpu(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, take: Takeaway,
+                     own: OwnFootprint) -> OwnFootprint:
+    """Where the device run raised (the emulated device refuses the case's sparse or
+    quantized setup, before or in the API), whether the case observes its API is still a
+    question about the case, not the device: the CPU reference runs recorded and with the
+    API taken away (perturbed), and its judged outcomes are compared. The footprint stays
+    the frames'; ``observes`` is the CPU's answer, said so. A CPU run that raises, or never
+    calls the API either, leaves ``own`` as it was; so does a world case (its API is taken
+    away in its ranks, whose world on the CPU would be another world to start)."""
+    if getattr(take, "in_ranks", False):
+        return own
+    with take.recording():
+        first = run_reference(sc.fn, dtype, adapter)
+    if first.raised or take.calls == 0:
+        return own
+    calls = take.calls
+    with take.stubbing(PERTURBED):
+        second = run_reference(sc.fn, dtype, adapter)
+    own.observes = not _same_outcome(sc, first, second, adapter, where="cpu")
+    own.stub, own.calls = PERTURBED, calls
+    own.reason += (f"; decided on the CPU (the device run raised): the CPU's judged outcome "
+                   f"{'changes' if own.observes else 'is the same'} without the API")
+    return own
 
 
 def _host_object(sc: Scenario, api_obj: Any, own: OwnFootprint) -> OwnFootprint:

@@ -127,6 +127,9 @@ def _perturb_tensor(t: torch.Tensor, step: int = 1) -> torch.Tensor:
             out = ~base
         elif base.is_floating_point() or base.is_complex():
             out = base + base.abs() + step
+            # an infinity or a NaN moved is itself: a stand-in must differ where the
+            # recorded value is not finite too (a variance that is infinite everywhere)
+            out = out.masked_fill(~torch.isfinite(out), step)
         else:
             out = base + step
     if t.requires_grad and (out.is_floating_point() or out.is_complex()):
@@ -172,7 +175,7 @@ def perturbed(value: Any, call: int = 0) -> Any:
     if isinstance(value, int):
         return value + step
     if isinstance(value, float):
-        return 0.0 if value != value else value + step
+        return value + step if abs(value) != float("inf") and value == value else 0.0
     if isinstance(value, complex):
         return value + step
     if isinstance(value, str):  # another string as a whole (a version's major.minor too)
@@ -286,6 +289,10 @@ class Takeaway:
             fns = [f for name, group in owned.items() if name not in _KEEP for f in group[:1]]
             if fns:
                 self.targets, self.how = fns, CODE
+            elif isinstance(self.init, types.FunctionType):
+                # a record (a dataclass, ShapeEnvSettings): what it does is hold what its
+                # constructor stores, so the constructor is what is taken away
+                self.targets, self.how, self.init = [self.init], CODE, None
             else:
                 self.why = f"the class {obj.__name__} defines no function of its own to take away"
             return
@@ -301,6 +308,9 @@ class Takeaway:
             self.targets, self.how = [fn], CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
+        elif _c_method(fn):
+            self.why = (f"a method of the C type {fn.__objclass__.__name__}: its calls go through the "
+                        f"type, which cannot be changed, so nothing is taken away")
         elif callable(fn) and _bindings(fn):
             self.targets, self.how = [fn], ATTRIBUTE
         elif not callable(fn):
@@ -433,11 +443,26 @@ def _routed_ids() -> frozenset:
 
 
 def _routed(fn: Any) -> bool:
-    """torch routes ``fn``'s calls through ``__torch_function__`` (a mode sees them)."""
+    """torch routes ``fn``'s calls through ``__torch_function__`` (a mode sees them): the
+    functions ``torch.overrides`` lists, and every C method of ``Tensor`` (its binding
+    dispatches ``__torch_function__`` whether or not the list names it:
+    ``Tensor.to_sparse_bsc`` is missing from it)."""
     try:
-        return id(fn) in _routed_ids()
+        if id(fn) in _routed_ids():
+            return True
     except Exception:
         return False
+    return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType))
+            and getattr(fn, "__objclass__", None) is torch._C.TensorBase)
+
+
+def _c_method(fn: Any) -> bool:
+    """A method of a C type (``torch.Generator.manual_seed``): called through its objects,
+    never through a module global a rebinding could reach. (Its properties are values,
+    labelled as such.)"""
+    return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType,
+                            types.ClassMethodDescriptorType))
+            and isinstance(getattr(fn, "__objclass__", None), type))
 
 
 def _bindings(fn: Any) -> List[Tuple[Any, str]]:

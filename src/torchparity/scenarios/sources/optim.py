@@ -32,6 +32,7 @@ that compares a device with the CPU (they mark CUDA-only, compile and fused vari
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
@@ -218,6 +219,23 @@ def _code(name: str, kwargs: dict, member: str) -> str:
             f"# member under test: {member}\nprint(w, b, opt.state_dict())\n")
 
 
+# ``step``'s learning rate at least: an update of a parameter of magnitude ~1 by less than
+# its dtype's resolution is rounded away (bfloat16 keeps 8 bits: SGD's default lr 1e-3
+# moves no parameter), so a step that did nothing would read the same as one that did
+STEP_LR = 0.1
+
+
+def visible_step(info, kwargs: dict) -> dict:
+    """``kwargs`` with a float ``lr`` (given or the optimizer's default) raised to
+    ``STEP_LR``: the ``step`` row must compare parameters the step moved, in every dtype."""
+    lr = kwargs.get("lr", inspect.signature(info.optim_cls.__init__).parameters.get("lr"))
+    if isinstance(lr, inspect.Parameter):
+        lr = lr.default
+    if isinstance(lr, float) and not isinstance(lr, bool) and lr < STEP_LR:
+        return {**kwargs, "lr": STEP_LR}
+    return kwargs
+
+
 def _optimizer_scenarios(api: str, name: str, member: Optional[str], prefix: str = "") -> List[Scenario]:
     info = _infos().get(name)
     if info is None:
@@ -229,7 +247,8 @@ def _optimizer_scenarios(api: str, name: str, member: Optional[str], prefix: str
     if member is None:
         todo = [(f"config[{c.desc}]", dict(c.kwargs), "config") for c in configs[:CONFIGS]]
     elif member in METHODS:
-        todo = [(member, dict(configs[0].kwargs), member)]
+        kwargs = dict(configs[0].kwargs)
+        todo = [(member, visible_step(info, kwargs) if member == "step" else kwargs, member)]
     else:
         return []
     for sid, kwargs, m in todo:

@@ -917,12 +917,23 @@ def proxy_tensor_handle_sym_dispatch(device, dtype):
 def proxy_tensor_maybe_disable_thunkify(device, dtype):
     m, x, gm, norm = traced(device, dtype)
     x6, shape_env, fake_mode, src, fake, s0, s1, text = symbolic(device, dtype, norm)
-    from torch.fx.experimental.proxy_tensor import maybe_disable_thunkify
+    from torch.fx.experimental.proxy_tensor import (
+        get_proxy_mode,
+        maybe_disable_thunkify,
+        maybe_enable_thunkify,
+    )
+    seen = []
     def f(a):
-        return (a * 2).exp().mean(0)
-    with maybe_disable_thunkify():
-        g = make_fx(f, tracing_mode='symbolic')(x6)
-    return [norm(g.code), g(x6)]
+        # it acts only while make_fx traces (outside, there is no tracer to switch): within
+        # thunkification, the size arithmetic below is traced at once (a node of the graph)
+        # instead of left as a thunk nothing forces
+        with maybe_enable_thunkify():
+            with maybe_disable_thunkify():
+                seen.append(get_proxy_mode().tracer.enable_thunkify)
+                a.shape[0] * 2
+            return (a * 2).exp().mean(0)
+    g = make_fx(f, tracing_mode='symbolic')(x6)
+    return [norm(g.code), g(x6), seen]
 
 
 def proxy_tensor_maybe_enable_thunkify(device, dtype):

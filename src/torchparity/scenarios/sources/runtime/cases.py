@@ -542,10 +542,25 @@ def autograd_grad_mode_set_grad_enabled_clone(device, dtype):
 
 
 def autograd_grad_mode_set_multithreading_enabled(device, dtype):
+    # what the switch does: the flag inside, and a device backward run on the calling
+    # thread instead of the engine's device thread (a CPU backward always is); the
+    # gradient alone is the same either way
+    import threading
+
+    caller = threading.get_ident()
+    on_caller = []
     g = torch.randn(3, dtype=dtype).to(device).requires_grad_()
-    with torch.autograd.grad_mode.set_multithreading_enabled(False):
-        (g * g.sin()).sum().backward()
-    return g.grad
+    g.register_hook(lambda grad: on_caller.append(threading.get_ident() == caller))
+    prev = torch._C._is_multithreading_enabled()
+    torch._C._set_multithreading_enabled(True)  # from the default: a run before may have left it off
+    try:
+        with torch.autograd.grad_mode.set_multithreading_enabled(False):
+            flag = torch._C._is_multithreading_enabled()
+            (g * g.sin()).sum().backward()
+        after = torch._C._is_multithreading_enabled()  # its exit restores the flag
+    finally:
+        torch._C._set_multithreading_enabled(prev)
+    return [g.grad, flag, on_caller, after]
 
 
 class NanGrad(torch.autograd.Function):
