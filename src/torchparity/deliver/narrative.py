@@ -164,6 +164,10 @@ T = {
     "n_world_some": {"zh": "；其中 {ids} 在 {n} 个进程组成的分布式环境中运行（各 rank 的结果与 CPU 上的同一环境逐一比较），其余场景在单个工作进程内运行",
                      "en": "; of its cases {ids} run in a world of {n} processes (each rank's results compared with the same world on the CPU), the others in one worker process"},
     "n_devtensors": {"zh": "，作用于设备张量", "en": ", acting on device tensors"},
+    # an indirect API issues no device operator of its own: what it does act on, by kind
+    "n_wraps": {"zh": "，作用于其包裹的代码", "en": ", acting on the code it wraps"},
+    "n_runs_fn": {"zh": "，在设备张量上运行用户函数", "en": ", running a user function on device tensors"},
+    "n_no_ops": {"zh": "，自身不下发设备算子", "en": ", issuing no device operator itself"},
     # the category, said from the facts of this API
     "r_harness_cm": {"zh": "上下文管理器，作用于其包裹的代码，本身不含硬件专用算子实现：设备上执行的是被包裹代码的算子{own}",
                      "en": "a context manager acting on the code it wraps, with no hardware-specific operator of its own: the device runs the wrapped code's operators{own}"},
@@ -444,8 +448,12 @@ def nature(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str, Any]] = 
         text = t("n_config", lang, k=word)
     elif python:
         text = t("n_python", lang, k=word)
-        if analysis.get("device_involvement") in ("direct", "indirect"):
+        inv = analysis.get("device_involvement")
+        if inv == "direct":  # its own Python code issued operators on device tensors
             text += t("n_devtensors", lang)
+        elif inv == "indirect":  # nothing of its own ran on the device: say what it acts on
+            text += t("n_wraps" if kind == "context" else "n_runs_fn" if analysis.get("harness")
+                      else "n_no_ops", lang)
     else:
         ops = api_compute_ops(analysis)
         ran = any(s.get("status") != "skip" for s in api.get("scenarios") or [])
