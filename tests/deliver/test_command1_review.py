@@ -29,3 +29,52 @@ def test_an_indirect_api_is_never_said_to_act_on_device_tensors():
     assert "在设备张量上运行用户函数" in nv.nature(fn["analysis"], "zh", fn)
     direct = _api("torch.autograd.forward_ad.unpack_dual", device_involvement="direct")
     assert "作用于设备张量" in nv.nature(direct["analysis"], "zh", direct)
+
+
+def _docs(url="https://pytorch.org/docs/2.13/generated/torch.autograd.gradcheck.gradcheck.html"):
+    return {"official": {"status": "unknown",
+                         "url": "https://pytorch.org/docs/2.13/generated/torch.autograd.gradcheck.html"},
+            "vendor": {"present": True, "name": "torch.autograd.gradcheck.gradcheck", "url": url,
+                       "chips": {"Atlas A2 训练系列产品": True, "Atlas A3 训练系列产品": True, "Ascend 950DT": False}}}
+
+
+def test_english_text_names_the_vendor_chips_in_english():
+    """D4: report.en.md said "(Atlas A2 训练系列产品 ✔, …)" beside its environment line's
+    "Atlas A2 Training Series"."""
+    from torchparity.deliver.evidence_md import docs_lines
+
+    en = "\n".join(docs_lines(_docs(), {}, "en"))
+    assert "训练系列产品" not in en and "Atlas A2 Training Series ✔" in en and "Ascend 950DT ✘" in en
+    assert "Atlas A2 训练系列产品 ✔" in "\n".join(docs_lines(_docs(), {}, "zh"))
+
+
+def test_the_official_page_is_the_vendor_entrys_link_not_a_guess_beside_it():
+    """D5: "按命名规则推断的页面 …/torch.autograd.gradcheck.html" (no such page) stood next to
+    the vendor's link to …/torch.autograd.gradcheck.gradcheck.html."""
+    from torchparity.deliver.evidence_md import docs_lines
+
+    zh = docs_lines(_docs(), {}, "zh")[0]
+    assert "torch.autograd.gradcheck.html" not in zh and "torch.autograd.gradcheck.gradcheck.html" in zh
+    guessed = _docs(url=None)
+    assert "按命名规则推断的页面" in docs_lines(guessed, {}, "zh")[0]
+
+
+def test_census_says_when_a_non_generic_class_runs_on_the_device():
+    """D6: Ascend's own npu/test_emit_itt.py tests run on the NPU (runs_on_backend), yet the
+    class read "非设备通用" / "CPU/CUDA only"."""
+    from torchparity.deliver.evidence_md import upstream_tables
+
+    sites = [{"file": "npu/test_emit_itt.py", "class": "TestEmitItt", "test": f"test_{i}", "direct": 1,
+              "runs_on_backend": i > 0} for i in range(3)]
+    sites.append({"file": "test_autograd.py", "class": "TestAutograd", "test": "test_x", "direct": 1,
+                  "runs_on_backend": False})
+    tests = {"tree": "t", "direct_sites": 4, "indirect_sites": 0, "tests": sites,
+             "classes": [{"file": "npu/test_emit_itt.py", "class": "TestEmitItt", "direct": 3},
+                         {"file": "test_autograd.py", "class": "TestAutograd", "direct": 1}]}
+    api = {"name": "torch.autograd.profiler.emit_itt", "analysis": {"device_involvement": "indirect"},
+           "verdict": {"category": "1.2①"}, "evidence": {"tests": tests}}
+    zh = upstream_tables([api], "zh", "—")
+    assert "`TestEmitItt`（3 处，非设备通用，在设备上运行）" in zh
+    assert "`TestAutograd`（1 处，非设备通用，不在设备上运行）" in zh
+    en = upstream_tables([api], "en", "—")
+    assert "CPU/CUDA only" not in en and "runs on the device" in en
