@@ -78,3 +78,20 @@ def test_census_says_when_a_non_generic_class_runs_on_the_device():
     assert "`TestAutograd`（1 处，非设备通用，不在设备上运行）" in zh
     en = upstream_tables([api], "en", "—")
     assert "CPU/CUDA only" not in en and "runs on the device" in en
+
+
+def test_a_hollow_row_is_told_in_chinese():
+    """D2: "原始记录：`hollow: the judged outcome is the same without the API, so this row
+    cannot tell a wrong API; matches the CPU: …`" was English prose inside the zh text."""
+    same = _case("disabled_noop", "float32", "skip", "not_comparable",
+                 "hollow: the judged outcome is the same without the API, so this row cannot tell a wrong API; "
+                 "matches the CPU: tensor(shape=(3,), dtype=float32, device=npu)")
+    zh = nv.detail_text(same, "zh")
+    assert zh == ("不构成检验：去掉该 API 后判定结果不变，该行无法发现 API 的错误；"
+                  "与 CPU 一致，返回 `tensor(shape=(3,), dtype=float32, device=npu)`")
+    never = _case("itt_is_available", "float32", "skip", "not_comparable",
+                  "hollow: the case never calls the API, so this row cannot tell a wrong API; returned False (not compared)")
+    assert nv.detail_text(never, "zh") == "不构成检验：用例从未调用该 API，该行无法发现 API 的错误；返回 `False`（不与 CPU 比较）"
+    assert nv.detail_text(never, "en").startswith("hollow: the case never calls the API")
+    odd = _case("x", "float32", "skip", "not_comparable", "hollow: a reason not known here, so this row cannot tell a wrong API; x")
+    assert nv.detail_text(odd, "zh").startswith("原始记录：")

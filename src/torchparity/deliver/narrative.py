@@ -82,6 +82,13 @@ T = {
     "cpu_raised": {"zh": "CPU 参考同样抛出 {c}", "en": "the CPU reference raised {c}"},
     "metric": {"zh": "（指标 {name} = {value}，阈值 {threshold}{std}）", "en": " (metric {name} = {value}, threshold {threshold}{std})"},
     "original": {"zh": "原始记录：{d}", "en": "{d}"},
+    # a passing row that does not observe its API (run.execute.hollow): why, in the text's words
+    "hollow": {"zh": "不构成检验：{why}，该行无法发现 API 的错误；{rest}",
+               "en": "hollow: {why}, so this row cannot tell a wrong API; {rest}"},
+    "hollow_never_calls": {"zh": "用例从未调用该 API", "en": "the case never calls the API"},
+    "hollow_same_without": {"zh": "去掉该 API 后判定结果不变", "en": "the judged outcome is the same without the API"},
+    "hollow_replayed": {"zh": "为运行用例的其余部分回放了该 API 记录的结果",
+                        "en": "the API's recorded results were replayed to reach the rest of the case"},
     "group": {"zh": "{status}（{n} 项{why}）：{ids}", "en": "{status} ({n}{why}): {ids}"},
     "ops_refused": {"zh": "设备算子 {ops} 不支持 {dtype}", "en": "device kernels {ops} refuse {dtype}"},
     "passed_of": {"zh": "{total} 项中 {n} 项通过（{where}）", "en": "{n} of {total} cases pass ({where})"},
@@ -536,6 +543,13 @@ def _value(text: str) -> str:
     return code(text.strip())
 
 
+# run.execute's reasons for a hollow row, each said in the text's language (an unknown one
+# keeps the whole detail as the original record)
+HOLLOW_REASONS = {"the case never calls the API": "hollow_never_calls",
+                  "the judged outcome is the same without the API": "hollow_same_without",
+                  "the API's recorded results were replayed to reach the rest of the case": "hollow_replayed"}
+
+
 def detail_text(s: Dict[str, Any], lang: str) -> str:
     """The scenario's detail re-told in ``lang``; values and messages stay code spans."""
     d = (s.get("detail") or "").strip()
@@ -548,6 +562,11 @@ def detail_text(s: Dict[str, Any], lang: str) -> str:
         std = std.replace(", ", "，标准 ") if lang == "zh" else std
         mtext = t("metric", lang, name=code(metric["name"]), value=metric["value"],
                   threshold=metric["threshold"], std=std)
+    if m := re.fullmatch(r"hollow: (.*?), so this row cannot tell a wrong API; (.*)", d, re.S):
+        parts = [HOLLOW_REASONS.get(p) for p in m.group(1).split("; ")]
+        if all(parts):
+            rest = detail_text(dict(s, detail=m.group(2), metric=None), lang)
+            return t("hollow", lang, why=("，" if lang == "zh" else "; ").join(t(k, lang) for k in parts), rest=rest) + mtext
     if m := re.fullmatch(r"matches the CPU: (.*)", d, re.S):
         return t("pass_value", lang, v=_value(m.group(1))) + mtext
     if m := re.fullmatch(r"raised as expected: (.*?)(?:; note: the CPU reference gave (.*))?", d, re.S):
