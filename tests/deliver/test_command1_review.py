@@ -95,3 +95,25 @@ def test_a_hollow_row_is_told_in_chinese():
     assert nv.detail_text(never, "en").startswith("hollow: the case never calls the API")
     odd = _case("x", "float32", "skip", "not_comparable", "hollow: a reason not known here, so this row cannot tell a wrong API; x")
     assert nv.detail_text(odd, "zh").startswith("原始记录：")
+
+
+def test_the_sources_tried_are_said_in_chinese_and_a_source_that_gave_cases_applies():
+    """D3: the html's zh view read "手写用例: 不适用（原文：`10 scenario(s)`）" (false: the hand
+    source gave the 10 cases) and quoted every other source's English reason as 原文."""
+    assert nv.source_said("10 scenario(s)", "zh") == "适用：10 个场景"
+    assert nv.source_said("not a torch.nn module class", "zh") == "不适用：不是 torch.nn 的模块类"
+    assert nv.source_said("not a torch.nn module class", "en") == "not a torch.nn module class"
+    assert nv.source_said("a reason nobody wrote down", "zh") == "不适用（原文：`a reason nobody wrote down`）"
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_html import _report
+
+    from torchparity.deliver.html import render_html
+
+    report = _report()
+    report.apis[1].sources_tried = {"hand": "1 scenario(s)", "module": "not a torch.nn module class"}
+    html = render_html(report)
+    assert '<span lang="zh">适用：1 个场景</span>' in html and "不是 torch.nn 的模块类" in html
+    assert "原文" not in html

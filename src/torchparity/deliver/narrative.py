@@ -82,6 +82,8 @@ T = {
     "cpu_raised": {"zh": "CPU 参考同样抛出 {c}", "en": "the CPU reference raised {c}"},
     "metric": {"zh": "（指标 {name} = {value}，阈值 {threshold}{std}）", "en": " (metric {name} = {value}, threshold {threshold}{std})"},
     "original": {"zh": "原始记录：{d}", "en": "{d}"},
+    "source_gave": {"zh": "适用：{n} 个场景", "en": "{n} scenario(s)"},
+    "source_not_applicable": {"zh": "不适用：{why}", "en": "{why}"},
     # a passing row that does not observe its API (run.execute.hollow): why, in the text's words
     "hollow": {"zh": "不构成检验：{why}，该行无法发现 API 的错误；{rest}",
                "en": "hollow: {why}, so this row cannot tell a wrong API; {rest}"},
@@ -1060,6 +1062,20 @@ def raised_error(s: Dict[str, Any]) -> Optional[str]:
 def _spaced(ids: str, lang: str) -> str:
     """ids followed by the space a code span (or English) needs before the next word."""
     return ids + (" " if ids.endswith("`") or lang == "en" else "")
+
+
+SCENARIOS_FOUND = re.compile(r"(\d+) scenario\(s\)")
+
+
+def source_said(said: str, lang: str) -> str:
+    """What a scenario source said of an API, in the text's language: the scenarios it gave
+    (the source applies), or why it does not apply; an unknown reason is quoted as it is."""
+    if m := SCENARIOS_FOUND.fullmatch(said.strip()):
+        return t("source_gave", lang, n=m.group(1))
+    known = term("source_said", said, lang)
+    if lang == "zh":
+        return t("source_not_applicable", lang, why=known) if known != said else f"不适用（原文：{code(said)}）"
+    return said
 
 
 def placeholder(what: str, lang: str) -> str:
