@@ -66,16 +66,19 @@ def test_census_says_when_a_non_generic_class_runs_on_the_device():
 
     sites = [{"file": "npu/test_emit_itt.py", "class": "TestEmitItt", "test": f"test_{i}", "direct": 1,
               "runs_on_backend": i > 0} for i in range(3)]
+    sites += [{"file": "npu/test_npu_only.py", "class": "TestNpu", "test": "test_a", "direct": 1, "runs_on_backend": True}]
     sites.append({"file": "test_autograd.py", "class": "TestAutograd", "test": "test_x", "direct": 1,
                   "runs_on_backend": False})
     tests = {"tree": "t", "direct_sites": 4, "indirect_sites": 0, "tests": sites,
              "classes": [{"file": "npu/test_emit_itt.py", "class": "TestEmitItt", "direct": 3},
-                         {"file": "test_autograd.py", "class": "TestAutograd", "direct": 1}]}
+                         {"file": "test_autograd.py", "class": "TestAutograd", "direct": 1},
+                         {"file": "npu/test_npu_only.py", "class": "TestNpu", "direct": 1}]}
     api = {"name": "torch.autograd.profiler.emit_itt", "analysis": {"device_involvement": "indirect"},
            "verdict": {"category": "1.2①"}, "evidence": {"tests": tests}}
     zh = upstream_tables([api], "zh", "—")
-    assert "`TestEmitItt`（3 处，非设备通用，在设备上运行）" in zh
+    assert "`TestEmitItt`（3 处，非设备通用，3 个用例中 2 个在设备上运行）" in zh
     assert "`TestAutograd`（1 处，非设备通用，不在设备上运行）" in zh
+    assert "`TestNpu`（1 处，非设备通用，在设备上运行）" in zh
     en = upstream_tables([api], "en", "—")
     assert "CPU/CUDA only" not in en and "runs on the device" in en
 

@@ -31,9 +31,12 @@ def class_runs_label(c, tests: TestsEvidence, lang: str) -> str:
     backend's device (Ascend's own test/npu tests), or neither."""
     if c.device_generic:
         return _r("generic_yes", lang)
-    runs = [t.runs_on_backend for t in tests.tests if t.file == c.file and t.cls == c.cls]
-    if any(runs):
+    runs = [t.runs_on_backend for t in tests.tests if t.file == c.file and t.cls == c.cls and t.kind == "test"]
+    k = sum(1 for r in runs if r is True)
+    if runs and k == len(runs):
         return _r("generic_runs", lang)
+    if k:  # some of the class's tests reach the device (they name it), the rest do not
+        return _r("generic_some", lang, k=k, n=len(runs))
     return _r("generic_no" if runs and all(r is False for r in runs) else "generic_plain", lang)
 
 T = {
@@ -186,6 +189,8 @@ R = {
     "class_item": {"en": "`{file}` → `{cls}` ({n} sites, {generic})", "zh": "`{file}` → `{cls}`（{n} 处，{generic}）"},
     "generic_yes": {"en": "device-generic", "zh": "设备通用"},
     "generic_no": {"en": "not device-generic, not run on the device", "zh": "非设备通用，不在设备上运行"},
+    "generic_some": {"en": "not device-generic; {k} of its {n} tests run on the device",
+                     "zh": "非设备通用，{n} 个用例中 {k} 个在设备上运行"},
     "generic_plain": {"en": "not device-generic", "zh": "非设备通用"},
     "generic_runs": {"en": "not device-generic, runs on the device", "zh": "非设备通用，在设备上运行"},
     "official_vendor_page": {"en": "not checked against a docs tree (no `--docs DIR`); the page the vendor entry links to: {url}",
