@@ -120,3 +120,22 @@ def test_the_sources_tried_are_said_in_chinese_and_a_source_that_gave_cases_appl
     html = render_html(report)
     assert '<span lang="zh">适用：1 个场景</span>' in html and "不是 torch.nn 的模块类" in html
     assert "原文" not in html
+
+
+def test_the_review_record_adds_up_and_names_a_test_per_defect():
+    """tests/data/command1-review-46.yaml: the counts add up, and every defect class has a
+    test here that fails on the code of the first reading."""
+    from pathlib import Path
+
+    import yaml
+
+    here = Path(__file__).parent
+    rec = yaml.safe_load((here.parent / "data" / "command1-review-46.yaml").read_text(encoding="utf-8"))
+    first, second = rec["first_reading"], rec["second_reading"]
+    assert sum(d["count"] for d in first["defects"]) == first["total_rejectable"] == rec["before_after"]["before"]
+    assert sum(d["count"] for d in second["defects"]) == second["total_rejectable"] == rec["before_after"]["after"]
+    assert {d["id"] for d in first["defects"]} == {d["id"] for d in second["defects"]}
+    names = set(globals())
+    for d in second["defects"]:
+        file, name = d["test"].split("::")
+        assert file.endswith(Path(__file__).name) and name in names, d["test"]
