@@ -189,7 +189,7 @@ R = {
     "class_item": {"en": "`{file}` → `{cls}` ({n} sites, {generic})", "zh": "`{file}` → `{cls}`（{n} 处，{generic}）"},
     "generic_yes": {"en": "device-generic", "zh": "设备通用"},
     "generic_no": {"en": "not device-generic, not run on the device", "zh": "非设备通用，不在设备上运行"},
-    "generic_some": {"en": "not device-generic; {k} of its {n} tests run on the device",
+    "generic_some": {"en": "not device-generic; tests on the device: {k} of {n}",
                      "zh": "非设备通用，{n} 个用例中 {k} 个在设备上运行"},
     "generic_plain": {"en": "not device-generic", "zh": "非设备通用"},
     "generic_runs": {"en": "not device-generic, runs on the device", "zh": "非设备通用，在设备上运行"},
