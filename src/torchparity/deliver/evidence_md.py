@@ -2,10 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from functools import lru_cache
+from typing import Dict, Mapping, Optional
+
+import yaml
 
 from ..evidence.census_index import INDEX_NOTE
 from ..results.models import DocsEvidence, Evidence, Recommendation, TestsEvidence
+from .format import HERE
+
+
+@lru_cache(maxsize=None)
+def _chip_terms_en() -> Dict[str, str]:
+    """The vendor docs' zh chip terms -> the product names English text gives (chips.yaml)."""
+    data = yaml.safe_load((HERE / "chips.yaml").read_text(encoding="utf-8"))
+    return {c["term"]: c.get("term_en") or c["term"] for c in data["chips"]}
+
+
+def chip_marks(chips: Mapping[str, bool], lang: str) -> str:
+    """A vendor entry's chip marks, each chip named as the text's language names it (the
+    environment line's name): never the zh product name inside English text."""
+    names = _chip_terms_en() if lang == "en" else {}
+    return ("、" if lang == "zh" else ", ").join(f"{names.get(c, c)} {'✔' if ok else '✘'}" for c, ok in chips.items())
+
+
+def class_runs_label(c, tests: TestsEvidence, lang: str) -> str:
+    """How a census class reaches the device: device-generic, a class whose tests run on the
+    backend's device (Ascend's own test/npu tests), or neither."""
+    if c.device_generic:
+        return _r("generic_yes", lang)
+    runs = [t.runs_on_backend for t in tests.tests if t.file == c.file and t.cls == c.cls and t.kind == "test"]
+    k = sum(1 for r in runs if r is True)
+    if runs and k == len(runs):
+        return _r("generic_runs", lang)
+    if k:  # some of the class's tests reach the device (they name it), the rest do not
+        return _r("generic_some", lang, k=k, n=len(runs))
+    return _r("generic_no" if runs and all(r is False for r in runs) else "generic_plain", lang)
 
 T = {
     "head1": {"en": "| API | Upstream tests | Main location (file → class) | Conclusion |",
@@ -108,7 +140,7 @@ def render_docs(docs: DocsEvidence, not_run: Mapping[str, str], lang: str) -> st
     if docs.vendor is not None:
         v = docs.vendor
         if v.present:
-            chips = ", ".join(f"{c} {'✔' if ok else '✘'}" for c, ok in v.chips.items())
+            chips = chip_marks(v.chips, lang)
             limits = f"; {_t('limits', lang)}: {v.limits}" if v.limits else ""
             lines.append(f"- {_t('vendor', lang)}: {_t('present', lang, n=v.name)} — {chips}{limits}")
         else:
@@ -149,7 +181,6 @@ def print_evidence(found: Mapping[str, Evidence], console) -> None:
 R = {
     "official_unknown": {"en": "not checked against a docs tree (no `--docs DIR`); page by the naming rule: {url}",
                          "zh": "未对照文档源码检查（未给出 `--docs DIR`）；按命名规则推断的页面：{url}"},
-    "vendor_link": {"en": "the vendor entry links to {url}", "zh": "厂商资料链接至 {url}"},
     "vendor_not_run": {"en": "not checked (enable it with `--vendor-docs DIR`)",
                        "zh": "未检查（使用 `--vendor-docs DIR` 开启）"},
     "official_short": {"en": "official docs: {s}", "zh": "官方文档：{s}"},
@@ -157,7 +188,13 @@ R = {
     "class_line": {"en": "`{api}`: {classes}", "zh": "`{api}`：{classes}"},
     "class_item": {"en": "`{file}` → `{cls}` ({n} sites, {generic})", "zh": "`{file}` → `{cls}`（{n} 处，{generic}）"},
     "generic_yes": {"en": "device-generic", "zh": "设备通用"},
-    "generic_no": {"en": "CPU/CUDA only", "zh": "非设备通用"},
+    "generic_no": {"en": "not device-generic, not run on the device", "zh": "非设备通用，不在设备上运行"},
+    "generic_some": {"en": "not device-generic; tests on the device: {k} of {n}",
+                     "zh": "非设备通用，{n} 个用例中 {k} 个在设备上运行"},
+    "generic_plain": {"en": "not device-generic", "zh": "非设备通用"},
+    "generic_runs": {"en": "not device-generic, runs on the device", "zh": "非设备通用，在设备上运行"},
+    "official_vendor_page": {"en": "not checked against a docs tree (no `--docs DIR`); the page the vendor entry links to: {url}",
+                             "zh": "未对照文档源码检查（未给出 `--docs DIR`）；厂商资料所链接的页面：{url}"},
     "indexed": {"en": "Test tree: `{t}` — the census index shipped with torchparity (`--tests DIR` recomputes it).",
                 "zh": "测试目录：`{t}`（随 torchparity 发布的上游用例统计索引；使用 `--tests DIR` 可重新统计）。"},
 }
@@ -197,7 +234,7 @@ def upstream_tables(apis, lang: str, placeholder: str) -> str:
         else:
             rows2.append(f"| `{name}` | {_yn(bool(tests.tests), lang)} | {inv_text} | {_yn(add, lang)} | - |")
         items = [_r("class_item", lang, file=c.file, cls=c.cls, n=c.direct + c.indirect,
-                    generic=_r("generic_yes" if c.device_generic else "generic_no", lang))
+                    generic=class_runs_label(c, tests, lang))
                  for c in tests.classes[:3]]
         if items:
             classes.append("- " + _r("class_line", lang, api=name, classes=sep.join(items)))
@@ -219,16 +256,19 @@ def docs_lines(docs, not_run, lang: str):
     if docs.official is not None:
         o = docs.official
         if o.status == "unknown":
-            text = _r("official_unknown", lang, url=o.url or "-")
-            if v is not None and v.url and v.url != o.url:
-                text += ("；" if lang == "zh" else "; ") + _r("vendor_link", lang, url=v.url)
+            # the vendor entry's link is the page the docs know; a name-rule guess beside it
+            # (gradcheck -> .../torch.autograd.gradcheck.html) may name a page that does not exist
+            if v is not None and v.url:
+                text = _r("official_vendor_page", lang, url=v.url)
+            else:
+                text = _r("official_unknown", lang, url=o.url or "-")
         else:
             text = _t(o.status, lang) + (f" — {o.url}" if o.url else "")
         lines.append(f"{_t('official', lang)}{'：' if lang == 'zh' else ': '}{text}")
     colon = "：" if lang == "zh" else ": "
     if v is not None:
         if v.present:
-            chips = ("、" if lang == "zh" else ", ").join(f"{c} {'✔' if ok else '✘'}" for c, ok in v.chips.items())
+            chips = chip_marks(v.chips, lang)
             limits = f"{'；' if lang == 'zh' else '; '}{_t('limits', lang)}{colon}{v.limits}" if v.limits else ""
             lines.append(f"{_t('vendor', lang)}{colon}{_t('present', lang, n=v.name)}"
                          f"{'（' if lang == 'zh' else ' ('}{chips}{'）' if lang == 'zh' else ')'}{limits}")

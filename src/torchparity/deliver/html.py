@@ -18,6 +18,7 @@ import yaml
 from markupsafe import Markup, escape
 
 from ..results.models import Report
+from . import narrative as nv
 from .artifacts import artifacts
 from .format import HERE, STATUS_RANK, asset, footprint_rows, labels, relpath  # noqa: F401 (re-exported)
 from .templating import make_environment
@@ -85,7 +86,10 @@ def _environment() -> jinja2.Environment:
     return make_environment(
         autoescape=True, filters={"relpath": relpath, "footprint_rows": footprint_rows},
         globals={"t": bilingual, "both": both, "rank": lambda s: STATUS_RANK.get(s, 1),
-                 "term2": term_both, "emu_mark": emulated_mark, "collapsed": collapsed})
+                 "term2": term_both, "emu_mark": emulated_mark, "collapsed": collapsed,
+                 # the zh reason holds code spans (markdown): shown as <code> in the page
+                 "source_zh": lambda said: Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>",
+                                                         str(escape(nv.source_said(said, "zh")))))})
 
 
 class Views:

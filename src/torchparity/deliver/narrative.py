@@ -82,6 +82,15 @@ T = {
     "cpu_raised": {"zh": "CPU 参考同样抛出 {c}", "en": "the CPU reference raised {c}"},
     "metric": {"zh": "（指标 {name} = {value}，阈值 {threshold}{std}）", "en": " (metric {name} = {value}, threshold {threshold}{std})"},
     "original": {"zh": "原始记录：{d}", "en": "{d}"},
+    "source_gave": {"zh": "适用：{n} 个场景", "en": "{n} scenario(s)"},
+    "source_not_applicable": {"zh": "不适用：{why}", "en": "{why}"},
+    # a passing row that does not observe its API (run.execute.hollow): why, in the text's words
+    "hollow": {"zh": "不构成检验：{why}，该行无法发现 API 的错误；{rest}",
+               "en": "hollow: {why}, so this row cannot tell a wrong API; {rest}"},
+    "hollow_never_calls": {"zh": "用例从未调用该 API", "en": "the case never calls the API"},
+    "hollow_same_without": {"zh": "去掉该 API 后判定结果不变", "en": "the judged outcome is the same without the API"},
+    "hollow_replayed": {"zh": "为运行用例的其余部分回放了该 API 记录的结果",
+                        "en": "the API's recorded results were replayed to reach the rest of the case"},
     "group": {"zh": "{status}（{n} 项{why}）：{ids}", "en": "{status} ({n}{why}): {ids}"},
     "ops_refused": {"zh": "设备算子 {ops} 不支持 {dtype}", "en": "device kernels {ops} refuse {dtype}"},
     "passed_of": {"zh": "{total} 项中 {n} 项通过（{where}）", "en": "{n} of {total} cases pass ({where})"},
@@ -164,6 +173,10 @@ T = {
     "n_world_some": {"zh": "；其中 {ids} 在 {n} 个进程组成的分布式环境中运行（各 rank 的结果与 CPU 上的同一环境逐一比较），其余场景在单个工作进程内运行",
                      "en": "; of its cases {ids} run in a world of {n} processes (each rank's results compared with the same world on the CPU), the others in one worker process"},
     "n_devtensors": {"zh": "，作用于设备张量", "en": ", acting on device tensors"},
+    # an indirect API issues no device operator of its own: what it does act on, by kind
+    "n_wraps": {"zh": "，作用于其包裹的代码", "en": ", acting on the code it wraps"},
+    "n_runs_fn": {"zh": "，在设备张量上运行用户函数", "en": ", running a user function on device tensors"},
+    "n_no_ops": {"zh": "，自身不下发设备算子", "en": ", issuing no device operator itself"},
     # the category, said from the facts of this API
     "r_harness_cm": {"zh": "上下文管理器，作用于其包裹的代码，本身不含硬件专用算子实现：设备上执行的是被包裹代码的算子{own}",
                      "en": "a context manager acting on the code it wraps, with no hardware-specific operator of its own: the device runs the wrapped code's operators{own}"},
@@ -444,8 +457,12 @@ def nature(analysis: Dict[str, Any], lang: str, api: Optional[Dict[str, Any]] = 
         text = t("n_config", lang, k=word)
     elif python:
         text = t("n_python", lang, k=word)
-        if analysis.get("device_involvement") in ("direct", "indirect"):
+        inv = analysis.get("device_involvement")
+        if inv == "direct":  # its own Python code issued operators on device tensors
             text += t("n_devtensors", lang)
+        elif inv == "indirect":  # nothing of its own ran on the device: say what it acts on
+            text += t("n_wraps" if kind == "context" else "n_runs_fn" if analysis.get("harness")
+                      else "n_no_ops", lang)
     else:
         ops = api_compute_ops(analysis)
         ran = any(s.get("status") != "skip" for s in api.get("scenarios") or [])
@@ -528,6 +545,13 @@ def _value(text: str) -> str:
     return code(text.strip())
 
 
+# run.execute's reasons for a hollow row, each said in the text's language (an unknown one
+# keeps the whole detail as the original record)
+HOLLOW_REASONS = {"the case never calls the API": "hollow_never_calls",
+                  "the judged outcome is the same without the API": "hollow_same_without",
+                  "the API's recorded results were replayed to reach the rest of the case": "hollow_replayed"}
+
+
 def detail_text(s: Dict[str, Any], lang: str) -> str:
     """The scenario's detail re-told in ``lang``; values and messages stay code spans."""
     d = (s.get("detail") or "").strip()
@@ -540,6 +564,11 @@ def detail_text(s: Dict[str, Any], lang: str) -> str:
         std = std.replace(", ", "，标准 ") if lang == "zh" else std
         mtext = t("metric", lang, name=code(metric["name"]), value=metric["value"],
                   threshold=metric["threshold"], std=std)
+    if m := re.fullmatch(r"hollow: (.*?), so this row cannot tell a wrong API; (.*)", d, re.S):
+        parts = [HOLLOW_REASONS.get(p) for p in m.group(1).split("; ")]
+        if all(parts):
+            rest = detail_text(dict(s, detail=m.group(2), metric=None), lang)
+            return t("hollow", lang, why=("，" if lang == "zh" else "; ").join(t(k, lang) for k in parts), rest=rest) + mtext
     if m := re.fullmatch(r"matches the CPU: (.*)", d, re.S):
         return t("pass_value", lang, v=_value(m.group(1))) + mtext
     if m := re.fullmatch(r"raised as expected: (.*?)(?:; note: the CPU reference gave (.*))?", d, re.S):
@@ -1033,6 +1062,20 @@ def raised_error(s: Dict[str, Any]) -> Optional[str]:
 def _spaced(ids: str, lang: str) -> str:
     """ids followed by the space a code span (or English) needs before the next word."""
     return ids + (" " if ids.endswith("`") or lang == "en" else "")
+
+
+SCENARIOS_FOUND = re.compile(r"(\d+) scenario\(s\)")
+
+
+def source_said(said: str, lang: str) -> str:
+    """What a scenario source said of an API, in the text's language: the scenarios it gave
+    (the source applies), or why it does not apply; an unknown reason is quoted as it is."""
+    if m := SCENARIOS_FOUND.fullmatch(said.strip()):
+        return t("source_gave", lang, n=m.group(1))
+    known = term("source_said", said, lang)
+    if lang == "zh":
+        return t("source_not_applicable", lang, why=known) if known != said else f"不适用（原文：{code(said)}）"
+    return said
 
 
 def placeholder(what: str, lang: str) -> str:

@@ -33,6 +33,9 @@ class ReportView:
     def term(self, group: str, value: Any) -> str:
         return term(group, value, self.lang)
 
+    def source_said(self, said: str) -> str:
+        return nv.source_said(said, self.lang)
+
     def ph(self, what: str) -> str:
         return nv.placeholder(what, self.lang)
 
