@@ -84,3 +84,31 @@ def test_a_bad_device_is_one_usage_line(tmp_path):
     assert proc.returncode == 4  # pytest's usage error
     assert "--torchparity-device emu:no-such-profile" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+NPU_STYLE = '''
+import torch
+import torch_npu  # noqa: F401
+from torch.testing._internal.common_device_type import instantiate_device_type_tests
+from torch.testing._internal.common_utils import TestCase
+
+
+class TestNpuStyle(TestCase):
+    def test_abs(self, device):
+        x = torch.tensor([-1.5, 2.0])
+        self.assertEqual(torch.abs(x.to(device)).cpu(), torch.abs(x))
+        self.assertTrue(torch_npu.npu.is_available())
+
+
+instantiate_device_type_tests(TestNpuStyle, globals(), only_for="privateuse1")
+'''
+
+
+def test_an_npu_style_file_runs_with_the_flag_alone(tmp_path):
+    """``gentest --style npu`` files import torch_npu (as Ascend's tree does): on ``emu:``,
+    with no real torch_npu, the flag stands the emulator in for it (was: ModuleNotFoundError
+    at collection, so the README tour's pytest line failed)."""
+    (tmp_path / "test_npu_style.py").write_text(NPU_STYLE, encoding="utf-8")
+    proc = _pytest(tmp_path, "--torchparity-device", "emu:ascend-a2")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "test_abs_npu PASSED" in proc.stdout

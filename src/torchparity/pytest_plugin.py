@@ -10,7 +10,10 @@ collection:
   upstream device-generic test files instantiate their PRIVATEUSE1 class
   (``instantiate_device_type_tests`` fixes the device types when it is first imported);
 - the session header names the device, its profile and, for ``emu:``, that results are
-  emulated (predictions, not hardware results).
+  emulated (predictions, not hardware results);
+- for ``emu:``, where no real torch_npu is installed, the emulator stands in for
+  ``torch_npu`` (``npu_testing.activate``), so ``--style npu`` files and Ascend's own test
+  files run unchanged.
 
 Without the flag the plugin does nothing and imports nothing heavy: it is loaded in every
 pytest session of an environment where torchparity is installed.
@@ -58,6 +61,19 @@ def pytest_configure(config) -> None:
         raise pytest.UsageError(f"{OPTION} {spec}: {exc}") from None
     os.environ[ENV] = spec  # the generated files read it; this process and its children agree
     config._torchparity_adapter = adapter
+    if spec.startswith("emu:"):
+        _stand_in_for_torch_npu(spec)
+
+
+def _stand_in_for_torch_npu(spec: str) -> None:
+    """``--style npu`` files (and Ascend's own) ``import torch_npu``: on the emulated device,
+    with no real torch_npu installed, the emulator stands in for it
+    (``npu_testing.activate``), as the conftest of docs/deliverables.md does."""
+    from . import npu_testing
+
+    if npu_testing.real_torch_npu():
+        return  # a real torch_npu is never shadowed
+    npu_testing.activate(spec)
 
 
 def pytest_report_header(config) -> Optional[List[str]]:
