@@ -10,7 +10,7 @@ from torchparity.devices import get_adapter
 from torchparity.judge.evidence import row_evidence
 from torchparity.results.models import FootprintEntry, Text
 from torchparity.run.execute import execute
-from torchparity.run.takeaway import Takeaway, own_entries, perturbed
+from torchparity.run.takeaway import PERTURBED, Takeaway, bounded, own_entries, perturbed
 from torchparity.scenarios.registry import Scenario
 
 T = Text(en="x", zh="x")
@@ -436,3 +436,33 @@ def test_a_records_constructor_is_what_is_taken_away(fixture_path):
     assert take.how == "code", take.why
     result, _ = _run(case, lib.Settings)
     assert result.own.observes is True and result.own.calls == 1, result.own
+
+
+def _release(event):
+    event.set()
+
+
+def test_a_run_that_waits_for_its_taken_away_api_is_given_up_and_the_api_put_back():
+    """Without ``set_result`` a case's ``wait`` never returns: the run without the API is
+    waited for a bounded time, and the API is put back from the waiting thread (the case
+    of issue 47's CI failure: ``Future.set_result`` around a refused float64 matmul)."""
+    import threading
+
+    take = Takeaway(_release)
+    with take.recording():
+        _release(threading.Event())
+    assert take.calls == 1
+
+    def without_api():
+        with take.stubbing(PERTURBED):
+            event = threading.Event()
+            _release(event)  # answered by a stand-in: the event is never set
+            event.wait()
+            return "finished"
+
+    assert bounded(without_api, 0.5) == (False, None)
+    take.abandon()
+    event = threading.Event()
+    _release(event)  # the real function again
+    assert event.is_set()
+    assert bounded(lambda: 7, 5.0) == (True, 7)

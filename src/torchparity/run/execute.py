@@ -35,7 +35,7 @@ from .body_locals import capturing, tensor_locals
 from .conditioning import CorrectChip
 from .paths import record_path
 from .replay import Recording, Replaying
-from .takeaway import PERTURBED, Takeaway, counterpart, frames_only, own_entries, steered
+from .takeaway import PERTURBED, Takeaway, bounded, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
 from .takeaway_world import WorldTakeaway
 
@@ -512,6 +512,12 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
                "attribution is kept"))
 
 
+# how long the CPU run of a case without its API is waited for: the recorded run's time
+# times WAIT_FACTOR, at least WAIT_WITHOUT_S (a run that waits on the API never ends)
+WAIT_WITHOUT_S = 10.0
+WAIT_FACTOR = 20.0
+
+
 def _observed_on_cpu(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, take: Takeaway,
                      own: OwnFootprint) -> OwnFootprint:
     """Where the device run raised (the emulated device refuses the case's sparse or
@@ -528,12 +534,22 @@ def _observed_on_cpu(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, t
     if first.raised or take.calls == 0:
         return own
     calls = take.calls
-    with take.stubbing(PERTURBED):
-        second = run_reference(sc.fn, dtype, adapter)
-    own.observes = not _same_outcome(sc, first, second, adapter, where="cpu")
+
+    def without_api() -> Outcome:
+        with take.stubbing(PERTURBED):
+            return _run(sc.fn, "cpu", dtype, None)
+
+    limit = max(WAIT_WITHOUT_S, WAIT_FACTOR * first.seconds)
+    with adapter.reference():  # entered and left here: the run's thread may never end
+        done, second = bounded(without_api, limit)
+    if not done:
+        take.abandon()
+    own.observes = not done or not _same_outcome(sc, first, second, adapter, where="cpu")
     own.stub, own.calls = PERTURBED, calls
-    own.reason += (f"; decided on the CPU (the device run raised): the CPU's judged outcome "
-                   f"{'changes' if own.observes else 'is the same'} without the API")
+    outcome = ("does not finish within {:.0f} s without the API (it waits for what the API "
+               "does)".format(limit) if not done
+               else f"judged outcome {'changes' if own.observes else 'is the same'} without the API")
+    own.reason += f"; decided on the CPU (the device run raised): the CPU's {outcome}"
     return own
 
 

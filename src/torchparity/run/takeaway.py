@@ -272,6 +272,7 @@ class Takeaway:
         self._state = _State()
         self._mode: Optional[str] = None
         self._served: Dict[int, int] = defaultdict(int)
+        self._undo: List[Callable[[], None]] = []
         # a class API's own __init__, counted while recording (never taken away: an object
         # the case cannot make is no run at all); None: not counted
         self.init: Optional[types.FunctionType] = None
@@ -368,6 +369,7 @@ class Takeaway:
         self._mode = mode
         self._served = defaultdict(int)
         undo: List[Callable[[], None]] = []
+        self._undo = undo
         try:
             if self.how == CODE:
                 for i, fn in enumerate(self.targets):
@@ -383,9 +385,21 @@ class Takeaway:
                     stack.enter_context(_During(self))
                 yield self
         finally:
-            for u in reversed(undo):
-                u()
-            self._mode = None
+            self._put_back()
+
+    def _put_back(self) -> None:
+        undo = self._undo
+        while undo:  # each undo once, whichever thread gets here first
+            try:
+                undo.pop()()
+            except IndexError:
+                break
+        self._mode = None
+
+    def abandon(self) -> None:
+        """Put the API back now, from another thread than the run that took it away (a
+        run that never finishes without the API: :func:`bounded`)."""
+        self._put_back()
 
     def _served_total(self) -> int:
         """How many calls (of every target) were answered before this one."""
@@ -404,6 +418,30 @@ class Takeaway:
     def stubbing(self, kind: str):
         """Every top-level call returns a ``kind`` stand-in of the recorded call's result."""
         return self._active(kind)
+
+
+def bounded(call: Callable[[], Any], seconds: float) -> Tuple[bool, Any]:
+    """``call()`` in a thread of its own, waited for ``seconds``: ``(True, its result)``,
+    or ``(False, None)`` when it has not finished (a case without its API can wait for
+    what the API would have done, as ``Future.wait`` for ``set_result``). The thread is
+    left behind (a daemon): the caller puts back what it changed."""
+    box: List[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((call(), None))
+        except BaseException as exc:  # handed to the caller's thread
+            box.append((None, exc))
+
+    thread = threading.Thread(target=target, daemon=True, name="torchparity-takeaway")
+    thread.start()
+    thread.join(seconds)
+    if not box:
+        return False, None
+    value, exc = box[0]
+    if exc is not None:
+        raise exc
+    return True, value
 
 
 class _Intercept(TorchFunctionMode):
