@@ -37,6 +37,7 @@ from .paths import record_path
 from .replay import Recording, Replaying
 from .takeaway import PERTURBED, Takeaway, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
+from .takeaway_values import value_takeaway
 
 SEED = 0
 DETAIL_LIMIT = 600
@@ -589,6 +590,12 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
         take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")])
                 if footprint and api_obj is not None and taking_away() else None)
+        if take is not None and take.how is None and not callable(api_obj):  # a value: rebound, not called
+            by_value, why = value_takeaway(sc.api, api_obj)
+            if by_value is not None:
+                take = by_value
+            else:
+                take.why = why or take.why
         with recording if recording is not None else contextlib.nullcontext():
             recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                              around=take.recording() if take is not None else None)
