@@ -529,6 +529,22 @@ def host_attribute(api: str, api_obj: Any) -> bool:
     return not owner.__module__.startswith(("torch.cuda", "torch.npu", "torch_npu", "torch.xpu", "torch.mps"))
 
 
+def takes_value(api: str, api_obj: Any) -> bool:
+    """Whether ``api`` is a value ``run.takeaway_values`` rebinds: not a callable, and not
+    an attribute of a device-data holder's objects (``torch.Tensor.grad``, a stream's
+    priority), whose reading is device state by the rule of :func:`host_attribute` (the
+    frames keep it). A holder's class-level value (``torch.FloatStorage.dtype``,
+    ``torch.UntypedStorage.is_sparse_csr``) is rebound."""
+    if callable(api_obj):
+        return False
+    descriptor = isinstance(api_obj, (property, types.GetSetDescriptorType, types.MemberDescriptorType))
+    owner = resolve_quiet(api.rsplit(".", 1)[0]) if descriptor and "." in api else None
+    if not isinstance(owner, type):
+        return True
+    holders = [h for h in (resolve_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
+    return not any(issubclass(owner, h) for h in holders)
+
+
 def hollow(judgement: Judgement, own: Optional[OwnFootprint]) -> bool:
     """A passing row whose case does not observe its API is no answer: ``not_comparable``,
     "hollow" (a device that got the API wrong would not turn it red). Observation is
@@ -591,7 +607,9 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")])
                 if footprint and api_obj is not None and taking_away() else None)
         if take is not None and take.how is None and not callable(api_obj):  # a value: rebound, not called
-            by_value, why = value_takeaway(sc.api, api_obj)
+            by_value, why = (value_takeaway(sc.api, api_obj) if takes_value(sc.api, api_obj) else
+                             (None, "an attribute of a device-data holder's objects: reading it is "
+                                    "device state, which the frames keep"))
             if by_value is not None:
                 take = by_value
             else:

@@ -44,6 +44,7 @@ import enum
 import sys
 import threading
 import types
+import warnings
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -122,11 +123,10 @@ def stand_in(value: Any, home: Any = None, name: str = "") -> Any:
         return {k: stand_in(v, home) for k, v in value.items()}
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields") and not isinstance(value, torch.Size):
         return type(value)(stand_in(v, home) for v in value)
-    if value is None or isinstance(value, (int, float, complex, str, bytes, torch.Size, torch.Tensor)):
-        out = perturbed(value, 0)
-        if value is None:
-            raise NoStandIn("None")
-        return out
+    if value is None or isinstance(value, torch.device):
+        raise NoStandIn(f"{value!r} has no other value the case could use")
+    if isinstance(value, (int, float, complex, str, bytes, torch.Size, torch.Tensor)):
+        return perturbed(value, 0)
     for where in (home, sys.modules.get(getattr(type(value), "__module__", "") or "")):
         other = _sibling(value, where, name) if where is not None else None
         if other is not None:
@@ -219,6 +219,7 @@ class ValueTakeaway:
         self._mode: Optional[str] = None
         self._state = _State()
         self.counted = _holder(owner, name) is not None
+        self._kinds: set = set()
 
     @property
     def calls(self) -> Optional[int]:
@@ -229,9 +230,9 @@ class ValueTakeaway:
     def read(self, value: Any) -> Any:
         if self._mode is None or self._state.depth:
             return value
-        if self._mode == "record":
+        if self._mode == "record":  # counted, not kept: a replayed value is the value itself
             self.reads += 1
-            self.results[0].append(value)
+            self._check(value)
             return value
         if self._mode == REPLAYED:
             return value
@@ -240,6 +241,23 @@ class ValueTakeaway:
             return stand_in(value, self.home, self.name)
         except NoStandIn:
             return value
+        finally:
+            self._state.depth -= 1
+
+    def _check(self, value: Any) -> None:
+        """A value read with no stand-in of its kind (a tensor's device): the value cannot be
+        taken away; said so (``how`` None) rather than reading the same outcome as hollow."""
+        kind = type(value)
+        if kind in self._kinds:
+            return
+        self._kinds.add(kind)
+        self._state.depth += 1
+        try:
+            stand_in(value, self.home, self.name)
+        except NoStandIn as exc:
+            self.how, self.why = None, f"a {kind.__name__} value read with no stand-in of its kind ({exc})"
+        except Exception:  # a stand-in that could not be made here is tried, and seen, in the run
+            pass
         finally:
             self._state.depth -= 1
 
@@ -262,6 +280,8 @@ class ValueTakeaway:
     def recording(self):
         self.results = defaultdict(list)
         self.reads = 0
+        self._kinds = set()
+        self.how, self.why = VALUE, ""
         return self._active("record")
 
     def stubbing(self, kind: str):
@@ -312,14 +332,19 @@ def _rebind_global(module: Any, name: str, value: Any) -> Callable[[], None]:
     return undo
 
 
-def value_takeaway(api: str, value: Any) -> Tuple[Optional[ValueTakeaway], str]:
+def value_takeaway(api: str, value: Any, owner: Any = None) -> Tuple[Optional[ValueTakeaway], str]:
     """A :class:`ValueTakeaway` for the API ``api`` whose object is ``value`` (not a
-    function), or (None, the reason it cannot be taken away)."""
+    function), or (None, the reason it cannot be taken away). ``owner``: the module or
+    class holding it (default: what the API's name without its last part resolves to)."""
     if "." not in api:
         return None, "a value whose owner is not named"
     owner_name, name = api.rsplit(".", 1)
-    owner = resolve_quiet(owner_name)
-    if owner is None or not hasattr(owner, name):
+    owner = owner if owner is not None else resolve_quiet(owner_name)
+    missing = object()
+    with warnings.catch_warnings():  # a legacy storage class's dtype warns of its deprecation
+        warnings.simplefilter("ignore")
+        current = getattr(owner, name, missing) if owner is not None else missing
+    if current is missing:
         return None, f"a {type(value).__name__} value whose owner {owner_name} cannot be found"
     holder = _holder(owner, name)
     if holder is not None and c_slot(holder):
@@ -327,7 +352,6 @@ def value_takeaway(api: str, value: Any) -> Tuple[Optional[ValueTakeaway], str]:
                       f"attribute assignment)")
     home = owner if isinstance(owner, types.ModuleType) else sys.modules.get(
         getattr(owner, "__module__", "") or "")
-    current = getattr(owner, name)
     raw = _raw(holder, name)[1] if holder is not None else None
     if not (raw is current and hasattr(type(raw), "__get__")):  # an instance's property: read per object
         try:
