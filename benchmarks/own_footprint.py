@@ -20,6 +20,9 @@ and are not taken away; they are counted apart.
 
     python benchmarks/own_footprint.py --sample 200 --seed 0 [--device emu:ascend-a2]
                                        [--out DIR] [--jobs 2] [--max-samples 2]
+
+``--apis FILE`` checks the APIs named in FILE (one a line, ``#`` comments) instead of a
+sample: a before/after of one change restricted to the APIs it is about.
 """
 
 from __future__ import annotations
@@ -120,16 +123,27 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
+    parser.add_argument("--apis", type=Path, default=None,
+                        help="check the APIs named in this file (one a line) instead of a sample")
     args = parser.parse_args()
 
-    sys.path.insert(0, str(ROOT / "src"))
-    from torchparity.app.check_vendor import listed_apis
-
-    names, _ = listed_apis(str(args.docs), args.torch_version)
-    sample = stratified(names, args.sample, args.seed)
     out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
-    print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed}); "
-          f"device {args.device}; out {out}", flush=True)
+    if args.apis is not None:
+        try:
+            lines = args.apis.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            print(f"--apis: cannot read {args.apis}: {exc.strerror}", file=sys.stderr)
+            sys.exit(2)
+        sample = [ln.split("#", 1)[0].strip() for ln in lines if ln.split("#", 1)[0].strip()]
+        print(f"named: {len(sample)} APIs from {args.apis}; device {args.device}; out {out}", flush=True)
+    else:
+        sys.path.insert(0, str(ROOT / "src"))
+        from torchparity.app.check_vendor import listed_apis
+
+        names, _ = listed_apis(str(args.docs), args.torch_version)
+        sample = stratified(names, args.sample, args.seed)
+        print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed}); "
+              f"device {args.device}; out {out}", flush=True)
     walls = {}
     for label, takeaway in (("takeaway", True), ("frames", False)):
         walls[label] = run_check(sample, args.device, out / label, takeaway, args.jobs, args.max_samples)
