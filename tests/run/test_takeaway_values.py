@@ -83,12 +83,28 @@ def test_a_flag_on_a_module_object_reads_perturbed_and_writes_through():
     cudnn = torch.backends.cudnn
     before = cudnn.deterministic
     take, _ = value_takeaway("torch.backends.cudnn.deterministic", before)
-    with take.stubbing(PERTURBED):
+    # torch's test utilities freeze the global flags once imported: allow plain assignment here
+    mutable = getattr(torch.backends, "__allow_nonbracketed_mutation")
+    with take.stubbing(PERTURBED), mutable():
         assert cudnn.deterministic is (not before)
         cudnn.deterministic = True  # the original setter
         assert torch._C._get_cudnn_deterministic() is True
         cudnn.deterministic = before
     assert cudnn.deterministic is before
+
+
+def test_a_flag_answered_by_its_owners_getattr_reads_perturbed():
+    """torch.backends.cuda.matmul answers allow_tf32 through its class's __getattr__."""
+    m = torch.backends.cuda.matmul
+    before = m.allow_tf32
+    take, why = value_takeaway("torch.backends.cuda.matmul.allow_tf32", before)
+    assert take is not None, why
+    with take.recording():
+        assert m.allow_tf32 is before
+    assert take.calls == 1
+    with take.stubbing(PERTURBED):
+        assert m.allow_tf32 is (not before)
+    assert m.allow_tf32 is before and "__getattr__" in vars(type(m))
 
 
 def test_a_module_constant_is_rebound_with_its_reexports():

@@ -218,7 +218,7 @@ class ValueTakeaway:
         self.reads = 0
         self._mode: Optional[str] = None
         self._state = _State()
-        self.counted = _holder(owner, name) is not None
+        self.counted = _where(owner, name)[0] in (CLASS, GETATTR)
         self._kinds: set = set()
 
     @property
@@ -266,9 +266,11 @@ class ValueTakeaway:
         self._mode = mode
         undo: List[Callable[[], None]] = []
         try:
-            holder = _holder(self.owner, self.name)
-            if holder is not None:
-                undo.append(_wrap(holder, self.name, self))
+            how, cls = _where(self.owner, self.name)
+            if how == CLASS:
+                undo.append(_wrap(cls, self.name, self))
+            elif how == GETATTR:
+                undo.append(_wrap_getattr(cls, self.name, self))
             elif mode == PERTURBED:  # a module global: rebound where it is bound by its name
                 undo.append(_rebind_global(self.owner, self.name, stand_in(self.value, self.home, self.name)))
             yield self
@@ -288,16 +290,56 @@ class ValueTakeaway:
         return self._active(kind)
 
 
-def _holder(owner: Any, name: str) -> Optional[type]:
-    """The class on which a read of ``owner.name`` can be intercepted: ``owner`` itself
-    where it is a class, a module object's own class where that class defines ``name``
-    (``torch.backends.cudnn``'s flags); None for a plain module global."""
+CLASS, GETATTR, GLOBAL = "class", "getattr", "global"
+
+
+def _where(owner: Any, name: str) -> Tuple[str, Optional[type]]:
+    """How a read of ``owner.name`` is intercepted, and on which class:
+
+    - ``class``: ``owner`` itself where it is a class, else the owner's class where that
+      defines ``name`` (``torch.backends.cudnn``'s flags, a module object's properties);
+    - ``getattr``: the owner's class answers ``name`` through its ``__getattr__``
+      (``torch.backends.cuda.matmul.allow_tf32``): that is wrapped;
+    - ``global``: a module's global (not counted);
+    - ``""``: none of these (an object's own attribute)."""
     if isinstance(owner, type):
-        return owner
+        return CLASS, owner
     cls, _ = _raw(type(owner), name)
     if cls is not None and cls not in (types.ModuleType, object):
-        return type(owner)
-    return None
+        return CLASS, type(owner)
+    if isinstance(owner, types.ModuleType) and name in vars(owner):
+        return GLOBAL, None
+    space = getattr(owner, "__dict__", None)
+    if hasattr(type(owner), "__getattr__") and not (isinstance(space, dict) and name in space):
+        return GETATTR, type(owner)
+    return "", None
+
+
+def _holder(owner: Any, name: str) -> Optional[type]:
+    """The class whose attribute ``name`` stands in for reads of ``owner.name`` (None:
+    a module global, or an object's own attribute)."""
+    how, cls = _where(owner, name)
+    return cls if how == CLASS else None
+
+
+def _wrap_getattr(cls: type, name: str, take: "ValueTakeaway") -> Callable[[], None]:
+    """Wrap ``cls.__getattr__`` so that reads of ``name`` hand ``take`` the value."""
+    own = "__getattr__" in vars(cls)
+    original = vars(cls).get("__getattr__")
+    inherited = cls.__getattr__
+
+    def __getattr__(self, attr):
+        value = inherited(self, attr)
+        return take.read(value) if attr == name else value
+
+    cls.__getattr__ = __getattr__
+
+    def undo() -> None:
+        if own:
+            cls.__getattr__ = original
+        else:
+            del cls.__getattr__
+    return undo
 
 
 def _wrap(holder: type, name: str, take: ValueTakeaway) -> Callable[[], None]:
@@ -346,10 +388,14 @@ def value_takeaway(api: str, value: Any, owner: Any = None) -> Tuple[Optional[Va
         current = getattr(owner, name, missing) if owner is not None else missing
     if current is missing:
         return None, f"a {type(value).__name__} value whose owner {owner_name} cannot be found"
-    holder = _holder(owner, name)
-    if holder is not None and c_slot(holder):
-        return None, (f"C type slot: cannot rebind ({holder.__module__}.{holder.__qualname__} refuses "
+    how, cls = _where(owner, name)
+    if not how:
+        return None, (f"an attribute of a {type(owner).__name__} object (neither a class's, a module's "
+                      f"nor one its class answers): cannot rebind")
+    if cls is not None and c_slot(cls):
+        return None, (f"C type slot: cannot rebind ({cls.__module__}.{cls.__qualname__} refuses "
                       f"attribute assignment)")
+    holder = cls if how == CLASS else None
     home = owner if isinstance(owner, types.ModuleType) else sys.modules.get(
         getattr(owner, "__module__", "") or "")
     raw = _raw(holder, name)[1] if holder is not None else None
