@@ -168,3 +168,12 @@ def test_an_attribute_of_a_tensor_is_left_to_the_frames_with_the_reason():
     the value route leaves it to the frames, labelled."""
     result = _answered("torch.Tensor.is_leaf")
     assert result.own.method == "frames" and "device-data holder" in result.own.reason, result.own
+
+
+def test_a_class_read_through_its_classproperty_observes_it():
+    """A legacy storage class's case reads its dtype (a classproperty) and never constructs
+    it: the class's own code includes that getter, so taken away, the case sees another
+    dtype (it read "hollow: the case never calls the API" on the CPU)."""
+    result = _answered("torch.QUInt2x4Storage")
+    assert result.own is not None and result.own.how == "code" and result.own.observes is True, result.own
+    assert result.status == "pass", result.detail
