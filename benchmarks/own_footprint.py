@@ -21,7 +21,7 @@ and are not taken away; they are counted apart.
     python benchmarks/own_footprint.py --sample 200 --seed 0 [--device emu:ascend-a2]
                                        [--out DIR] [--jobs 2] [--max-samples 2]
 
-``--apis FILE`` checks the APIs named in FILE (one a line, ``#`` comments) instead of a
+``--api-list FILE`` checks the APIs named in FILE (one a line, ``#`` comments) instead of a
 sample: a before/after of one change restricted to the APIs it is about.
 """
 
@@ -123,19 +123,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-samples", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
-    parser.add_argument("--apis", type=Path, default=None,
+    parser.add_argument("--api-list", type=Path, default=None,
                         help="check the APIs named in this file (one a line) instead of a sample")
     args = parser.parse_args()
 
     out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
-    if args.apis is not None:
+    if args.api_list is not None:
         try:
-            lines = args.apis.read_text(encoding="utf-8").splitlines()
+            lines = args.api_list.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            print(f"--apis: cannot read {args.apis}: {exc.strerror}", file=sys.stderr)
+            print(f"--api-list: cannot read {args.api_list}: {exc.strerror}", file=sys.stderr)
             sys.exit(2)
         sample = [ln.split("#", 1)[0].strip() for ln in lines if ln.split("#", 1)[0].strip()]
-        print(f"named: {len(sample)} APIs from {args.apis}; device {args.device}; out {out}", flush=True)
+        print(f"named: {len(sample)} APIs from {args.api_list}; device {args.device}; out {out}", flush=True)
     else:
         sys.path.insert(0, str(ROOT / "src"))
         from torchparity.app.check_vendor import listed_apis
