@@ -200,8 +200,9 @@ class _ReadWrite(_Read):
 
 class ValueTakeaway:
     """A value API, intercepted as :class:`run.takeaway.Takeaway` intercepts a call (the
-    same interface ``run.execute.take_away`` reads): :meth:`recording` counts reads and
-    keeps the value read; :meth:`stubbing` hands each read a stand-in."""
+    same interface ``run.execute.take_away`` reads): :meth:`recording` counts the reads
+    (and notes a kind with no stand-in); :meth:`stubbing` hands each read a stand-in
+    (``perturbed``) or the value itself (``replayed``)."""
 
     how = VALUE
     init = None
