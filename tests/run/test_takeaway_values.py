@@ -177,3 +177,20 @@ def test_a_class_read_through_its_classproperty_observes_it():
     result = _answered("torch.QUInt2x4Storage")
     assert result.own is not None and result.own.how == "code" and result.own.observes is True, result.own
     assert result.status == "pass", result.detail
+
+
+def test_a_value_the_case_works_through_keeps_the_frames_attribution_of_what_it_still_did():
+    """A QConfig is read, not called, but its observers do the device work: taken away,
+    its stand-in's observers still do the same ops, which stay the API's (as for a replayed
+    object); an enum member's read does nothing of its own."""
+    from torchparity.judge.evidence import row_evidence
+
+    api = "torch.ao.quantization.qconfig.float_qparams_weight_only_qconfig"
+    obj = resolve(api).obj
+    sc = sources.offer(api, obj).scenarios[0]
+    result, entries = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                              api_codes=code_objects(obj))
+    assert result.own.how == VALUE and result.own.observes is True, result.own
+    assert "works through" in result.own.reason
+    assert "aten.aminmax" in {e.op for e in entries if e.source == "api"}
+    assert row_evidence(result.status, result.cause, entries, own=result.own) == "device-compute"

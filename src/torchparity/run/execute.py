@@ -474,7 +474,9 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             observes = not _same_outcome(sc, recorded, outcome, adapter)
         if outcome.raised and not recorded.raised:
             continue  # the run ended early: the ops after its end were never reached
-        lower = kind == REPLAYED_STUB and not take.replays_data
+        # a value that is an object the case works through (a QConfig's observers): what it
+        # still did with its stand-in keeps the frames' attribution (run.takeaway_values)
+        lower = (kind == REPLAYED_STUB and not take.replays_data) or getattr(take, "works", False)
         without = recorder.entries()
         own, moved = own_entries(entries, without, lower_bound=lower, api_names=take.names,
                                  during=take.during)
@@ -485,6 +487,9 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             reason += ("; the API's recorded results were replayed to reach the rest of the case"
                        + ("" if not lower else ": what its returned objects still did keeps "
                           "the frames' attribution"))
+        elif lower:
+            reason += ("; the value is an object the case works through: what its stand-in still "
+                       "did keeps the frames' attribution")
         return own, OwnFootprint(method="takeaway", how=take.how, stub=kind, calls=take.calls,
                                  observes=observes, reason=reason, moved=moved, steers=steers)
     # whether the scenario's device work depends on what the API set up (a forward-AD level)

@@ -51,7 +51,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 
 from ..scenarios.sources.base import resolve_quiet
-from .takeaway import PERTURBED, REPLAYED, perturbed
+from .takeaway import PERTURBED, REPLAYED, is_data, perturbed
 
 VALUE = "value"  # how: the value rebound on its owner
 
@@ -198,6 +198,11 @@ class _ReadWrite(_Read):
         type(self.raw).__delete__(self.raw, obj)
 
 
+def _inert(value: Any) -> bool:
+    """Plain data or an enum member: reading it does nothing but hand over the value."""
+    return is_data(value) or isinstance(value, enum.Enum)
+
+
 class ValueTakeaway:
     """A value API, intercepted as :class:`run.takeaway.Takeaway` intercepts a call (the
     same interface ``run.execute.take_away`` reads): :meth:`recording` counts the reads
@@ -221,6 +226,10 @@ class ValueTakeaway:
         self._state = _State()
         self.counted = _where(owner, name)[0] in (CLASS, GETATTR)
         self._kinds: set = set()
+        # an object the case works through (a QConfig's observers, a constraint's check),
+        # not data: what its stand-in still does may be the value's work (the frames keep it)
+        self.works = not _inert(value) and not (
+            self.counted and hasattr(type(value), "__get__") and not callable(value))
 
     @property
     def calls(self) -> Optional[int]:
@@ -251,6 +260,7 @@ class ValueTakeaway:
         kind = type(value)
         if kind in self._kinds:
             return
+        self.works = self.works or not _inert(value)
         self._kinds.add(kind)
         self._state.depth += 1
         try:
