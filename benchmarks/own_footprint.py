@@ -21,6 +21,11 @@ and are not taken away; they are counted apart.
     python benchmarks/own_footprint.py --sample 200 --seed 0 [--device emu:ascend-a2]
                                        [--out DIR] [--jobs 2] [--max-samples 2]
     python benchmarks/own_footprint.py --apis torch.distributed.send torch.distributed.all_gather ...
+    python benchmarks/own_footprint.py --api-list benchmarks/data/value-apis-48.txt
+
+``--apis`` (names, or files of names) and ``--api-list FILE`` (one a line, ``#`` comments)
+check the APIs named instead of a sample: a before/after of one change restricted to the
+APIs it is about.
 """
 
 from __future__ import annotations
@@ -129,19 +134,31 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
     parser.add_argument("--apis", nargs="+", default=None,
                         help="check these APIs (names, or files of names) instead of a sample")
+    parser.add_argument("--api-list", type=Path, default=None,
+                        help="check the APIs named in this file (one a line) instead of a sample")
     args = parser.parse_args()
 
-    sys.path.insert(0, str(ROOT / "src"))
-    from torchparity.app.check_vendor import listed_apis
-
-    names, _ = listed_apis(str(args.docs), args.torch_version)
+    out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
     named = [n for a in args.apis or () for n in
              (Path(a).read_text(encoding="utf-8").split() if Path(a).is_file() else [a])]
-    sample = named if args.apis else stratified(names, args.sample, args.seed)
-    out = args.out or Path(tempfile.mkdtemp(prefix="own-footprint-"))
-    drawn = (f"{len(sample)} APIs named" if args.apis
-             else f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed})")
-    print(f"{drawn}; device {args.device}; out {out}", flush=True)
+    if args.api_list is not None:
+        try:
+            lines = args.api_list.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            print(f"--api-list: cannot read {args.api_list}: {exc.strerror}", file=sys.stderr)
+            sys.exit(2)
+        named += [ln.split("#", 1)[0].strip() for ln in lines if ln.split("#", 1)[0].strip()]
+    if named:
+        sample = named
+        print(f"named: {len(sample)} APIs; device {args.device}; out {out}", flush=True)
+    else:
+        sys.path.insert(0, str(ROOT / "src"))
+        from torchparity.app.check_vendor import listed_apis
+
+        names, _ = listed_apis(str(args.docs), args.torch_version)
+        sample = stratified(names, args.sample, args.seed)
+        print(f"stratified sample: {len(sample)} of {len(names)} listed APIs (seed {args.seed}); "
+              f"device {args.device}; out {out}", flush=True)
     walls = {}
     for label, takeaway in (("takeaway", True), ("frames", False)):
         walls[label] = run_check(sample, args.device, out / label, takeaway, args.jobs, args.max_samples)

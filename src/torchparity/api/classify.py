@@ -153,7 +153,8 @@ def class_functions(cls: type) -> Dict[str, List[types.FunctionType]]:
     but not the framework's generic bases (``torch.nn.Module``, ``Optimizer``, ...), nor
     ``object``'s: ``Module._call_impl`` is no module class's own code, so the ops of every
     other module a case runs are not credited to the class asked (issue 48 item 3). A
-    property gives its getter, setter and deleter."""
+    property gives its getter, setter and deleter; torch's ``classproperty`` its getter
+    (``torch.QUInt2x4Storage.dtype``: a legacy storage class is read, not constructed)."""
     generic = _generic_bases()
     owned: Dict[str, List[types.FunctionType]] = {}
     for klass in cls.__mro__:
@@ -164,9 +165,11 @@ def class_functions(cls: type) -> Dict[str, List[types.FunctionType]]:
                 continue  # overridden below in the MRO
             if isinstance(value, property):
                 parts = [value.fget, value.fset, value.fdel]
+            elif type(value).__name__ == "_ClassPropertyDescriptor":  # torch's classproperty: its getter
+                parts = [getattr(value, "fget", None)]
             else:
-                parts = [getattr(value, "__func__", value)]
-            fns = [unwrap(p) for p in parts if p is not None]
+                parts = [value]
+            fns = [unwrap(getattr(p, "__func__", p)) for p in parts if p is not None]
             fns = [f for f in fns if inspect.isfunction(f)]
             if fns:
                 owned[name] = fns

@@ -37,6 +37,7 @@ from .paths import record_path
 from .replay import Recording, Replaying
 from .takeaway import PERTURBED, Takeaway, bounded, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
+from .takeaway_values import value_takeaway
 from .takeaway_world import WorldTakeaway
 
 SEED = 0
@@ -490,7 +491,9 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             observes = not _same_outcome(sc, recorded, outcome, adapter)
         if outcome.raised and not recorded.raised:
             continue  # the run ended early: the ops after its end were never reached
-        lower = kind == REPLAYED_STUB and not take.replays_data
+        # a value that is an object the case works through (a QConfig's observers): what it
+        # still did with its stand-in keeps the frames' attribution (run.takeaway_values)
+        lower = (kind == REPLAYED_STUB and not take.replays_data) or getattr(take, "works", False)
         without = recorder.entries()
         own, moved = own_entries(entries, without, lower_bound=lower, api_names=take.names,
                                  during=take.during)
@@ -501,6 +504,9 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             reason += ("; the API's recorded results were replayed to reach the rest of the case"
                        + ("" if not lower else ": what its returned objects still did keeps "
                           "the frames' attribution"))
+        elif lower:
+            reason += ("; the value is an object the case works through: what its stand-in still "
+                       "did keeps the frames' attribution")
         return own, OwnFootprint(method="takeaway", how=take.how, stub=kind, calls=take.calls,
                                  observes=observes, reason=reason, moved=moved, steers=steers)
     # whether the scenario's device work depends on what the API set up (a forward-AD level)
@@ -586,6 +592,22 @@ def host_attribute(api: str, api_obj: Any) -> bool:
     return not owner.__module__.startswith(("torch.cuda", "torch.npu", "torch_npu", "torch.xpu", "torch.mps"))
 
 
+def takes_value(api: str, api_obj: Any) -> bool:
+    """Whether ``api`` is a value ``run.takeaway_values`` rebinds: not a callable, and not
+    an attribute of a device-data holder's objects (``torch.Tensor.grad``, a stream's
+    priority), whose reading is device state by the rule of :func:`host_attribute` (the
+    frames keep it). A holder's class-level value (``torch.FloatStorage.dtype``,
+    ``torch.UntypedStorage.is_sparse_csr``) is rebound."""
+    if callable(api_obj):
+        return False
+    descriptor = isinstance(api_obj, (property, types.GetSetDescriptorType, types.MemberDescriptorType))
+    owner = resolve_quiet(api.rsplit(".", 1)[0]) if descriptor and "." in api else None
+    if not isinstance(owner, type):
+        return True
+    holders = [h for h in (resolve_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
+    return not any(issubclass(owner, h) for h in holders)
+
+
 def hollow(judgement: Judgement, own: Optional[OwnFootprint]) -> bool:
     """A passing row whose case does not observe its API is no answer: ``not_comparable``,
     "hollow" (a device that got the API wrong would not turn it red). Observation is
@@ -647,6 +669,14 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
         take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")])
                 if footprint and api_obj is not None and taking_away() else None)
+        if take is not None and take.how is None and not callable(api_obj):  # a value: rebound, not called
+            by_value, why = (value_takeaway(sc.api, api_obj) if takes_value(sc.api, api_obj) else
+                             (None, "an attribute of a device-data holder's objects: reading it is "
+                                    "device state, which the frames keep"))
+            if by_value is not None:
+                take = by_value
+            else:
+                take.why = why or take.why
         with recording if recording is not None else contextlib.nullcontext():
             recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                              around=take.recording() if take is not None else None)

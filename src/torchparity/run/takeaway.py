@@ -27,7 +27,8 @@ How a call is taken away (``how``):
   every module global bound to it is rebound to a stub while the run
   lasts (calls through a binding made otherwise are not seen);
 - ``None``: none of these (a C type's method or property, a constant): nothing is taken
-  away, the footprint stays the frames' (``method="frames"``, reason given).
+  away, the footprint stays the frames' (``method="frames"``, reason given) — except a
+  value, which ``run.takeaway_values`` rebinds on its owner (``how="value"``).
 
 What a stand-in returns (``stub``), from the call's result in the recorded run:
 
