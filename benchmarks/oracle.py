@@ -382,6 +382,45 @@ def _key(row: Dict[str, Any]) -> Tuple:
     return (row["source"], row["id"], row["dtype"])
 
 
+# the c10d ops a collective fault's ``touches`` may name (a fault of a module with a
+# ``collective`` hook applies to the 2-rank worlds only when it names one: an op fault of
+# such a module that fires in a world's scaffolding is no pair of the world's API)
+COLLECTIVE_OPS = ("allreduce_", "broadcast_", "allgather_", "_allgather_base_", "allgather_into_tensor_coalesced_",
+                  "reduce_scatter_", "_reduce_scatter_base_", "reduce_", "gather_", "scatter_", "alltoall_",
+                  "alltoall_base_", "recv_", "send", "barrier")
+# what a device-module hook is asked (docs/faults.md): a synthetic allocator state, and the
+# statistic each memory API answers from
+_STATS = {"allocated_bytes.all.current": 4096, "allocated_bytes.all.peak": 8192,
+          "reserved_bytes.all.current": 2097152, "reserved_bytes.all.peak": 2097152,
+          "active_bytes.all.current": 4096, "num_alloc_retries": 0}
+_STAT_OF = {"memory_allocated": "allocated_bytes.all.current", "max_memory_allocated": "allocated_bytes.all.peak",
+            "memory_reserved": "reserved_bytes.all.current", "max_memory_reserved": "reserved_bytes.all.peak",
+            "memory_cached": "reserved_bytes.all.current", "max_memory_cached": "reserved_bytes.all.peak"}
+
+
+def _device_hook_changes(module, fault: str, api: str) -> bool:
+    """Whether ``fault``'s device hook changes what memory API ``api`` answers: its own
+    query (``memory_allocated``, ``max_memory_allocated``) or the statistic of
+    ``memory_stats`` it answers from; the whole dict for ``memory_stats`` and the APIs
+    built on it. A hook that changes another query (``memory_allocated`` + 512 on
+    ``memory_reserved``, whose case reads ``memory_allocated`` only as a bound) fires in
+    the scenario's scaffolding, not in the API; a hook that raises on the synthetic state
+    is kept (applicable: its probe decides)."""
+    name = api.rsplit(".", 1)[-1]
+    try:
+        stats = module.device(fault, "memory_stats", dict(_STATS))
+        if name in _STAT_OF:
+            key = _STAT_OF[name]
+            own = module.device(fault, name, _STATS[key]) if name in ("memory_allocated", "max_memory_allocated") \
+                else _STATS[key]
+            return own != _STATS[key] or (stats or {}).get(key) != _STATS[key]
+        # memory_stats and the APIs built on it (a summary, a snapshot, a reset of the peaks)
+        return stats != _STATS or any(module.device(fault, q, _STATS[_STAT_OF[q]]) != _STATS[_STAT_OF[q]]
+                                      for q in ("memory_allocated", "max_memory_allocated"))
+    except Exception:  # noqa: BLE001 - a user's hook: its probe decides
+        return True
+
+
 def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[str] = None) -> bool:
     """Whether ``fault`` can touch what ``api`` measured in its clean run: a row that passed
     in a dtype the fault acts on (``_relevant``) dispatched an op the fault touches.
@@ -393,10 +432,11 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
         from torchparity.devices.emulator.faults import module_of
 
         module = module_of(fault)
-        if hasattr(module, "device") and MEMORY_API.search(api) and rows:
-            return True  # a device-module hook: the memory APIs, by name
-        if hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows):
-            return True  # a collective hook: the 2-rank worlds, whose ranks the footprint does not see
+        if hasattr(module, "device") and MEMORY_API.search(api) and rows and _device_hook_changes(module, fault, api):
+            return True  # a device-module hook: the memory APIs whose answer it changes, by name
+        if (hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows)
+                and any(touches(fault, f"c10d.{c}") for c in COLLECTIVE_OPS)):
+            return True  # a collective fault: the 2-rank worlds, whose ranks the footprint does not see
         own = {op for r in rows for op in r.get("own", r["footprint"])}
         if rows and not own and (LAYOUT_API.search(api) or CONVERSION_API.search(api)):
             own = set(HIDDEN_OPS)  # copies and views the footprint does not record
