@@ -95,3 +95,15 @@ def test_the_new_samples_pass_under_device_noise(ctx, key, dtype):
     with faults.injecting((), noise=True):
         ok = _row(ctx, f"torch.{key}", key, "op", dtype)
     assert ok["status"] == "pass", ok["detail"]
+
+
+def test_memory_stats_whose_peak_reads_zero_fails(adapter):
+    from torchparity.run.execute import execute
+    from torchparity.scenarios.sources import source as src
+
+    (sc,) = src("devmod").scenarios("torch.cuda.memory_stats", None)
+    assert execute(sc, "float32", adapter)[0].status == "pass"
+    # the outsider's counter that reads zero: the peak entries of memory_stats answer 0
+    with faults.injecting(["max-memory-zero"], modules=[MODULE]):
+        bad = execute(sc, "float32", adapter)[0]
+    assert bad.status == "fail", bad.detail
