@@ -246,36 +246,59 @@ def run_probed(plan: Dict[str, List[str]], clean: Dict[str, Any], out: Path, arg
     its APIs. Run in rounds (:func:`rounds`), one child check per round with every config
     of the round active (``TORCHPARITY_EMU_FAULT=c1,c2,...``, each targeted at its op) and
     a fire log (``TORCHPARITY_EMU_FAULT_LOG``), so a pair is tried only where its fault
-    changed a result; rounds on disk are reused."""
+    changed a result; rounds on disk are reused. Each fire names the API whose case ran
+    (``TORCHPARITY_EMU_FAULT_API``): a pair is tried when its config fired in its own API;
+    an API in whose run another config of the round fired too (an op the emulator runs
+    below the recorded footprint, e.g. ``dist``'s backward through ``sub``) is run again
+    alone with its own config, so that no other fault's red row is counted as its kill."""
     runs: Dict[str, Dict[str, Any]] = {c: {"asked": list(a), "apis": {}, "seconds": 0.0} for c, a in plan.items()}
-    for n, taken in enumerate(rounds(plan, clean)):
-        path = out / f"probe-{n}.json"
-        done = json.loads(path.read_text()) if path.exists() else None
-        if done is None or done.get("round") != taken:
-            path.unlink(missing_ok=True)
-            env = dict(os.environ)
-            for k in (NUMERICS_ENV, MODULE_ENV):
-                env.pop(k, None)
-            if getattr(args, "modules", None):
-                env[MODULE_ENV] = ",".join(args.modules)
-            env[FAULT_ENV] = ",".join(sorted(set(taken.values())))
-            log = out / f"probe-{n}.fire"
-            log.write_text("")
-            env[LOG_ENV] = str(log)
-            done = run_config(f"probe-{n}", sorted(taken), out, args, env=env)
-            done["round"] = taken
-            done["fired"] = sorted(set(log.read_text().split()))
-            path.write_text(json.dumps(done))
-        fired = set(done["fired"])
+    todo = [(f"probe-{n}", taken) for n, taken in enumerate(rounds(plan, clean))]
+    solo = 0
+    while todo:
+        name, taken = todo.pop(0)
+        done = _probe_round(name, taken, out, args)
+        fired = done["fired"]
+        labelled = {tuple(f.split("\t", 1)) for f in fired if "\t" in f}
+        bare = {f for f in fired if "\t" not in f}
         for api, config in taken.items():
             got = done["apis"].get(api)
-            if got is not None:
-                runs[config]["apis"][api] = dict(got, fired=(config in fired) if reports_fire(config) else None)
+            if got is None:
+                continue
+            if len(taken) > 1 and any((c, api) in labelled for c in taken.values() if c != config):
+                todo.append((f"probe-solo-{solo}", {api: config}))
+                solo += 1
+                continue
+            hit = (config, api) in labelled or config in bare
+            runs[config]["apis"][api] = dict(got, fired=hit if reports_fire(config) else None)
         per = (done.get("seconds") or 0.0) / max(1, len(taken))
         for config in set(taken.values()):
             runs[config]["seconds"] = round(runs[config]["seconds"] + per, 1)
-        print(f"[oracle] probe round {n}: {len(taken)} pairs, {done.get('seconds')} s", file=sys.stderr, flush=True)
+        print(f"[oracle] {name}: {len(taken)} pairs, {done.get('seconds')} s", file=sys.stderr, flush=True)
     return runs
+
+
+def _probe_round(name: str, taken: Dict[str, str], out: Path, args) -> Dict[str, Any]:
+    """One round's check run (``{api: config}``), its fire log read as ``config\tapi``
+    lines (a bare ``config`` from a process that ran no labelled case); reused from disk."""
+    path = out / f"{name}.json"
+    done = json.loads(path.read_text()) if path.exists() else None
+    if done is not None and done.get("round") == taken:
+        return done
+    path.unlink(missing_ok=True)
+    env = dict(os.environ)
+    for k in (NUMERICS_ENV, MODULE_ENV):
+        env.pop(k, None)
+    if getattr(args, "modules", None):
+        env[MODULE_ENV] = ",".join(args.modules)
+    env[FAULT_ENV] = ",".join(sorted(set(taken.values())))
+    log = out / f"{name}.fire"
+    log.write_text("")
+    env[LOG_ENV] = str(log)
+    done = run_config(name, sorted(taken), out, args, env=env)
+    done["round"] = taken
+    done["fired"] = sorted({line.strip() for line in log.read_text().splitlines() if line.strip()})
+    path.write_text(json.dumps(done))
+    return done
 
 
 def child(spec_file: str) -> None:

@@ -107,3 +107,38 @@ def test_memory_stats_whose_peak_reads_zero_fails(adapter):
     with faults.injecting(["max-memory-zero"], modules=[MODULE]):
         bad = execute(sc, "float32", adapter)[0]
     assert bad.status == "fail", bad.detail
+
+
+def test_a_fire_is_credited_to_the_api_it_happened_in(tmp_path, monkeypatch):
+    """Seed 0's round 0: ``mutant-alias@aten.sub`` (quantile's pair) fired inside
+    ``torch.dist``'s backward, which the emulator runs through ``sub`` below the recorded
+    footprint; dist's rows went red under another API's fault. A fire now names its API:
+    dist's own config did not fire there (no pair), and an API in whose run another
+    config fired is run again alone."""
+    oracle = _oracle()
+    rows = {"a": [{"id": "a", "dtype": "float32", "status": "pass", "footprint": ["aten.x"]}],
+            "b": [{"id": "b", "dtype": "float32", "status": "pass", "footprint": ["aten.y"]}]}
+    clean = {"apis": {api: {"verdict": "supported", "rows": r} for api, r in rows.items()}}
+    calls = []
+
+    def run_config(name, apis, out, args, env=None):
+        calls.append((name, dict(zip(apis, env["TORCHPARITY_EMU_FAULT"].split(",")))))
+        log = Path(env["TORCHPARITY_EMU_FAULT_LOG"])
+        if len(apis) == 2:  # together: y's fault fires in a's run (and in b's); x's nowhere
+            log.write_text("mutant-swap@aten.y\ta\nmutant-swap@aten.y\tb\n")
+            status = {"a": "fail", "b": "fail"}
+        else:  # a alone under x: x changes nothing
+            log.write_text("")
+            status = {"a": "pass"}
+        return {"apis": {api: {"verdict": "supported", "rows": [dict(rows[api][0], status=s)]}
+                         for api, s in status.items()}, "seconds": 1.0}
+
+    monkeypatch.setattr(oracle, "run_config", run_config)
+    monkeypatch.setattr(oracle, "reports_fire", lambda config: True)
+    monkeypatch.setattr(oracle, "rounds", lambda plan, clean: [{"a": "mutant-swap@aten.x", "b": "mutant-swap@aten.y"}])
+    runs = oracle.run_probed({"mutant-swap@aten.x": ["a"], "mutant-swap@aten.y": ["b"]}, clean, tmp_path,
+                             type("A", (), {"modules": []})())
+    assert runs["mutant-swap@aten.y"]["apis"]["b"]["fired"] is True
+    # a's red row in the shared round was y's doing: a ran again alone, where x fired nowhere
+    assert [c for c in calls if len(c[1]) == 1] == [("probe-solo-0", {"a": "mutant-swap@aten.x"})]
+    assert runs["mutant-swap@aten.x"]["apis"]["a"]["fired"] is False
