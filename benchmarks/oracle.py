@@ -246,36 +246,59 @@ def run_probed(plan: Dict[str, List[str]], clean: Dict[str, Any], out: Path, arg
     its APIs. Run in rounds (:func:`rounds`), one child check per round with every config
     of the round active (``TORCHPARITY_EMU_FAULT=c1,c2,...``, each targeted at its op) and
     a fire log (``TORCHPARITY_EMU_FAULT_LOG``), so a pair is tried only where its fault
-    changed a result; rounds on disk are reused."""
+    changed a result; rounds on disk are reused. Each fire names the API whose case ran
+    (``TORCHPARITY_EMU_FAULT_API``): a pair is tried when its config fired in its own API;
+    an API in whose run another config of the round fired too (an op the emulator runs
+    below the recorded footprint, e.g. ``dist``'s backward through ``sub``) is run again
+    alone with its own config, so that no other fault's red row is counted as its kill."""
     runs: Dict[str, Dict[str, Any]] = {c: {"asked": list(a), "apis": {}, "seconds": 0.0} for c, a in plan.items()}
-    for n, taken in enumerate(rounds(plan, clean)):
-        path = out / f"probe-{n}.json"
-        done = json.loads(path.read_text()) if path.exists() else None
-        if done is None or done.get("round") != taken:
-            path.unlink(missing_ok=True)
-            env = dict(os.environ)
-            for k in (NUMERICS_ENV, MODULE_ENV):
-                env.pop(k, None)
-            if getattr(args, "modules", None):
-                env[MODULE_ENV] = ",".join(args.modules)
-            env[FAULT_ENV] = ",".join(sorted(set(taken.values())))
-            log = out / f"probe-{n}.fire"
-            log.write_text("")
-            env[LOG_ENV] = str(log)
-            done = run_config(f"probe-{n}", sorted(taken), out, args, env=env)
-            done["round"] = taken
-            done["fired"] = sorted(set(log.read_text().split()))
-            path.write_text(json.dumps(done))
-        fired = set(done["fired"])
+    todo = [(f"probe-{n}", taken) for n, taken in enumerate(rounds(plan, clean))]
+    solo = 0
+    while todo:
+        name, taken = todo.pop(0)
+        done = _probe_round(name, taken, out, args)
+        fired = done["fired"]
+        labelled = {tuple(f.split("\t", 1)) for f in fired if "\t" in f}
+        bare = {f for f in fired if "\t" not in f}
         for api, config in taken.items():
             got = done["apis"].get(api)
-            if got is not None:
-                runs[config]["apis"][api] = dict(got, fired=(config in fired) if reports_fire(config) else None)
+            if got is None:
+                continue
+            if len(taken) > 1 and any((c, api) in labelled for c in taken.values() if c != config):
+                todo.append((f"probe-solo-{solo}", {api: config}))
+                solo += 1
+                continue
+            hit = (config, api) in labelled or config in bare
+            runs[config]["apis"][api] = dict(got, fired=hit if reports_fire(config) else None)
         per = (done.get("seconds") or 0.0) / max(1, len(taken))
         for config in set(taken.values()):
             runs[config]["seconds"] = round(runs[config]["seconds"] + per, 1)
-        print(f"[oracle] probe round {n}: {len(taken)} pairs, {done.get('seconds')} s", file=sys.stderr, flush=True)
+        print(f"[oracle] {name}: {len(taken)} pairs, {done.get('seconds')} s", file=sys.stderr, flush=True)
     return runs
+
+
+def _probe_round(name: str, taken: Dict[str, str], out: Path, args) -> Dict[str, Any]:
+    """One round's check run (``{api: config}``), its fire log read as ``config\tapi``
+    lines (a bare ``config`` from a process that ran no labelled case); reused from disk."""
+    path = out / f"{name}.json"
+    done = json.loads(path.read_text()) if path.exists() else None
+    if done is not None and done.get("round") == taken:
+        return done
+    path.unlink(missing_ok=True)
+    env = dict(os.environ)
+    for k in (NUMERICS_ENV, MODULE_ENV):
+        env.pop(k, None)
+    if getattr(args, "modules", None):
+        env[MODULE_ENV] = ",".join(args.modules)
+    env[FAULT_ENV] = ",".join(sorted(set(taken.values())))
+    log = out / f"{name}.fire"
+    log.write_text("")
+    env[LOG_ENV] = str(log)
+    done = run_config(name, sorted(taken), out, args, env=env)
+    done["round"] = taken
+    done["fired"] = sorted({line.strip() for line in log.read_text().splitlines() if line.strip()})
+    path.write_text(json.dumps(done))
+    return done
 
 
 def child(spec_file: str) -> None:
@@ -382,6 +405,45 @@ def _key(row: Dict[str, Any]) -> Tuple:
     return (row["source"], row["id"], row["dtype"])
 
 
+# the c10d ops a collective fault's ``touches`` may name (a fault of a module with a
+# ``collective`` hook applies to the 2-rank worlds only when it names one: an op fault of
+# such a module that fires in a world's scaffolding is no pair of the world's API)
+COLLECTIVE_OPS = ("allreduce_", "broadcast_", "allgather_", "_allgather_base_", "allgather_into_tensor_coalesced_",
+                  "reduce_scatter_", "_reduce_scatter_base_", "reduce_", "gather_", "scatter_", "alltoall_",
+                  "alltoall_base_", "recv_", "send", "barrier")
+# what a device-module hook is asked (docs/faults.md): a synthetic allocator state, and the
+# statistic each memory API answers from
+_STATS = {"allocated_bytes.all.current": 4096, "allocated_bytes.all.peak": 8192,
+          "reserved_bytes.all.current": 2097152, "reserved_bytes.all.peak": 2097152,
+          "active_bytes.all.current": 4096, "num_alloc_retries": 0}
+_STAT_OF = {"memory_allocated": "allocated_bytes.all.current", "max_memory_allocated": "allocated_bytes.all.peak",
+            "memory_reserved": "reserved_bytes.all.current", "max_memory_reserved": "reserved_bytes.all.peak",
+            "memory_cached": "reserved_bytes.all.current", "max_memory_cached": "reserved_bytes.all.peak"}
+
+
+def _device_hook_changes(module, fault: str, api: str) -> bool:
+    """Whether ``fault``'s device hook changes what memory API ``api`` answers: its own
+    query (``memory_allocated``, ``max_memory_allocated``) or the statistic of
+    ``memory_stats`` it answers from; the whole dict for ``memory_stats`` and the APIs
+    built on it. A hook that changes another query (``memory_allocated`` + 512 on
+    ``memory_reserved``, whose case reads ``memory_allocated`` only as a bound) fires in
+    the scenario's scaffolding, not in the API; a hook that raises on the synthetic state
+    is kept (applicable: its probe decides)."""
+    name = api.rsplit(".", 1)[-1]
+    try:
+        stats = module.device(fault, "memory_stats", dict(_STATS))
+        if name in _STAT_OF:
+            key = _STAT_OF[name]
+            own = module.device(fault, name, _STATS[key]) if name in ("memory_allocated", "max_memory_allocated") \
+                else _STATS[key]
+            return own != _STATS[key] or (stats or {}).get(key) != _STATS[key]
+        # memory_stats and the APIs built on it (a summary, a snapshot, a reset of the peaks)
+        return stats != _STATS or any(module.device(fault, q, _STATS[_STAT_OF[q]]) != _STATS[_STAT_OF[q]]
+                                      for q in ("memory_allocated", "max_memory_allocated"))
+    except Exception:  # noqa: BLE001 - a user's hook: its probe decides
+        return True
+
+
 def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[str] = None) -> bool:
     """Whether ``fault`` can touch what ``api`` measured in its clean run: a row that passed
     in a dtype the fault acts on (``_relevant``) dispatched an op the fault touches.
@@ -393,10 +455,11 @@ def applicable(fault: str, api: str, clean: Dict[str, Any], profile: Optional[st
         from torchparity.devices.emulator.faults import module_of
 
         module = module_of(fault)
-        if hasattr(module, "device") and MEMORY_API.search(api) and rows:
-            return True  # a device-module hook: the memory APIs, by name
-        if hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows):
-            return True  # a collective hook: the 2-rank worlds, whose ranks the footprint does not see
+        if hasattr(module, "device") and MEMORY_API.search(api) and rows and _device_hook_changes(module, fault, api):
+            return True  # a device-module hook: the memory APIs whose answer it changes, by name
+        if (hasattr(module, "collective") and any(r["source"] == "distpar" for r in rows)
+                and any(touches(fault, f"c10d.{c}") for c in COLLECTIVE_OPS)):
+            return True  # a collective fault: the 2-rank worlds, whose ranks the footprint does not see
         own = {op for r in rows for op in r.get("own", r["footprint"])}
         if rows and not own and (LAYOUT_API.search(api) or CONVERSION_API.search(api)):
             own = set(HIDDEN_OPS)  # copies and views the footprint does not record

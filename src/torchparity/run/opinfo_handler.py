@@ -520,7 +520,10 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         samples = list(samples) + [nan]
     if extreme is not None:  # a device that skips a reduction's last element shows on it
         samples = list(samples) + [extreme]
-    own = oi.bug_samples(op, dtype) if case.get("sample") is None and e.call == "op" else []
+    # the function, its method and in-place variants and aliases alike (an in-place
+    # index_add_ or a Tensor.sort has the same kernel bugs to show as the function)
+    own = (oi.bug_samples(op, dtype) if case.get("sample") is None
+           and e.call.startswith(("op", "method", "inplace", "alias")) else [])
     extremal = (oi.extremal_sample(op, every, dtype) if case.get("sample") is None and e.call == "op"
                 and kind == "values" else None)
     if own:  # the project's own inputs that show kernel bugs (duplicate indices, ties, rounding)
@@ -529,6 +532,12 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
                 return (t.detach().requires_grad_(True)
                         if isinstance(t, torch.Tensor) and t.is_floating_point() else t)
             own = [s.transform(grad) for s in own]
+    # a strided input for elementwise ops (layout-fixing ops have theirs above): a kernel
+    # that ignores an input's strides shows on it
+    strided = (oi.strided_sample(op, every, dtype) if case.get("sample") is None and e.call == "op"
+               and not oi.layout_fixed(op, e.call) else None)
+    if strided is not None:
+        own = list(own) + [strided]
     if extremal is not None:
         # NaN / inf where the op defines them: the forward only (a gradient at an infinity
         # is 0 or NaN by cancellation, within a correct device's rounding of its factors)
@@ -537,7 +546,8 @@ def run_case(ctx: WorkerContext, case: Dict[str, Any]) -> Dict[str, Any]:
         samples = list(samples) + own
         base["note"] = _join(base.get("note"), f"{len(own)} sample(s) are torchparity's own: "
                              "inputs that show kernel bugs OpInfo's samples lack (duplicate indices, "
-                             "ties, values a conversion must round, NaN / inf)")
+                             "ties, values a conversion must round, logits that overflow, a strided "
+                             "input, NaN / inf)")
     first = 0  # a generated test file judges one sample (run.standalone): its index kept
     if case.get("sample") is not None:
         first = int(case["sample"])

@@ -603,6 +603,10 @@ DUPLICATE_INDEX_OPS = ("index_add", "scatter_add", "index_put")
 TIE_OPS = ("argmax", "argmin", "max", "min", "sort", "argsort")
 # conversions: OpInfo name -> the target dtypes of the sample (None: the op's own)
 CONVERSION_OPS = {"to": (torch.bfloat16, torch.float16), "bfloat16": (None,), "half": (None,)}
+# softmax and kin over logits whose exp overflows in the dtype (1000 overflows float64's
+# exp, 100 float32's and bfloat16's, 12 float16's): a kernel that does not subtract the
+# row's max before exp returns NaN there; a correct one the same as on the moderate row
+SOFTMAX_OPS = ("softmax", "log_softmax", "nn.functional.softmin", "special.softmax", "special.log_softmax")
 
 
 def _rounding_values(dtype: torch.dtype) -> torch.Tensor:
@@ -625,14 +629,17 @@ def bug_samples(opinfo, dtype: torch.dtype) -> List[Any]:
     if name in DUPLICATE_INDEX_OPS and numeric:
         gen = torch.Generator().manual_seed(0)
 
-        def vals(*shape):
-            return torch.randint(-4, 5, shape, generator=gen).to(dtype)
+        def vals(*shape, low=-4):
+            return torch.randint(low, 5, shape, generator=gen).to(dtype)
+        # what accumulates is positive: duplicates whose values cancel (3 and -3 on one
+        # index) would hide a kernel that keeps one write per index
         if name == "index_add":
-            out.append(SampleInput(vals(5, 3), args=(0, torch.tensor([0, 2, 0, 0, 4]), vals(5, 3))))
+            out.append(SampleInput(vals(5, 3), args=(0, torch.tensor([0, 2, 0, 0, 4]), vals(5, 3, low=1))))
         elif name == "scatter_add":
-            out.append(SampleInput(vals(4, 3), args=(0, torch.tensor([[0, 1, 0], [0, 1, 0], [2, 1, 0]]), vals(3, 3))))
+            out.append(SampleInput(vals(4, 3), args=(0, torch.tensor([[0, 1, 0], [0, 1, 0], [2, 1, 0]]),
+                                                     vals(3, 3, low=1))))
         elif name == "index_put":
-            out.append(SampleInput(vals(6), args=((torch.tensor([1, 1, 3, 1]),), vals(4)),
+            out.append(SampleInput(vals(6), args=((torch.tensor([1, 1, 3, 1]),), vals(4, low=1)),
                                    kwargs={"accumulate": True}))
     if name in TIE_OPS and numeric and variant != "binary":
         x = torch.tensor([[1, 3, 2, 3, 0, 3], [0, 0, 2, 2, 1, 0]]).to(dtype)
@@ -647,6 +654,12 @@ def bug_samples(opinfo, dtype: torch.dtype) -> List[Any]:
         x = _rounding_values(dtype)
         for target in CONVERSION_OPS[name]:
             out.append(SampleInput(x, args=(target,)) if target is not None else SampleInput(x))
+    if name in SOFTMAX_OPS and not variant and dtype.is_floating_point:
+        # values exact in every floating dtype: 1000 +- 8 and a moderate row
+        x = torch.tensor([[1000.0, 1008.0, 992.0, 1000.0], [-1.0, 0.0, 1.0, 2.0]], dtype=dtype)
+        if name == "nn.functional.softmin":
+            x = -x
+        out.append(SampleInput(x, args=(1,)))
     return out
 
 
@@ -677,6 +690,24 @@ def _extremal_test(opinfo, dtype: torch.dtype) -> Optional[Tuple[str, str]]:
         if active and any(decorator_skip(dec, "cpu") for dec in info.decorators):
             return None
     return test
+
+
+def strided_sample(opinfo, samples: list, dtype: torch.dtype):
+    """The largest sample (2+ elements) of an elementwise ufunc (UnaryUfuncInfo /
+    BinaryUfuncInfo), every tensor of it made non-contiguous (OpInfo's ``noncontiguous()``:
+    the same values every other element of a larger storage): a kernel that reads a
+    strided input as if it were contiguous returns other values. None for other ops (a
+    layout-fixing op already gets one) and where no sample fits."""
+    if not any(cls.__name__ in EXTREMAL_TESTS for cls in type(opinfo).__mro__):
+        return None
+    fit = [s for s in samples if isinstance(s.input, torch.Tensor) and s.input.dtype == dtype
+           and s.input.numel() >= 2]
+    if not fit:
+        return None
+    try:
+        return max(fit, key=lambda x: x.input.numel()).noncontiguous()
+    except Exception:
+        return None
 
 
 def extremal_sample(opinfo, samples: list, dtype: torch.dtype):

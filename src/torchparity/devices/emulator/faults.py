@@ -50,6 +50,7 @@ from . import catalogue, mutants
 ENV = "TORCHPARITY_EMU_FAULT"
 MODULE_ENV = "TORCHPARITY_EMU_FAULT_MODULE"
 LOG_ENV = "TORCHPARITY_EMU_FAULT_LOG"
+API_ENV = "TORCHPARITY_EMU_FAULT_API"  # the API whose case runs (run.handlers sets it under LOG_ENV)
 NUMERICS_ENV = "TORCHPARITY_EMU_NUMERICS"
 NUMERICS_MODES = ("device",)
 BUILTIN: Tuple[ModuleType, ...] = (catalogue, mutants)
@@ -292,8 +293,11 @@ def _firing(fault: str) -> Optional[Callable[[], None]]:
         return None
 
     def fire() -> None:
+        # the API whose case is running (set by the worker, inherited by a world's ranks):
+        # the oracle credits a fire to the API it happened in, not to its whole round
+        api = os.environ.get(API_ENV)
         with open(path, "a") as fh:
-            fh.write(fault + "\n")
+            fh.write(f"{fault}\t{api}\n" if api else fault + "\n")
     return fire
 
 

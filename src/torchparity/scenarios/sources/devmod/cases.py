@@ -418,14 +418,17 @@ def cuda_memory_stats(device, dtype):
     c = Ctx(device)
     f = c.m("memory_stats")
     if f is None:
-        return {"dict": True, "current_matches_memory_allocated": True, "current_covers_the_tensor": True}
+        return {"dict": True, "current_matches_memory_allocated": True, "current_covers_the_tensor": True,
+                "peak_covers_current": True}
     t = c.big()  # noqa: F841
     st = f()
     current = st.get("allocated_bytes.all.current", 0)
     return {"dict": isinstance(st, dict),
             "current_matches_memory_allocated": current == c.m("memory_allocated")(),
             # a counter stuck at 0 would match memory_allocated's 0: the live tensor's bytes must show
-            "current_covers_the_tensor": current >= NBYTES}
+            "current_covers_the_tensor": current >= NBYTES,
+            # and the peak, which a device may keep apart (and get wrong), holds at least that
+            "peak_covers_current": st.get("allocated_bytes.all.peak", 0) >= current}
 
 
 def cuda_memory_summary(device, dtype):
@@ -1366,7 +1369,8 @@ CASES = (
     Case(C + "max_memory_cached", cuda_max_memory_cached, F32,
          reference="the promise: the deprecated name answers max_memory_reserved()"),
     Case(C + "memory_stats", cuda_memory_stats, F32,
-         reference="the promise: a dict whose allocated_bytes.all.current is memory_allocated()"),
+         reference="the promise: a dict whose allocated_bytes.all.current is memory_allocated(), "
+                   "its peak at least that"),
     Case(C + "memory_summary", cuda_memory_summary, F32, reference="the promise: a non-empty text"),
     Case(C + "memory_usage", cuda_percent, F32, reference=PERCENT, params={"member": "memory_usage"}),
     Case(C + "utilization", cuda_percent, F32, reference=PERCENT, params={"member": "utilization"}),

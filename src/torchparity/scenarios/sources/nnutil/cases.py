@@ -175,15 +175,19 @@ def nn_Sequential(device, dtype):
 def nn_ModuleList(device, dtype):
     ml = torch.nn.ModuleList([torch.nn.PReLU(3), torch.nn.LayerNorm(3)]).to(dtype).to(device)
     x = torch.randn(4, 3, dtype=dtype).to(device)
+    y = x
     for m in ml:
-        x = m(x)
-    return [x, len(ml), [type(m).__name__ for m in ml], ml[1].weight]
+        y = m(y)
+    # the input is returned too: a layer that wrote its result into its input (a kernel
+    # aliasing its output to it) leaves the chain's answer right and the input clobbered
+    return [y, x, len(ml), [type(m).__name__ for m in ml], ml[1].weight]
 
 
 def nn_ModuleDict(device, dtype):
     md = torch.nn.ModuleDict({'act': torch.nn.PReLU(3), 'norm': torch.nn.LayerNorm(3)}).to(dtype).to(device)
     x = torch.randn(4, 3, dtype=dtype).to(device)
-    return [md['norm'](md['act'](x)), sorted(md.keys()), 'act' in md]
+    # the input is returned too (as in nn_ModuleList): a layer writing into it shows
+    return [md['norm'](md['act'](x)), x, sorted(md.keys()), 'act' in md]
 
 
 def nn_ParameterList(device, dtype):
