@@ -4,6 +4,7 @@ shipped profile's verdict against an independent reading of the vendor's sources
     python benchmarks/kernel_second_reader.py --repos-root /path/to/mirrors
     TORCHPARITY_OPS_NN_GIT=... TORCHPARITY_OPS_MATH_GIT=... python benchmarks/kernel_second_reader.py
     python benchmarks/kernel_second_reader.py ... --list unexplained     # every disagreement
+    python benchmarks/kernel_second_reader.py ... --propose   # rules for unexplained docs cells
 
 Repositories are git directories (bare or not); each is given by a flag (--op-plugin,
 --ops-nn, --ops-math, --ops-cv, --ops-transformer), an environment variable
@@ -37,13 +38,15 @@ from them). Three readings, each with its citation:
 A cell where a reading has a verdict and the profile has the other is a disagreement;
 ``tests/data/kernel-second-reader-explained.yaml`` settles some, each with the line that
 settles it and who is right: ``right: profile`` (the reader misread: explained) or ``right:
-reader`` (the shipped fact is wrong: known, to be fixed by the extraction of issue 44). Prints,
+reader`` (the shipped fact is wrong: known, to be fixed by the extraction of issue 44); the docs
+reading's are settled by class in ``tests/data/kernel-second-reader-docs-explained.yaml``. Prints,
 per reading: cells compared, agree, disagree (explained / profile wrong / unexplained).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import subprocess
@@ -57,6 +60,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ROOT / "src" / "torchparity" / "devices" / "profiles"
 SOURCES = PROFILES / "sources"
 EXPLAINED = ROOT / "tests" / "data" / "kernel-second-reader-explained.yaml"
+# the docs reading's disagreements, settled by class (docs narrower or broader than the kernel
+# list, the docs' chip table, an in-place op read through the out-of-place section, ...)
+DOCS_EXPLAINED = ROOT / "tests" / "data" / "kernel-second-reader-docs-explained.yaml"
 DEFAULT_PROFILES = ["ascend-a2", "ascend-a2-latest", "ascend-a3", "ascend-950dt"]
 REPOS = {"Ascend/op-plugin": "op-plugin", "hicann/ops-nn": "ops-nn", "hicann/ops-math": "ops-math",
          "hicann/ops-cv": "ops-cv", "hicann/ops-transformer": "ops-transformer"}
@@ -75,6 +81,11 @@ DOC_DT = {"fp16": "float16", "fp32": "float32", "fp64": "float64", "bf16": "bflo
           "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "bool": "bool",
           "complex64": "complex64", "complex128": "complex128", "double": "float64"}
 CHIPS = ("dav_2201", "dav_3510")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the profiles are large: libyaml where it is built
+
+
+def load_yaml(path):
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_LOADER)
 
 _CONST = re.compile(r"(?:initializer_list|vector)\s*<\s*(?:op::|ge::)?DataType\s*>\s*&?\s*(\w+)\s*(?:\[\s*\])?\s*=\s*\{",
                     re.S)
@@ -401,6 +412,7 @@ def plugin_reading(repos, commit, op):
 # ---------------------------------------------------------------------------------------
 # reading 3: the vendor docs
 
+@functools.lru_cache(maxsize=None)
 def docs_sections(docs_dir: Path):
     """'torch.x' -> (file, line, {chip term: bool}, [(arg, dtypes, line, chip terms in line)])."""
     out = {}
@@ -473,16 +485,13 @@ def run(args):
         print("missing repositories: " + ", ".join(missing) + " (give --repos-root, flags or env)", file=sys.stderr)
         return None
     docs_root = Path(args.docs)
-    explained = yaml.safe_load(EXPLAINED.read_text(encoding="utf-8"))["explained"] if EXPLAINED.exists() else []
+    explained = load_explained()
     rows = []
     for pname in args.profiles:
-        profile = yaml.safe_load((PROFILES / f"{pname}.yaml").read_text(encoding="utf-8"))
+        profile = load_yaml(PROFILES / f"{pname}.yaml")
         m = re.search(r"--kernel-facts (\S+)", profile["generated"]["command"])
-        facts = yaml.safe_load((SOURCES / m.group(1)).read_text(encoding="utf-8"))
-        tv = re.search(r"--torch-version (\S+)", profile["generated"]["command"]).group(1)
-        sections = docs_sections(docs_root / ("pytorch_" + tv.replace(".", "-")))
+        facts = load_yaml(SOURCES / m.group(1))
         chip = chip_of(profile)
-        term = profile["chips"][0]
         plugin_commit = facts["repos"]["Ascend/op-plugin"]
         for op, says, psource in profile_cells(profile):
             k = facts["ops"].get(op)
@@ -507,9 +516,6 @@ def run(args):
                 readings.append(("op-plugin", acc, ref, cite))
                 # op-plugin's refusals override the kernel reading
                 readings = [(w, a - ref, r | ref, c) if w == "kernel" else (w, a, r, c) for w, a, r, c in readings]
-            dr = docs_reading(sections, op, term)
-            if dr:
-                readings.append(("docs", dr[0], dr[1], dr[2]))
             for d in UNIVERSE:
                 for who, acc, ref, cite in readings:
                     verdict = True if d in acc else False if d in ref else None
@@ -520,6 +526,39 @@ def run(args):
                            "profile_source": psource, "reader_source": cite}
                     row["why"] = _explain(row, explained) if verdict != says[d] else None
                     rows.append(row)
+        rows.extend(docs_rows(pname, profile, docs_root, explained))
+    return rows
+
+
+def load_explained():
+    out = []
+    for f in (EXPLAINED, DOCS_EXPLAINED):
+        if f.exists():
+            out.extend(load_yaml(f)["explained"] or [])
+    return out
+
+
+def docs_rows(pname, profile, docs_root, explained):
+    """The docs reading's cells of one profile: it needs no vendor repository (the profile and
+    the docs folder only), so a test can hold its disagreements against the rules."""
+    tv = re.search(r"--torch-version (\S+)", profile["generated"]["command"]).group(1)
+    sections = docs_sections(Path(docs_root) / ("pytorch_" + tv.replace(".", "-")))
+    chip, term = chip_of(profile), profile["chips"][0]
+    rows = []
+    for op, says, psource in profile_cells(profile):
+        dr = docs_reading(sections, op, term)
+        if not dr:
+            continue
+        acc, ref, cite = dr
+        for d in UNIVERSE:
+            verdict = True if d in acc else False if d in ref else None
+            if verdict is None:
+                continue
+            row = {"profile": pname, "chip": chip, "op": op, "dtype": d, "reading": "docs",
+                   "profile_says": says[d], "reader_says": verdict,
+                   "profile_source": psource, "reader_source": cite}
+            row["why"] = _explain(row, explained) if verdict != says[d] else None
+            rows.append(row)
     return rows
 
 
@@ -535,8 +574,130 @@ def _explain(row, explained):
             continue
         if e.get("dtypes") and row["dtype"] not in e["dtypes"]:
             continue
+        if "profile_says" in e and e["profile_says"] != row["profile_says"]:
+            continue
         return e
     return None
+
+
+_INTS = {"int8", "int16", "int32", "int64", "uint8", "bool"}
+
+
+def _kernel_cite(source):
+    """'repo path NAME :L (why), ...@commit' (a kernel reading's citation) -> 'repo path:L,...@commit'."""
+    head, commit = source.rsplit("@", 1)
+    repo, path, rest = head.split(" ", 2)
+    lines = sorted({int(n) for n in re.findall(r"\w+ :(\d+)", rest)})
+    return f"{repo} {path}:{','.join(map(str, lines))}@{commit}" if lines else f"{repo} {path}@{commit}"
+
+
+def _int_result_is_float(base):
+    """Does torch's out-of-place form of an in-place op give a float result for an integer input
+    (acos, sqrt: yes; remainder: no)? Asked of torch on the CPU; None where it cannot be asked."""
+    import torch
+
+    fn = getattr(torch, base.rstrip("_"), None)
+    try:
+        got = fn([torch.ones(2, dtype=torch.int32)]) if base.startswith("_foreach_") else fn(
+            torch.ones(2, dtype=torch.int32))
+    except Exception:
+        return None
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    return got.is_floating_point() if isinstance(got, torch.Tensor) else None
+
+
+def docs_class(row, kernel_row):
+    """The class of one unexplained docs disagreement, from the independent kernel reading of the
+    same cell (None: no kernel reading decides it; read it by hand)."""
+    if kernel_row is None:
+        return None
+    if kernel_row["reader_says"] != row["profile_says"]:
+        # the kernel reading disagrees too: settled (or not) by a kernel rule
+        return "kernel-rule" if kernel_row["why"] else None
+    base = row["op"].split(".", 1)[1]
+    section = re.search(r"docs (\S+)", row["reader_source"]).group(1)
+    if (not row["profile_says"] and base.endswith("_") and not base.endswith("__") and row["dtype"] in _INTS
+            and not section.endswith("_") and _int_result_is_float(base)):
+        return "inplace-integer-self"
+    if "unsupported on" in row["reader_source"]:
+        return "docs-chip-table"
+    return "docs-narrower-than-kernel" if row["profile_says"] else "docs-broader-than-kernel"
+
+
+_CLASS_TEXT = {
+    "docs-narrower-than-kernel": "the list the kernel checks on {chip} holds {dts}; the docs' line ({doc}) leaves "
+                                 "them out (the docs' list is narrower than the kernel's)",
+    "docs-broader-than-kernel": "the list the kernel checks on {chip} lacks {dts}, which the docs' line ({doc}) "
+                                "lists (the docs' list is broader than the kernel's)",
+    "docs-chip-table": "the kernel checks a list on {chip} that holds {dts}; the docs' table ({doc}) marks the chip "
+                       "unsupported",
+    "inplace-integer-self": "in place, self is the out and the out list the kernel checks on {chip} holds none of "
+                            "{dts} (torch itself cannot write a float result into an integer self); the docs' "
+                            "line ({doc}) is the out-of-place API's",
+}
+
+
+_PROFILE_CONST = re.compile(r"kernel \w+: (\S+) (\S+?):(\d+) \((\w+), :(\d+)\).*?@([0-9a-f]{12})")
+
+
+def cited_list_holds(repos, row):
+    """Where no kernel reading decides a cell (the reader abstains: several lists differ), does
+    the list the profile cites for the check hold the dtype, read by this file's own constant
+    reader at the cited commit? 'repo path:check,list@commit' or None."""
+    m = _PROFILE_CONST.search(row["profile_source"])
+    if not m or repos is None:
+        return None
+    repo, path, line, const, cline, commit = m.groups()
+    text = repos.show(repo, commit, path) or ""  # git takes the cited 12-digit prefix
+    got = constants(text).get(const)
+    if got and (row["dtype"] in got[1]) == row["profile_says"]:
+        return f"{repo} {path}:{line},{cline}@{commit} ({const}; the kernel reading abstains)"
+    return None
+
+
+def propose_docs_rules(rows, repos=None):
+    """YAML rules for the unexplained docs disagreements, one per (class, op, direction, dtype
+    set), citing the kernel reading that agrees with the profile; cells no kernel reading decides
+    are left for a hand reading (printed as comments)."""
+    kern = {(r["profile"], r["op"], r["dtype"]): r for r in rows if r["reading"] == "kernel"}
+    groups = defaultdict(lambda: defaultdict(list))
+    by_op = defaultdict(list)
+    for r in rows:
+        if r["reading"] == "docs" and r["profile_says"] != r["reader_says"] and not r["why"]:
+            by_op[(r["op"], r["profile_says"], r["profile"])].append(r)
+    hand = []
+    for (op, says, prof), rs in sorted(by_op.items()):
+        by_cls = defaultdict(list)
+        for r in rs:
+            k = kern.get((r["profile"], r["op"], r["dtype"]))
+            if k is None:
+                cite = cited_list_holds(repos, r)
+                if cite:  # a stand-in kernel row: the cited list, read here, agrees with the profile
+                    k = {"reader_says": r["profile_says"], "why": None, "cite": cite}
+            by_cls[docs_class(r, k)].append((r, k))
+        for cls, items in by_cls.items():
+            if cls is None:
+                hand.extend(r for r, _ in items)
+                continue
+            dts = tuple(r["dtype"] for r, _ in items)
+            groups[(cls, op, says, dts)][prof] = items
+    out = []
+    for (cls, op, says, dts), per in sorted(groups.items()):
+        items = [it for its in per.values() for it in its]
+        r0, k0 = items[0]
+        doc = re.search(r"\((\S+:\d+)\)", r0["reader_source"]).group(1)
+        if cls == "kernel-rule":
+            why = k0["why"]
+            text = f"the kernel reading's rule settles it: {why['settled_by']}"
+            right = why["right"]
+        else:
+            cites = sorted({k.get("cite") or _kernel_cite(k["reader_source"]) for _, k in items})
+            text = "; ".join(cites) + ": " + _CLASS_TEXT[cls].format(
+                chip="/".join(sorted({r["chip"].upper() for r, _ in items})), dts=", ".join(dts), doc=doc)
+            right = "profile"
+        out.append({"op": op, "reading": "docs", "class": cls, "profiles": sorted(per),
+                    "dtypes": list(dts), "profile_says": says, "right": right, "settled_by": text})
+    return out, hand
 
 
 def main(argv=None) -> int:
@@ -551,6 +712,9 @@ def main(argv=None) -> int:
     ap.add_argument("--list", choices=["none", "unexplained", "all"], default="none")
     ap.add_argument("--reading", choices=["kernel", "op-plugin", "docs"], default=None,
                     help="list only this reading's disagreements")
+    ap.add_argument("--propose", action="store_true",
+                    help="print YAML rules for the unexplained docs disagreements that the kernel reading settles "
+                         "(to read and commit by hand), and the cells left for a hand reading")
     a = ap.parse_args(argv)
     for p in a.profiles:
         if not (PROFILES / f"{p}.yaml").exists():
@@ -559,6 +723,13 @@ def main(argv=None) -> int:
     rows = run(a)
     if rows is None:
         return 2
+    if a.propose:
+        rules, hand = propose_docs_rules(rows, Repos(find_repos(a)))
+        print(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False, width=120))
+        for r in hand:
+            print(f"# by hand: {r['profile']} {r['op']} {r['dtype']} profile={r['profile_says']} "
+                  f"docs={r['reader_says']}: {r['profile_source'][:160]}")
+        return 0
     tally = Counter()
     for r in rows:
         agree = r["profile_says"] == r["reader_says"]
@@ -576,11 +747,12 @@ def main(argv=None) -> int:
               f"| {n['profile_wrong']} | {n['unexplained']} |")
     print(f"| all | {sum(tot.values())} | {tot['agree']} | {sum(tot.values()) - tot['agree']} | {tot['explained']} "
           f"| {tot['profile_wrong']} | {tot['unexplained']} |")
-    explained = yaml.safe_load(EXPLAINED.read_text(encoding="utf-8"))["explained"] if EXPLAINED.exists() else []
+    explained = load_explained()
     # _explain returns the rule objects of its own load: compare by content
     used_keys = {yaml.safe_dump(r["why"]) for r in rows if r["why"] and r["profile_says"] != r["reader_says"]}
     stale = [e for e in explained if yaml.safe_dump(e) not in used_keys]
-    print(f"\nrules in {EXPLAINED.name}: {len(explained)}, matching no disagreement now: {len(stale)}"
+    print(f"\nrules in {EXPLAINED.name} and {DOCS_EXPLAINED.name}: {len(explained)}, "
+          f"matching no disagreement now: {len(stale)}"
           + "".join(f"\n  stale: {e.get('op') or e.get('op_prefix')} ({e['reading']}, right: {e['right']})"
                     for e in stale))
     by_op = defaultdict(list)

@@ -3,9 +3,11 @@ reads the arch selectors, skips route-only lists, reads an in-place op's out lis
 op-plugin's own checks; and every rule that settles a disagreement cites the line that does."""
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,14 +119,83 @@ def test_op_plugin_checks_on_an_alias_of_the_first_tensor_refuse():
 
 
 def test_every_settled_disagreement_cites_its_line_and_who_is_right():
-    data = yaml.safe_load((ROOT / "tests" / "data" / "kernel-second-reader-explained.yaml").read_text(encoding="utf-8"))
-    rules = data["explained"]
+    rules = reader.load_explained()
     assert rules
     for r in rules:
         assert r["right"] in ("profile", "reader")
         assert r["reading"] in ("kernel", "op-plugin", "docs")
         assert "op" in r or "op_prefix" in r
         assert re.search(r"\S+\.(cpp|h|yaml):\d+", r["settled_by"]) and "@" in r["settled_by"], r["settled_by"]
+        if r["reading"] == "docs":  # narrow: one op, its profiles, its dtypes, the profile's verdict, a class
+            assert r["class"] in DOCS_CLASSES and r["dtypes"] and r["profiles"] and "profile_says" in r, r
+            assert "op_prefix" not in r and "ops" not in r, r
+
+
+DOCS_CLASSES = {"docs-narrower-than-kernel", "docs-broader-than-kernel", "docs-chip-table", "inplace-integer-self",
+                "kernel-rule", "op-plugin-fallback", "op-plugin-route"}
+
+
+def test_the_docs_rules_hold_the_docs_readings_disagreements_exactly():
+    """The docs reading needs no vendor repository: every disagreement of the shipped profiles
+    with the vendor docs is settled by a rule, and every docs rule settles at least one (a new
+    disagreement fails, and so does a rule whose disagreement went away)."""
+    explained = reader.load_explained()
+    docs_rules = [e for e in explained if e["reading"] == "docs"]
+    used, unexplained = set(), []
+    for pname in reader.DEFAULT_PROFILES:
+        profile = reader.load_yaml(reader.PROFILES / f"{pname}.yaml")
+        for row in reader.docs_rows(pname, profile, ROOT / "tests" / "data" / "ascend-native-api-docs", explained):
+            if row["profile_says"] == row["reader_says"]:
+                continue
+            if row["why"] is None:
+                unexplained.append((pname, row["op"], row["dtype"], row["profile_says"]))
+            else:
+                used.add(id(row["why"]))
+    assert not unexplained, f"{len(unexplained)} docs disagreements no rule settles, e.g. {unexplained[:5]}"
+    stale = [(e["op"], e["class"], e["dtypes"]) for e in docs_rules if id(e) not in used]
+    assert not stale, f"docs rules that settle no disagreement any more: {stale[:5]}"
+
+
+def _docs_row(op, dtype, says, section):
+    return {"op": op, "dtype": dtype, "profile_says": says, "reader_says": not says, "chip": "dav_2201",
+            "reader_source": f"docs {section} (pytorch_2-13-0/torch.md:1)", "why": None}
+
+
+def test_a_docs_disagreement_is_classed_by_the_kernel_reading_and_torchs_own_promotion():
+    agree = {"reader_says": False, "why": None}
+    # acos_ on int32: the float result cannot go back into an integer self
+    assert reader.docs_class(_docs_row("aten.acos_", "int32", False, "torch.acos"), agree) == "inplace-integer-self"
+    # remainder_ keeps an integer result: its int16 refusal is the kernel list's, not the promotion's
+    assert reader.docs_class(_docs_row("aten.remainder_", "int16", False, "torch.remainder"),
+                             agree) == "docs-broader-than-kernel"
+    assert reader.docs_class(_docs_row("aten.acos", "bfloat16", True, "torch.acos"),
+                             {"reader_says": True, "why": None}) == "docs-narrower-than-kernel"
+    # no kernel reading of the cell: left for a hand reading
+    assert reader.docs_class(_docs_row("aten.acos", "bfloat16", True, "torch.acos"), None) is None
+
+
+def test_a_docs_rule_matches_only_the_profiles_verdict_it_names():
+    rule = {"op": "aten.acos", "reading": "docs", "dtypes": ["int8"], "profile_says": False, "right": "profile"}
+    row = {"op": "aten.acos", "reading": "docs", "profile": "ascend-a2", "dtype": "int8", "profile_says": True}
+    assert reader._explain(row, [rule]) is None
+    assert reader._explain(dict(row, profile_says=False), [rule]) is rule
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TORCHPARITY_KERNEL_REPOS"),
+                    reason="needs the vendor repositories (TORCHPARITY_KERNEL_REPOS: folder of owner+name/repo)")
+def test_every_reading_has_no_unexplained_disagreement_and_no_stale_rule():
+    args = reader.argparse.Namespace(repos_root=os.environ["TORCHPARITY_KERNEL_REPOS"],
+                                     docs=str(ROOT / "tests" / "data" / "ascend-native-api-docs"),
+                                     profiles=reader.DEFAULT_PROFILES,
+                                     **{s.replace("-", "_"): None for s in reader.REPOS.values()})
+    rows = reader.run(args)
+    bad = [r for r in rows if r["profile_says"] != r["reader_says"] and not r["why"]]
+    assert not bad, [(r["profile"], r["op"], r["dtype"], r["reading"]) for r in bad[:5]]
+    used = {id(r["why"]) for r in rows if r["why"] and r["profile_says"] != r["reader_says"]}
+    # run() loads the rules itself: compare by content
+    used_keys = {yaml.safe_dump(r["why"]) for r in rows if r["why"] and r["profile_says"] != r["reader_says"]}
+    assert used and all(yaml.safe_dump(e) in used_keys for e in reader.load_explained())
 
 
 HELPER = """
