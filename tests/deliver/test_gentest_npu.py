@@ -177,27 +177,32 @@ def draw(seed: int = SEED, per_source: int = PER_SOURCE):
     return picked
 
 
-def _ascend_tree(root: Path, files: Path) -> Path:
-    """A folder laid out like Ascend/pytorch's test/: the files under test/npu/, and a
-    conftest that stands torchparity's emulated device in for torch_npu."""
+def _ascend_tree(root: Path, files: Path, base: Path = None) -> Path:
+    """A folder laid out like Ascend/pytorch's test/ (or a copy of ``base``, a real one):
+    the files under test/npu/, and a conftest that stands torchparity's emulated device in
+    for torch_npu."""
     from torchparity import npu_testing
 
     test = root / "test"
-    (test / "npu").mkdir(parents=True)
+    if base is not None:
+        shutil.copytree(base, test, symlinks=True)
+        assert not (test / "conftest.py").exists(), "the checkout has a conftest of its own"
+    (test / "npu").mkdir(parents=True, exist_ok=True)
     for f in files.glob("test_*.py"):
+        assert not (test / "npu" / f.name).exists(), f"{f.name} is a file of the checkout"
         shutil.copy(f, test / "npu" / f.name)
     (test / "conftest.py").write_text(npu_testing.CONFTEST, encoding="utf-8")
     return test
 
 
-def _pytest(test: Path, fault: str = "", log: Path = None):
+def _pytest(test: Path, fault: str = "", log: Path = None, targets=("npu",)):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("TORCHPARITY_") and k != "TORCH_DEVICE_BACKEND_AUTOLOAD"}
     env["PYTHONPATH"] = str(SRC)  # torchparity for the conftest only, never for the files
     if fault:
         env["TORCHPARITY_EMU_FAULT"] = fault
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
-                           "-o", "addopts=", "npu"] + (["--junitxml", str(log)] if log else []),
+                           "-o", "addopts=", *targets] + (["--junitxml", str(log)] if log else []),
                           capture_output=True, text=True, env=env, cwd=str(test), timeout=1800)
 
 
@@ -215,12 +220,17 @@ def _by_file(junit: Path):
     return out
 
 
-@pytest.mark.slow
-def test_a_fixed_seed_sample_runs_in_an_ascend_tree_and_turns_red_under_a_fault(tmp_path):
+ASCEND_ENV = "TORCHPARITY_ASCEND_TESTS"  # the test/ folder of an Ascend/pytorch checkout
+
+
+@pytest.fixture(scope="module")
+def sample_files(tmp_path_factory):
+    """The fixed-seed sample checked on the emulated device with ``--gentest npu``: its
+    draw and the folder of the files written."""
     picked = draw()
     apis = [a for got in picked.values() for a in got]
     assert len(apis) >= 20 and len([s for s, got in picked.items() if got]) >= 8, picked
-    out = tmp_path / "bundle"
+    out = tmp_path_factory.mktemp("sample") / "bundle"
     proc = subprocess.run([sys.executable, "-m", "torchparity", "check", *apis, "--device", EMU,
                            "--out", str(out), "--gentest", "npu", "--max-samples", "2",
                            "--no-html", "--no-screenshot", "--quiet", "--timeout", "60"],
@@ -230,6 +240,12 @@ def test_a_fixed_seed_sample_runs_in_an_ascend_tree_and_turns_red_under_a_fault(
     files = out / "tests" / "npu"
     written = sorted(p.name for p in files.glob("test_*.py"))
     assert written == sorted(file_name(a) for a in apis)
+    return picked, files, written
+
+
+@pytest.mark.slow
+def test_a_fixed_seed_sample_runs_in_an_ascend_tree_and_turns_red_under_a_fault(tmp_path, sample_files):
+    picked, files, written = sample_files
     for name in written:
         roots = imported_roots((files / name).read_text(encoding="utf-8"))
         assert "torchparity" not in roots and roots <= ALLOWED_ROOTS, (name, roots)
@@ -251,3 +267,26 @@ def test_a_fixed_seed_sample_runs_in_an_ascend_tree_and_turns_red_under_a_fault(
         "tests_skipped": sum(r["skipped"] for r in clean.values()),
         "red_files_under_fault": sorted(red)}, indent=1))
     print(json.dumps({"files": len(written), "red": len(red)}))
+
+
+@pytest.mark.slow
+def test_the_sample_runs_unchanged_inside_a_real_ascend_checkout(tmp_path, sample_files):
+    """The same files copied into a copy of a real Ascend/pytorch test/ folder (its
+    ``testing/`` helpers and every other file beside them), run there by pytest from that
+    folder with only a conftest added: the clean run passes, the faulty one turns red."""
+    base = os.environ.get(ASCEND_ENV)
+    if not base:
+        pytest.skip(f"{ASCEND_ENV} is not set (the test/ folder of an Ascend/pytorch checkout)")
+    picked, files, written = sample_files
+    test = _ascend_tree(tmp_path / "checkout", files, base=Path(base))
+    targets = [f"npu/{name}" for name in written]
+    run = _pytest(test, log=tmp_path / "clean.xml", targets=targets)
+    clean = _by_file(tmp_path / "clean.xml")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert sorted(clean) == written
+    assert sum(1 for r in clean.values() if r["passed"]) >= 20, clean
+    faulty = _pytest(test, fault=FAULT, log=tmp_path / "fault.xml", targets=targets)
+    red = {f: r for f, r in _by_file(tmp_path / "fault.xml").items() if r["failed"]}
+    assert faulty.returncode == 1 and len(red) >= 3, faulty.stdout[-3000:]
+    print(json.dumps({"files": len(written), "passed": sum(r["passed"] for r in clean.values()),
+                      "skipped": sum(r["skipped"] for r in clean.values()), "red": len(red)}))
