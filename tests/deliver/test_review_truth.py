@@ -146,3 +146,17 @@ def test_the_verdict_on_the_seed_report_covers_every_api_once(bundle):
     docs = next(t for k, t in flat if k == "docs")
     for api in ("gradcheck", "gradgradcheck", "emit_itt", "enter_dual_level", "unpack_dual"):
         assert f"{api}：" in docs, docs
+
+
+def test_a_world_said_of_hollow_world_rows_is_true(tmp_path, bundle):
+    """A row that ran in a world and came out hollow (skip: the outcome is the same without
+    the API) still ran there: "在 2 个进程组成的分布式环境中运行" is true of it. The same
+    sentence over in-process rows is the "world" plant above, and is named."""
+    data = json.loads((bundle / "report.json").read_text(encoding="utf-8"))
+    api = next(a for a in data["apis"] if a["name"] == UNPACK)
+    for s in api["scenarios"]:
+        s["id"] = "world2-" + s["id"]
+        s["status"], s["cause"] = "skip", "not_comparable"
+    text = PLANTS["world"][1](_issue(bundle, UNPACK))
+    result = review(str(_place(tmp_path, bundle, UNPACK, text, report=data)), run=False)
+    assert not any("分布式环境" in p for p in _truth(result)), [p.zh for p in result.problems]

@@ -113,7 +113,7 @@ def check_truth(doc: Document, report: Report) -> Tuple[List[Problem], List[Text
     """Every claim of the text against the bundle ``report`` (one Problem per false one),
     and notes on what could not be checked: a bundle of another run (a CPU check beside a
     hardware text) settles the API's own facts (footprint, census), not the run's."""
-    from ..narrative import both_raised, docs_agreement, docs_differences, world_rows
+    from ..narrative import both_raised, docs_agreement, docs_differences, world_rows, world_size
 
     data = report.model_dump(mode="json", by_alias=True)
     # the text's own APIs (a bundle may hold many more: an issue speaks of its task's)
@@ -143,6 +143,7 @@ def check_truth(doc: Document, report: Report) -> Tuple[List[Problem], List[Text
                 continue
             seen.add(key)
             problems += _sentence(line, api, report, ours, both_raised=both_raised, world_rows=world_rows,
+                                  world_size=world_size,
                                   docs_agreement=docs_agreement, docs_differences=docs_differences)
     return problems, notes
 
@@ -218,7 +219,8 @@ def _sentence(line: str, api: Dict[str, Any], report: Report, ours: bool, **fn: 
     if not ours:
         return out
 
-    if _WORLD.search(line) and not fn["world_rows"](api):
+    if _WORLD.search(line) and not any(fn["world_size"](s) for s in api["scenarios"]):
+        # a row that ran in a world says so whatever its status (a hollow row ran there too)
         bad("没有场景在分布式环境中运行，却写在多进程分布式环境中运行",
             "no case ran in a world of ranks, yet the text says it runs in one")
     elif _WORLD.search(line) and not _WORLD_SOME.search(line):
