@@ -183,30 +183,32 @@ def limits_from_report(report: Optional[Report], api: str, qualified: str) -> Tu
 # ----------------------------------------------------------------------------- render
 
 
-def _py(value: Any) -> str:
+def py_literal(value: Any) -> str:
     """A Python literal for a plain value (str, int, tuple, list, dict, None, bool)."""
     if isinstance(value, (str, int, float, bool)) or value is None:
         return repr(value)
     if isinstance(value, tuple):
-        inner = ", ".join(_py(v) for v in value)
+        inner = ", ".join(py_literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
-        return "[" + ", ".join(_py(v) for v in value) + "]"
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_py(k)}: {_py(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"not a literal: {type(value).__name__}")
 
 
-def _ident(value: str) -> str:
+def identifier(value: str) -> str:
+    """``value`` itself, refused unless it is a Python identifier and no keyword."""
     if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
         raise ValueError(f"not an identifier: {value!r}")
     return value
 
 
 @lru_cache(maxsize=None)
-def _environment() -> jinja2.Environment:
+def source_environment() -> jinja2.Environment:
+    """The templates' environment for generated Python source."""
     # Python source: every value goes through `py` or `ident`
-    return make_environment(autoescape=False, filters={"py": _py, "ident": _ident})
+    return make_environment(autoescape=False, filters={"py": py_literal, "ident": identifier})
 
 
 def _check_inputs(api: str, qualified: str, style: str, supported_devices: Sequence[str]) -> None:
@@ -263,7 +265,7 @@ def generate(api: str, qualified: str, scenarios: Sequence[Scenario], style: str
             "limits": case_limits,
         })
     name = file_name(api)
-    template = _environment().get_template(f"gentest_{TEMPLATE_STYLE[style]}.py.j2")
+    template = source_environment().get_template(f"gentest_{TEMPLATE_STYLE[style]}.py.j2")
     text = template.render(
         api=api, qualified=qualified, cls=class_name(api), cases=cases, functions=functions,
         style=style, file=name, tool_version=tool_version,
@@ -414,7 +416,7 @@ def generate_replay(api: str, qualified: str, cases: Sequence[ReplayCase], style
     if len({c["id"] for c in rendered}) != len(rendered):
         raise InputError(f"{api}: two scenarios share one source and id")
     name = name or file_name(api)
-    template = _environment().get_template(f"gentest_replay_{TEMPLATE_STYLE[style]}.py.j2")
+    template = source_environment().get_template(f"gentest_replay_{TEMPLATE_STYLE[style]}.py.j2")
     text = template.render(
         api=api, qualified=qualified, cls=class_name(api), cases=rendered, style=style, file=name,
         tool_version=tool_version, limits_device=limits_device if limits else None,

@@ -34,7 +34,6 @@ Safety as in ``deliver.gentest``: code comes only from scenario functions' own s
 from __future__ import annotations
 
 import ast
-import keyword
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -46,11 +45,12 @@ from .gentest import (
     check_api_name,
     class_name,
     file_name,
+    identifier,
     limits_by_source,
     marked,
     safe_identifier,
+    source_environment,
 )
-from .templating import make_environment
 
 STYLE = "npu"
 _CALLS = ("op", "method", "inplace")
@@ -96,29 +96,10 @@ class LeftOut:
     why: str
 
 
-def _py(value: Any) -> str:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return repr(value)
-    if isinstance(value, tuple):
-        inner = ", ".join(_py(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(_py(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_py(k)}: {_py(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"not a literal: {type(value).__name__}")
-
-
-def _ident(value: str) -> str:
-    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
-        raise ValueError(f"not an identifier: {value!r}")
-    return value
-
-
 def _dtype_ident(name: str) -> str:
     import torch
 
-    if not isinstance(getattr(torch, _ident(name), None), torch.dtype):
+    if not isinstance(getattr(torch, identifier(name), None), torch.dtype):
         raise InputError(f"{name!r} is not a torch dtype")
     return name
 
@@ -193,7 +174,7 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
                        for d in c.dtypes if (c.source, sid, d) in limits}
         ok, refused = _split(c.dtypes, case_limits)
         base = test_name(f"{c.source}_{c.id}")
-        common = {"kind": "code", "id": f"{c.source}:{c.id}", "fn": _ident(c.fn),
+        common = {"kind": "code", "id": f"{c.source}:{c.id}", "fn": identifier(c.fn),
                   "kwargs": c.kwargs, "compare": c.compare, "raises": c.raises,
                   "quiet": c.quiet, "doc": c.doc}
         if ok:
@@ -203,8 +184,7 @@ def generate_npu(api: str, qualified: str, ops: Sequence[NpuOpCase],
     if not tests:
         return None
     name = name or file_name(api)
-    env = make_environment(autoescape=False, filters={"py": _py, "ident": _ident})
-    text = env.get_template("gentest_ascend_npu.py.j2").render(
+    text = source_environment().get_template("gentest_ascend_npu.py.j2").render(
         api=api, qualified=qualified, cls=class_name(api), tests=tests, file=name,
         tool_version=tool_version, code=code.statements(), code_imports=code.imports(),
         has_ops=any(t["kind"] == "op" for t in tests),
