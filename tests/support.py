@@ -1,12 +1,15 @@
 """Constants and helpers shared by tests (importable: pyproject puts tests/ on sys.path)."""
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 VENDOR_DOCS = Path(__file__).resolve().parent / "data" / "ascend-native-api-docs"
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SEED_APIS = [
     "torch.autograd.gradcheck",
     "torch.autograd.gradgradcheck",
@@ -50,3 +53,14 @@ def ranks_alive() -> set:
     zygote = world.zygote_pid()
     mine = set(proctree.children(os.getpid())) - {zygote}
     return mine | (set(proctree.children(zygote)) if zygote else set())
+
+
+def benchmark(name: str, module: str = ""):
+    """A fresh import of ``benchmarks/<name>.py`` (a script, not a package), registered in
+    ``sys.modules`` as ``module`` (default ``<name>_bench``) so that its dataclasses resolve."""
+    module = module or f"{name}_bench"
+    spec = importlib.util.spec_from_file_location(module, BENCHMARKS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module] = mod
+    spec.loader.exec_module(mod)
+    return mod

@@ -7,12 +7,12 @@ exactly what ``benchmarks/hand_sample.py --seed 48 --n 40`` draws, so the sample
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections import Counter
 from pathlib import Path
 
 import yaml
+from support import benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "hand-read-48.yaml"
@@ -27,10 +27,7 @@ def _reading():
 
 
 def _hand_sample():
-    spec = importlib.util.spec_from_file_location("hand_sample_bench", REPO / "benchmarks" / "hand_sample.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("hand_sample")
 
 
 def test_reading_is_well_formed():

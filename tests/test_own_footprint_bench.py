@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
+from support import benchmark
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("own_footprint_bench", REPO / "benchmarks" / "own_footprint.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("own_footprint")
 
 
 def test_a_case_observed_with_the_frames_footprint_counts_as_observing():

@@ -3,18 +3,11 @@ verdicts, count; a detail text alone does not."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
+from support import benchmark
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("refactor_parity_bench",
-                                                  REPO / "benchmarks" / "refactor_parity.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("refactor_parity")
 
 
 def _row(api, status="pass", cause=None, evidence="device-compute", detail="ok"):

@@ -4,23 +4,19 @@ cpu and emu:ascend-a2)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import benchmark
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("gentest_coverage_bench",
-                                                  REPO / "benchmarks" / "gentest_coverage.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("gentest_coverage")
 
 
 LISTED = ([f"torch.distributions.D{i}.mean" for i in range(90)]

@@ -2,18 +2,16 @@
 reads the arch selectors, skips route-only lists, reads an in-place op's out list and
 op-plugin's own checks; and every rule that settles a disagreement cites the line that does."""
 
-import importlib.util
 import os
 import re
 from pathlib import Path
 
 import pytest
 import yaml
+from support import benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("kernel_second_reader", ROOT / "benchmarks" / "kernel_second_reader.py")
-reader = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reader)
+reader = benchmark("kernel_second_reader", "kernel_second_reader")
 
 KERNEL = """
 static const std::initializer_list<op::DataType> ASCEND910_DTYPE_SUPPORT_LIST = {

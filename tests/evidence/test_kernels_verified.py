@@ -5,11 +5,11 @@ cells of the seeded random sample (issue 44) that the reader found the extractio
 carry ``extraction_wrong_at`` and are strict expected failures, so a fixed extraction flips them."""
 
 import hashlib
-import importlib.util
 from pathlib import Path
 
 import pytest
 import yaml
+from support import benchmark
 
 from torchparity.app.profile_build import KERNELS, KERNELS_CANN
 from torchparity.evidence.kernels import load_kernel_facts
@@ -52,10 +52,7 @@ def test_the_random_sample_is_the_seeded_draw():
     now = {n: hashlib.sha256(p.read_bytes()).hexdigest() for n, p in FILES.items()}
     if now != spec["facts_sha256"]:
         pytest.skip("the facts files changed since the draw; rerun benchmarks/kernel_hand_sample.py to redraw")
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "kernel_hand_sample.py"
-    mod_spec = importlib.util.spec_from_file_location("kernel_hand_sample", script)
-    mod = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(mod)
+    mod = benchmark("kernel_hand_sample", "kernel_hand_sample")
     drawn = [(c["op"], c["chip"], c["facts"]) for c in mod.draw(spec["seed"], spec["n"])]
     assert drawn == [(v["op"], v["chip"], v["facts"]) for v in VERIFIED if "drawn" in v]
 

@@ -3,22 +3,19 @@ real run on 2 APIs."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import benchmark
 
 REPO = Path(__file__).resolve().parents[3]
 
 
 def _oracle():
-    spec = importlib.util.spec_from_file_location("oracle_bench", REPO / "benchmarks" / "oracle.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("oracle")
 
 
 def _row(id_, dtype, status, ops, source="opinfo", metric=None, detail="", cause=None):

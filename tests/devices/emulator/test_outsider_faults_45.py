@@ -7,11 +7,10 @@ counted as a pair of the API."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from support import benchmark
 
 from torchparity.devices.emulator import faults
 
@@ -64,11 +63,7 @@ def test_the_outsider_s_bug_shows_on_the_project_s_own_inputs(ctx, api, key, cal
 
 
 def _oracle():
-    spec = importlib.util.spec_from_file_location("oracle_45c", ROOT / "benchmarks" / "oracle.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["oracle_45c"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark("oracle", "oracle_45c")
 
 
 def test_an_op_fault_of_a_module_with_hooks_is_no_pair_of_a_memory_or_world_api():
