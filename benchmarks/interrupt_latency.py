@@ -44,19 +44,23 @@ def one_round(device: str, after: int, limit: float) -> dict:
                              "--out", str(out), "--no-html", "--no-screenshot"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    started = time.monotonic()
-    while recorded(out / "results.sqlite") < after:
-        if proc.poll() is not None:
-            raise SystemExit(f"the check ended (rc {proc.returncode}) before {after} cases were recorded")
-        if time.monotonic() - started > limit:
+    try:
+        started = time.monotonic()
+        while recorded(out / "results.sqlite") < after:
+            if proc.poll() is not None:
+                raise SystemExit(f"the check ended (rc {proc.returncode}) before {after} cases were recorded")
+            if time.monotonic() - started > limit:
+                raise SystemExit(f"no {after} recorded cases within {limit:.0f} s")
+            time.sleep(0.1)
+        before = recorded(out / "results.sqlite")
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        took = time.monotonic() - sent
+    finally:  # the check runs in a session of its own: nothing of it outlives this script
+        if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            raise SystemExit(f"no {after} recorded cases within {limit:.0f} s")
-        time.sleep(0.1)
-    before = recorded(out / "results.sqlite")
-    sent = time.monotonic()
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    took = time.monotonic() - sent
+            proc.wait()
     return {"seconds": took, "rc": proc.returncode, "traceback": "Traceback" in err,
             "recorded_before": before, "recorded_after": recorded(out / "results.sqlite"),
             "last_line": err.strip().splitlines()[-1] if err.strip() else ""}
