@@ -301,7 +301,7 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
                              executor=executor, ray_address=ray_address, record=record,
                              device_index=device_index)
     finally:
-        if early is not None:  # a local pool's worker that no case took
+        if hasattr(early, "discard"):
             early.discard()
 
 
