@@ -7,6 +7,7 @@ each imports ``app`` from ``shared`` and registers itself.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -56,6 +57,15 @@ def _interrupted(terminated: bool) -> None:
 
 
 def main() -> None:
+    try:
+        _main()
+    finally:
+        # whatever ends the command, the interpreter's last collections skip the objects torch
+        # and the op database made: walking them one by one took about a second at every exit
+        gc.freeze()
+
+
+def _main() -> None:
     try:
         code = app(standalone_mode=False)  # click returns the code of typer.Exit here
         if code == 130:  # typer's answer to a KeyboardInterrupt (Ctrl-C or Terminated)
