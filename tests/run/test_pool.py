@@ -87,3 +87,49 @@ def test_a_worker_started_before_the_cases_were_planned_runs_them(fixture_path):
     else:
         raise AssertionError(f"the unused worker {spare_pid} is still running")
     assert pid != spare_pid
+
+
+def _gone(pid: int) -> bool:
+    import os
+    import time
+
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_spare_started_before_the_run_was_known_runs_its_cases(fixture_path):
+    """A spare worker (``check`` starts one before it imports torch, issue 47 point 5)
+    gets its init only when a pool adopts it, and runs that pool's cases first."""
+    from torchparity.run.pool import SpareWorker
+
+    spare = SpareWorker()
+    pid = spare.pid
+    pool = WorkerPool({"device": "cpu", "modules": ["tp_fixture_scenarios"]}, jobs=1)
+    assert pool.adopt(spare) and spare.pid is None
+    events = []
+    pool.run([_case("before")], [60], events.append)
+    assert events[0].kind == "result" and events[0].payload["result"]["status"] == "pass"
+    assert not pool._early and _gone(pid)  # the spare was the worker used, and it exited
+    spare.close()  # taken: nothing left to end
+
+
+def test_a_spare_no_pool_took_or_could_take_is_ended(fixture_path):
+    """Closed untaken (an unknown API name refused after it started), or offered to a pool
+    whose workers get another environment: the spare is ended, never left behind or used."""
+    from torchparity.run.pool import SpareWorker
+
+    untaken = SpareWorker()
+    pid = untaken.pid
+    untaken.close()
+    assert _gone(pid)
+
+    other = SpareWorker()
+    pid = other.pid
+    pool = WorkerPool({"device": "cpu", "modules": []}, jobs=1, env={"TORCHPARITY_X": "1"})
+    assert not pool.adopt(other)
+    assert _gone(pid) and not pool._early

@@ -154,7 +154,7 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
           max_samples: Optional[int] = None,
           writers: Sequence[Callable[[Report, Path], None]] = (),
           executor: str = "local", ray_address: Optional[str] = None,
-          force: bool = False) -> Report:
+          force: bool = False, spare: Optional[Any] = None) -> Report:
     """Check ``apis`` on ``device`` against the CPU.
 
     Resolves every name first (an unknown one raises UnknownApiError before anything
@@ -171,7 +171,9 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
     (run per dtype through the same case kind as ``sweep``), and the others. ``dtypes``
     keeps only those dtypes; ``max_samples`` caps the samples of an OpInfo case.
     ``executor``: ``local`` (the worker pool) or ``ray`` (actors on the cluster at
-    ``ray_address``, see ``run.ray_executor``).
+    ``ray_address``, see ``run.ray_executor``). ``spare``: a worker the caller started
+    before it imported torch (``run.pool.SpareWorker``), the first device's pool takes it;
+    the caller closes it (a no-op once taken).
 
     ``device`` may list several specs, comma-separated (``emu:ascend-a2,emu:ascend-a3``):
     every one is checked before anything runs, then each runs in turn in its own workers.
@@ -217,7 +219,8 @@ def check(apis: Sequence[str], device: str = "auto", *, out: Optional[str] = Non
             scenario_modules=scenario_modules, progress=progress, tests_dir=tests_dir,
             docs_dir=docs_dir, vendor_docs_dir=vendor_docs_dir, torch_version=torch_version,
             chips=chips, dtypes=dtypes, max_samples=max_samples, writers=writers,
-            executor=executor, ray_address=ray_address, force=force, record=record)
+            executor=executor, ray_address=ray_address, force=force, record=record,
+            spare=spare)
 
 
 def _identity(apis, adapters, dtypes, max_samples, scenario_modules, tests_dir) -> Dict[str, Any]:
@@ -235,11 +238,11 @@ CHECK_LOCK = "check.lock"
 def _check_locked(apis, adapters, resolved, rules, *, out, timeout, jobs, scenario_modules,
                   progress, tests_dir, docs_dir, vendor_docs_dir, torch_version, chips, dtypes,
                   max_samples, writers, executor, ray_address, force=False,
-                  record: Optional[CheckRecord] = None) -> Report:
+                  record: Optional[CheckRecord] = None, spare: Optional[Any] = None) -> Report:
     run = dict(resolved=resolved, rules=rules, timeout=timeout, jobs=jobs, dtypes=dtypes,
                max_samples=max_samples, tests_dir=tests_dir, scenario_modules=scenario_modules,
                progress=progress, executor=executor, ray_address=ray_address, record=record)
-    report, plans, census_found, stopped = _run_on(adapters[0], **run)
+    report, plans, census_found, stopped = _run_on(adapters[0], spare=spare, **run)
     for index, other in enumerate(adapters[1:], start=1):  # one device after the other
         if stopped is not None:
             break
@@ -284,7 +287,8 @@ def device_run(report: Report) -> DeviceRun:
 def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeout: float,
             jobs: Optional[int], dtypes, max_samples, tests_dir, scenario_modules, progress,
             executor: str, ray_address, record: Optional[CheckRecord] = None,
-            device_index: int = 0) -> Tuple[Report, List[_Plan], Any, Optional[BaseException]]:
+            device_index: int = 0,
+            spare: Optional[Any] = None) -> Tuple[Report, List[_Plan], Any, Optional[BaseException]]:
     """Plan, run (one worker pool for this device) and judge every API on one device;
     returns the report, the plans, the upstream census and the interruption if one came.
     With ``record`` (``--out``), a case recorded by the unfinished run before is read back,
@@ -293,7 +297,7 @@ def _run_on(adapter: DeviceAdapter, *, resolved: List[ResolvedApi], rules, timeo
     # scenarios too, one census for all)
     settings = sources.RunSettings(tests_dir=tests_dir, backend=adapter.type, side_timeout=timeout)
     # the first worker imports torch while the cases are planned (op_db's import: seconds)
-    early = prestart(adapter, jobs, executor, scenario_modules)
+    early = prestart(adapter, jobs, executor, scenario_modules, spare=spare)
     try:
         return _plan_and_run(adapter, early, settings, resolved=resolved, rules=rules,
                              timeout=timeout, jobs=jobs, dtypes=dtypes, max_samples=max_samples,

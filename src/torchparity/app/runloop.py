@@ -57,18 +57,21 @@ def worker_init(adapter: DeviceAdapter, cases: Sequence[Dict[str, Any]], jobs: O
 
 
 def prestart(adapter: DeviceAdapter, jobs: Optional[int], executor: str = "local",
-             modules: Sequence[str] = ()) -> Optional[Any]:
+             modules: Sequence[str] = (), spare: Optional[Any] = None) -> Optional[Any]:
     """A local pool whose first worker starts now, while the caller plans its cases: it
     sets up the device and warms up for every case kind (the cases are not known yet), so
     the run finds it ready; hand it to :func:`run_cases` as ``pool``. None for Ray (its
     actors start on the cluster). The caller calls ``discard()`` when done (a no-op after
-    a run)."""
+    a run). ``spare`` (``run.pool.SpareWorker``): a worker started even earlier, which has
+    imported torch meanwhile, is that first worker where the pool can take it."""
     if executor != "local":
         return None
     init = worker_init(adapter, [], jobs, modules)
     init["warm"] = sources.warm_all()
     pool = make_executor(executor, init, jobs=jobs, extra_env=adapter.worker_env(),
                          adapter=adapter)
+    if spare is not None and hasattr(pool, "adopt") and pool.adopt(spare):
+        return pool
     if hasattr(pool, "prestart"):
         pool.prestart(1)
     return pool

@@ -95,24 +95,21 @@ def check(
                       scenarios=scenarios, category_rules=category_rules, dtypes=dtypes,
                       gentest_styles=gentest_styles, task=task, out=out)
     opts, tasks = asked.options, asked.tasks
-    from ..app.check import check as run_check
-    from ..app.deliverables import deliverable_writers
-    from ..deliver.console import print_summary
+    from ..app.spare import spare_worker
 
-    writers = deliverable_writers(html=html, screenshot=screenshot,
-                                  gentest_styles=asked.gentest_styles,
-                                  scenario_modules=scenarios, max_samples=max_samples,
-                                  tests_dir=opts["tests"], tasks=tasks, force=force) if out else []
-    progress = None if quiet else CheckProgress(err_console)
-    report = run_check(asked.apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
-                       jobs=opts["jobs"] if executor == "local" else jobs,
-                       executor=executor, ray_address=ray_address, scenario_modules=scenarios,
-                       category_rules=str(category_rules) if category_rules else None,
-                       progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
-                       vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
-                       chips=opts["chips"], writers=writers, dtypes=asked.dtypes,
-                       max_samples=max_samples, force=force)
+    spare = spare_worker(executor)  # imports torch while this process does too
+    try:
+        report = _check_named(asked, opts, tasks, spare, out=out, html=html, screenshot=screenshot,
+                              scenarios=scenarios, max_samples=max_samples, force=force,
+                              progress=None if quiet else CheckProgress(err_console),
+                              executor=executor, ray_address=ray_address, jobs=jobs,
+                              category_rules=category_rules)
+    finally:
+        if spare is not None:
+            spare.close()
     if not quiet:
+        from ..deliver.console import print_summary
+
         print_summary(report, out_console)
     if out:
         from ..deliver.artifacts import artifacts
@@ -131,6 +128,26 @@ def check(
                               markup=False, soft_wrap=True)
     broken = [a.name for a in report.apis if a.verdict.status in ("broken", "unknown")]
     raise typer.Exit(1 if broken else 0)
+
+
+def _check_named(asked, opts, tasks, spare, *, out, html, screenshot, scenarios, max_samples, force,
+                 progress, executor, ray_address, jobs, category_rules):
+    """The check of named APIs, its inputs already refused or accepted (``preflight``)."""
+    from ..app.check import check as run_check
+    from ..app.deliverables import deliverable_writers
+
+    writers = deliverable_writers(html=html, screenshot=screenshot,
+                                  gentest_styles=asked.gentest_styles,
+                                  scenario_modules=scenarios, max_samples=max_samples,
+                                  tests_dir=opts["tests"], tasks=tasks, force=force) if out else []
+    return run_check(asked.apis, opts["device"], out=str(out) if out else None, timeout=opts["timeout"],
+                     jobs=opts["jobs"] if executor == "local" else jobs,
+                     executor=executor, ray_address=ray_address, scenario_modules=scenarios,
+                     category_rules=str(category_rules) if category_rules else None,
+                     progress=progress, tests_dir=opts["tests"], docs_dir=opts["docs"],
+                     vendor_docs_dir=opts["vendor_docs"], torch_version=opts["torch_version"],
+                     chips=opts["chips"], writers=writers, dtypes=asked.dtypes,
+                     max_samples=max_samples, force=force, spare=spare)
 
 
 def _dtypes(text: Optional[str]) -> Optional[List[str]]:

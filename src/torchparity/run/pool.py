@@ -97,7 +97,10 @@ def worker_process_env(env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 
 
 class Worker:
-    def __init__(self, init: Dict[str, Any], env: Dict[str, str]):
+    def __init__(self, init: Optional[Dict[str, Any]], env: Dict[str, str]):
+        """Start a worker process; ``init`` None: it imports torch while it waits for its
+        init (:meth:`begin`), sent when the caller knows it."""
+        self.env = env
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "torchparity.run.worker"],
@@ -110,7 +113,11 @@ class Worker:
         self.ran = 0  # cases this worker answered
         self.deadline = 0.0
         self.started_at = time.monotonic()
-        self.send(dict(init, op="init"))
+        if init is not None:
+            self.begin(init)
+
+    def begin(self, init: Dict[str, Any]) -> bool:
+        return self.send(dict(init, op="init"))
 
     def send(self, msg: Dict[str, Any]) -> bool:
         try:
@@ -172,6 +179,35 @@ class Worker:
             pass
 
 
+class SpareWorker:
+    """A worker process started before its run is known (before the caller has imported
+    torch, resolved its APIs or picked the device): it imports torch meanwhile. A pool
+    :meth:`~WorkerPool.adopt` s it; :meth:`close` ends it if none did."""
+
+    def __init__(self, env: Optional[Dict[str, str]] = None):
+        self.env = worker_process_env(env)
+        self._worker: Optional[Worker] = Worker(None, self.env)
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The started worker's pid while nobody took it."""
+        return self._worker.proc.pid if self._worker is not None else None
+
+    def take(self, env: Dict[str, str]) -> Optional[Worker]:
+        """The started worker, for a pool whose workers get ``env`` (None, and the worker
+        ended, where its environment is another: it would run in the wrong one)."""
+        worker, self._worker = self._worker, None
+        if worker is not None and worker.env != env:
+            worker.kill()
+            return None
+        return worker
+
+    def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.kill()
+
+
 class WorkerPool:
     """Runs cases on ``jobs`` workers for one device.
 
@@ -192,6 +228,18 @@ class WorkerPool:
         each sets up and warms up while the caller plans, and :meth:`run` uses it first."""
         while len(self._early) < n:
             self._early.append(Worker(self.init, self.env))
+
+    def adopt(self, spare: SpareWorker) -> bool:
+        """Take ``spare``'s started worker as this pool's first, given the current ``init``;
+        False where it could not be (another environment, or it has died)."""
+        worker = spare.take(self.env)
+        if worker is None:
+            return False
+        if not worker.begin(self.init):
+            worker.kill()
+            return False
+        self._early.append(worker)
+        return True
 
     def discard(self) -> None:
         """End the started workers :meth:`run` did not take (no case, an interruption)."""

@@ -81,6 +81,17 @@ def _after_case() -> None:
         proctree.reap_children(wait_s=0)
 
 
+def _import_ahead() -> None:
+    """What every worker imports, whatever its device and cases: done before reading the
+    init, so a worker started before its run was known (a spare) has it when the init comes.
+    A failure here is met again, and reported, where the init's set-up imports it."""
+    for name in ("torch",) + ALWAYS_WARM:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            return
+
+
 def _warm(init) -> float:
     """Imports the first case would otherwise pay for on its clock; returns the seconds."""
     start = time.monotonic()
@@ -113,6 +124,7 @@ def main() -> int:
         proto.write(json.dumps(msg, default=str) + "\n")
         proto.flush()
 
+    _import_ahead()
     line = sys.stdin.readline()
     if not line:
         return 1
