@@ -319,6 +319,18 @@ def test_a_marker_compared_by_identity_is_not_taken_away_nor_hollow():
     assert not only_raises(_raises_after_work)
 
 
+def test_a_device_counterpart_that_only_raises_is_a_refusal_not_a_marker():
+    """``torch.cuda.CUDAGraph`` asked of the emulated device is answered by its module's
+    ``NPUGraph``, a stand-in that only raises "not supported": its row said "a marker
+    passed by identity", which is false of it (issue 48)."""
+    def refusing(*args, **kwargs):
+        raise RuntimeError("NPUGraph is not supported by the emulated device")
+
+    take = Takeaway(refusing, stands_for=torch.cuda.CUDAGraph)
+    assert take.how is None and "counterpart of the API only raises" in take.why, take.why
+    assert "marker" in Takeaway(torch.library.fallthrough_kernel).why  # the API itself: a marker
+
+
 def test_ops_the_scenario_skips_on_the_apis_result_stay_the_scenarios(fixture_path):
     """Without the API the case takes another branch (a seed() that picks nothing makes a
     comparison short-circuit): the op it then never runs was no op of the API's."""

@@ -694,7 +694,8 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         # draws' repeat (each ran the scenario once more on the device before)
         # ... and the draws' replay: what its random ops drew is recorded too
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
-        take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")])
+        take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")],
+                         stands_for=api_obj)
                 if footprint and api_obj is not None and taking_away() else None)
         if take is not None and take.how is None and not callable(api_obj):  # a value: rebound, not called
             by_value, why = (value_takeaway(sc.api, api_obj) if takes_value(sc.api, api_obj) else

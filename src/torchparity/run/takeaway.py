@@ -270,8 +270,10 @@ class Takeaway:
     result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
     recorded one instead. ``how`` is None where the API cannot be taken away (``why``)."""
 
-    def __init__(self, api_obj: Any, also_named: Sequence[str] = ()):
+    def __init__(self, api_obj: Any, also_named: Sequence[str] = (), stands_for: Any = None):
         self.api_obj = api_obj
+        # the API asked, where ``api_obj`` is its device counterpart (``counterpart``)
+        self.stands_for = api_obj if stands_for is None else stands_for
         self.also_named = [n for n in also_named if n]  # other names its calls go by
         self.targets: List[Any] = []  # functions whose code is swapped
         self.how: Optional[str] = None
@@ -316,7 +318,10 @@ class Takeaway:
             fn = fn.func
         if isinstance(fn, property) and isinstance(fn.fget, types.FunctionType):
             fn = fn.fget  # a Python property: its getter is the API's code
-        if isinstance(fn, types.FunctionType) and only_raises(fn):
+        if isinstance(fn, types.FunctionType) and only_raises(fn) and self.stands_for is not obj:
+            self.why = ("the device's counterpart of the API only raises (the device refuses it): "
+                        "there is no call to take away")
+        elif isinstance(fn, types.FunctionType) and only_raises(fn):
             self.why = ("a marker passed by identity (its body only raises: it is never called): "
                         "there is no call to take away")
         elif isinstance(fn, types.FunctionType):
