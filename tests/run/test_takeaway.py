@@ -319,6 +319,18 @@ def test_a_marker_compared_by_identity_is_not_taken_away_nor_hollow():
     assert not only_raises(_raises_after_work)
 
 
+def test_a_device_counterpart_that_only_raises_is_a_refusal_not_a_marker():
+    """``torch.cuda.CUDAGraph`` asked of the emulated device is answered by its module's
+    ``NPUGraph``, a stand-in that only raises "not supported": its row said "a marker
+    passed by identity", which is false of it (issue 48)."""
+    def refusing(*args, **kwargs):
+        raise RuntimeError("NPUGraph is not supported by the emulated device")
+
+    take = Takeaway(refusing, stands_for=torch.cuda.CUDAGraph)
+    assert take.how is None and "counterpart of the API only raises" in take.why, take.why
+    assert "marker" in Takeaway(torch.library.fallthrough_kernel).why  # the API itself: a marker
+
+
 def test_ops_the_scenario_skips_on_the_apis_result_stay_the_scenarios(fixture_path):
     """Without the API the case takes another branch (a seed() that picks nothing makes a
     comparison short-circuit): the op it then never runs was no op of the API's."""
@@ -404,22 +416,63 @@ def test_a_stand_in_differs_where_the_recorded_value_is_not_finite():
     assert perturbed(float("inf")) != float("inf")
 
 
-def test_a_c_types_method_is_not_taken_away_nor_hollow(fixture_path):
-    """``torch.Generator.manual_seed`` bound to a module global was "taken away" by
-    rebinding the global, which the case's ``g.manual_seed(...)`` never goes through:
-    "the case never calls the API" (hollow) was false. A C type's method is labelled
-    instead: nothing is taken away, the frames' attribution stays."""
+def test_a_c_types_method_is_taken_away_through_a_subclass_standing_for_its_type(fixture_path):
+    """``torch.Generator.manual_seed`` is called through its objects, which no rebinding of
+    a module global bound to the method reaches (``lib.seed_generator``: rebinding it was
+    "the case never calls the API", hollow and false). The objects the case makes through
+    ``torch.Generator`` are made, during the run, of a subclass whose ``manual_seed`` is
+    the stub: taken away, the case's draws change (issue 48). Outside the run the type is
+    itself again."""
     import tp_fixture_takeaway as lib
 
     assert lib.seed_generator is torch.Generator.manual_seed
+    assert Takeaway(torch.Generator.manual_seed).how == "subtype"
+    before = torch.Generator  # the C type, or the emulator's class standing for it
 
     def case(device, dtype):
         g = torch.Generator().manual_seed(7)
-        return torch.rand(3, generator=g, dtype=dtype).to(device)
+        a = torch.rand(3, generator=g, dtype=dtype)
+        g.manual_seed(7)  # the same draws again, seeded alike
+        return [a.to(device), torch.rand(3, generator=g, dtype=dtype).to(device),
+                isinstance(g, torch.Generator), repr(g).split(" object")[0]]
 
     result, _ = _run(case, torch.Generator.manual_seed)
-    assert "hollow" not in result.tags and result.status == "pass", result.detail
-    assert result.own.method == "frames" and "C type Generator" in result.own.reason, result.own
+    assert result.status == "pass" and "hollow" not in result.tags, result.detail
+    assert result.own.how == "subtype" and result.own.calls == 2, result.own
+    assert result.own.observes is True, result.own
+    # the generator is the device under test's (here the CPU): its seed is state the
+    # device's draws read, not host-only work
+    assert result.own.steers is True and "whose state" in result.own.reason, result.own
+    assert result.evidence == "device-state", result.evidence
+    assert torch.Generator is before and type(torch.Generator()) is torch._C.Generator  # put back
+
+
+def test_a_c_types_method_on_objects_it_does_not_reach_is_not_hollow(fixture_path):
+    """Calls on objects not made through the type's name (``torch.default_generator``)
+    keep the C method: a case that makes no call the subclass reaches, or whose outcome
+    stays the same, is left undecided with the reason, never hollow."""
+    def on_the_default(device, dtype):
+        torch.default_generator.manual_seed(7)
+        return torch.rand(3, dtype=dtype).to(device)
+
+    result, _ = _run(on_the_default, torch.Generator.manual_seed)
+    assert result.status == "pass" and "hollow" not in result.tags, result.detail
+    assert result.own.method == "frames" and "no call of the API was reached" in result.own.reason, result.own
+
+    def dropped(device, dtype):
+        torch.Generator().manual_seed(3)  # reached, its result unused: the same outcome
+        torch.default_generator.manual_seed(7)  # not reached
+        return torch.rand(3, dtype=dtype).to(device)
+
+    result, _ = _run(dropped, torch.Generator.manual_seed)
+    assert "hollow" not in result.tags and result.own.observes is None, result.own
+    assert "not decided" in result.own.reason, result.own.reason
+
+
+def test_a_method_of_a_c_type_python_cannot_subclass_is_not_taken_away():
+    """``torch.dtype`` cannot be subclassed: its methods stay the frames', labelled."""
+    take = Takeaway(torch.dtype.to_complex)
+    assert take.how is None and "C type dtype" in take.why, take.why
 
 
 def test_a_records_constructor_is_what_is_taken_away(fixture_path):

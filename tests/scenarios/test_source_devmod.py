@@ -136,6 +136,26 @@ def test_an_accelerator_memory_counter_is_device_state_through_the_emulators_wra
     assert from_footprint(entries) == DEVICE_STATE
 
 
+def test_a_device_generators_manual_seed_is_taken_away_and_is_device_state(emu):
+    """Issue 48: ``torch.Generator.manual_seed`` (a C type's method) had no case but a
+    docstring example and was never taken away. The devmod generator case seeds a
+    generator of the emulated device twice and compares the draws: with the method taken
+    away (``subtype``: reached on the emulator's device generator class too) the draws
+    differ, and the seed is state the device's draws read (device-state, not 1.2①)."""
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+    from torchparity.judge.evidence import DEVICE_STATE, from_footprint
+
+    api = "torch.Generator.manual_seed"
+    obj = resolve(api).obj
+    (sc,) = devmod.scenarios(api, obj)
+    result, entries = execute(sc, "float32", emu, footprint=True, api_obj=obj, api_codes=code_objects(obj))
+    assert result.status == "pass" and "hollow" not in result.tags, result.detail
+    assert (result.own.how, result.own.observes, result.own.calls) == ("subtype", True, 2), result.own
+    assert result.own.steers is True and from_footprint(entries, result.own) == DEVICE_STATE
+    assert torch.Generator.__dict__.get("manual_seed") is None  # the emulator's class is itself again
+
+
 def _reads_y_dtype(device, dtype):
     y = torch.ones(2, device=device)
     return y.dtype

@@ -32,7 +32,10 @@ def _answer(api, adapter):
                                  # host-side tools: counters, name lookups, annotations
                                  "torch.monitor.Stat.add", "torch.overrides.resolve_name",
                                  "torch.utils.benchmark.FunctionCounts.filter",
-                                 "torch.onnx.is_in_onnx_export"])
+                                 "torch.onnx.is_in_onnx_export",
+                                 # issue 48: a hub repo's cached copy, an exporter's symbolics
+                                 "torch.hub.list", "torch.onnx.unregister_custom_op_symbolic",
+                                 "torch.utils.benchmark.CallgrindStats.delta"])
 def test_host_only_apis_are_device_independent(emu, api):
     result, entries = _answer(api, emu)
     assert result.status == "pass", result.detail

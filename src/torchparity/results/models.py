@@ -86,7 +86,7 @@ class OwnFootprint(Strict):
     # "takeaway": the entries are the recorded run's, attributed by what disappeared
     # without the API; "frames": the frames' attribution was kept (``reason`` says why)
     method: str
-    how: Optional[str] = None  # code | torch-function | attribute | value | None (the API could not be taken away)
+    how: Optional[str] = None  # code | torch-function | attribute | subtype | value | None (the API could not be taken away)
     stub: Optional[str] = None  # perturbed | replayed: what the stand-ins returned
     calls: Optional[int] = None  # top-level calls of the API in the recorded run
     # the judged outcome changed without the API (None: not decided)

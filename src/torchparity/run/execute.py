@@ -479,6 +479,9 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
                     f"partial, the frames' attribution is kept; the outcome "
                     f"{'changes' if observes else 'is the same'} without the API"))
         return entries, own if observes else _observed_on_cpu(sc, dtype, adapter, take, own)
+    unreached = getattr(take, "unreached", "")
+    if take.calls == 0 and unreached:  # its calls may all have gone where it does not reach
+        return entries, frames_only(f"no call of the API was reached: {unreached}", take.how, 0)
     if take.calls == 0:
         own, moved = own_entries(entries, entries)
         return own, OwnFootprint(method="takeaway", how=take.how, calls=0, observes=False,
@@ -493,13 +496,26 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
             continue  # the run ended early: the ops after its end were never reached
         # a value that is an object the case works through (a QConfig's observers): what it
         # still did with its stand-in keeps the frames' attribution (run.takeaway_values)
-        lower = (kind == REPLAYED_STUB and not take.replays_data) or getattr(take, "works", False)
+        lower = ((kind == REPLAYED_STUB and not take.replays_data) or getattr(take, "works", False)
+                 or bool(unreached))  # what stayed may be calls it did not reach
         without = recorder.entries()
         own, moved = own_entries(entries, without, lower_bound=lower, api_names=take.names,
                                  during=take.during)
         steers = steered(entries, without)
+        # a method called on an object of the device under test (a device generator's
+        # manual_seed) sets the state that object holds, which the device work reads
+        held = adapter.type in getattr(take, "holder_devices", ())
+        steers = steers or held
         reason = ("the judged outcome changes without the API" if observes
                   else "the judged outcome is the same without the API")
+        if unreached and not observes:  # the same, maybe through the calls it did not reach
+            observes = None
+            reason += f", but not decided: {unreached}"
+        elif unreached:
+            reason += f"; what stayed keeps the frames' attribution: {unreached}"
+        if held:
+            reason += (f"; its calls were on {adapter.type} objects, whose state (a generator's "
+                       f"seed) the device work reads")
         if kind == REPLAYED_STUB:
             reason += ("; the API's recorded results were replayed to reach the rest of the case"
                        + ("" if not lower else ": what its returned objects still did keeps "
@@ -526,6 +542,17 @@ WAIT_FACTOR = 20.0
 
 def _observed_on_cpu(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, take: Takeaway,
                      own: OwnFootprint) -> OwnFootprint:
+    """:func:`_asked_of_cpu`; a takeaway that does not reach every call of the API
+    (``Takeaway.unreached``) decides nothing from an outcome that stays the same."""
+    own = _asked_of_cpu(sc, dtype, adapter, take, own)
+    if own.observes is False and getattr(take, "unreached", ""):
+        own.observes = None
+        own.reason += f", but not decided: {take.unreached}"
+    return own
+
+
+def _asked_of_cpu(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, take: Takeaway,
+                  own: OwnFootprint) -> OwnFootprint:
     """Where the device run raised (the emulated device refuses the case's sparse or
     quantized setup, before or in the API), whether the case observes its API is still a
     question about the case, not the device: the CPU reference runs recorded and with the
@@ -667,7 +694,8 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         # draws' repeat (each ran the scenario once more on the device before)
         # ... and the draws' replay: what its random ops drew is recorded too
         recording = Recording() if footprint and not dev.raised and draws_in(dev.value) else None
-        take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")])
+        take = (Takeaway(counterpart(api_obj, adapter.type), also_named=[getattr(api_obj, "__name__", "")],
+                         stands_for=api_obj)
                 if footprint and api_obj is not None and taking_away() else None)
         if take is not None and take.how is None and not callable(api_obj):  # a value: rebound, not called
             by_value, why = (value_takeaway(sc.api, api_obj) if takes_value(sc.api, api_obj) else

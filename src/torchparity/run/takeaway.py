@@ -26,8 +26,15 @@ How a call is taken away (``how``):
 - ``attribute``: another callable (a C function torch does not route, such as a factory):
   every module global bound to it is rebound to a stub while the run
   lasts (calls through a binding made otherwise are not seen);
-- ``None``: none of these (a C type's method or property, a constant): nothing is taken
-  away, the footprint stays the frames' (``method="frames"``, reason given) — except a
+- ``subtype``: a method of a C type that Python may subclass (``torch.Generator.manual_seed``,
+  called through its objects): every module global bound to the type is rebound to a
+  Python subclass whose method is the stub, so the objects the run makes through the
+  type's name have it taken away. Objects made otherwise (``torch.default_generator``, a
+  generator C++ hands out) keep the C method: their calls are not seen, so a run whose
+  outcome stays the same, or that made no call through such an object, decides nothing
+  (``unreached``), and what stays without the API keeps the frames' attribution;
+- ``None``: none of these (a method of a C type that cannot be subclassed, a property, a
+  constant): nothing is taken away, the footprint stays the frames' (``method="frames"``, reason given) — except a
   value, which ``run.takeaway_values`` rebinds on its owner (``how="value"``).
 
 What a stand-in returns (``stub``), from the call's result in the recorded run:
@@ -69,7 +76,7 @@ from ..results.models import FootprintEntry, OwnFootprint
 
 PERTURBED, REPLAYED = "perturbed", "replayed"
 STUB_KINDS = (PERTURBED, REPLAYED)
-CODE, TORCH_FUNCTION, ATTRIBUTE = "code", "torch-function", "attribute"
+CODE, TORCH_FUNCTION, ATTRIBUTE, SUBTYPE = "code", "torch-function", "attribute", "subtype"
 INIT = -1  # the index of a class API's own __init__ among the calls (counted, never taken away)
 
 # a class API's own functions that are construction or identity, not behaviour: taking
@@ -263,12 +270,20 @@ class Takeaway:
     result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
     recorded one instead. ``how`` is None where the API cannot be taken away (``why``)."""
 
-    def __init__(self, api_obj: Any, also_named: Sequence[str] = ()):
+    def __init__(self, api_obj: Any, also_named: Sequence[str] = (), stands_for: Any = None):
         self.api_obj = api_obj
+        # the API asked, where ``api_obj`` is its device counterpart (``counterpart``)
+        self.stands_for = api_obj if stands_for is None else stands_for
         self.also_named = [n for n in also_named if n]  # other names its calls go by
         self.targets: List[Any] = []  # functions whose code is swapped
         self.how: Optional[str] = None
         self.why = ""
+        # the calls the mechanism cannot reach, said (``subtype``: those on objects made
+        # otherwise than through the type's name); empty: it reaches every call
+        self.unreached = ""
+        # ``subtype``: the device types of the objects the recorded run's calls were made on
+        # (a generator of the device under test holds the state its draws read)
+        self.holder_devices: set = set()
         self.results: Dict[int, List[Any]] = defaultdict(list)  # target index -> results
         self._state = _State()
         self._mode: Optional[str] = None
@@ -303,13 +318,22 @@ class Takeaway:
             fn = fn.func
         if isinstance(fn, property) and isinstance(fn.fget, types.FunctionType):
             fn = fn.fget  # a Python property: its getter is the API's code
-        if isinstance(fn, types.FunctionType) and only_raises(fn):
+        if isinstance(fn, types.FunctionType) and only_raises(fn) and self.stands_for is not obj:
+            self.why = ("the device's counterpart of the API only raises (the device refuses it): "
+                        "there is no call to take away")
+        elif isinstance(fn, types.FunctionType) and only_raises(fn):
             self.why = ("a marker passed by identity (its body only raises: it is never called): "
                         "there is no call to take away")
         elif isinstance(fn, types.FunctionType):
             self.targets, self.how = [fn], CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
+        elif _c_method(fn) and _subtypable(fn):
+            owner = fn.__objclass__
+            self.targets, self.how = [fn], SUBTYPE
+            self.unreached = (f"calls on {owner.__name__} objects not made through the name "
+                              f"{owner.__module__}.{owner.__name__} (made by C++ or before the run, "
+                              f"such as a default generator) keep the C method and are not taken away")
         elif _c_method(fn):
             self.why = (f"a method of the C type {fn.__objclass__.__name__}: its calls go through the "
                         f"type, which cannot be changed, so nothing is taken away")
@@ -382,6 +406,8 @@ class Takeaway:
                     stack.enter_context(_Intercept(self.targets[0], self))
                 elif self.how == ATTRIBUTE:
                     undo.append(_rebind(self.targets[0], functools.partial(self._through, 0)))
+                elif self.how == SUBTYPE:
+                    undo.append(_stand_in_type(self.targets[0], functools.partial(self._through, 0)))
                 if mode == "record" and self.how is not None:
                     stack.enter_context(_During(self))
                 yield self
@@ -407,11 +433,16 @@ class Takeaway:
         return sum(self._served.values()) - 1
 
     def _through(self, index: int, original: Callable, args: tuple, kwargs: dict) -> Any:
+        if self.how == SUBTYPE and self._mode == "record" and not self._state.depth and args:
+            device = getattr(args[0], "device", None)  # the object the method is called on
+            if isinstance(device, torch.device):
+                self.holder_devices.add(device.type)
         return self._call(index, lambda: original(*args, **kwargs))
 
     def recording(self):
         """Every top-level call runs the API and its result is kept."""
         self.results = defaultdict(list)
+        self.holder_devices = set()
         self.constructed = 0
         self.during = defaultdict(int)
         return self._active("record")
@@ -502,6 +533,80 @@ def _c_method(fn: Any) -> bool:
     return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType,
                             types.ClassMethodDescriptorType))
             and isinstance(getattr(fn, "__objclass__", None), type))
+
+
+_BASETYPE = 1 << 10  # Py_TPFLAGS_BASETYPE: Python may subclass the type
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class Python made
+
+
+def _subtypable(fn: Any) -> bool:
+    """A C type's instance method (not a classmethod, not construction or identity) whose
+    type Python may subclass and some module global names: :func:`_stand_in_type` can
+    reach the calls on the objects made through that name."""
+    owner = getattr(fn, "__objclass__", None)
+    return (isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType))
+            and isinstance(owner, type) and bool(owner.__flags__ & _BASETYPE)
+            and fn.__name__ not in _KEEP and bool(_bindings(owner)))
+
+
+def _stand_in_type(method: Any, through: Callable) -> Callable[[], None]:
+    """Bind every module global that is ``method``'s C type to a Python subclass of it
+    whose ``method`` hands each call to ``through(method, (self, *args), kwargs)``;
+    returns the undo. The subclass reads as the type: its name, module and repr are the
+    type's, and ``isinstance`` / ``issubclass`` against it answer as against the type (an
+    object made before the run, or by C++, is still one), so only the method changes."""
+    base = method.__objclass__
+    name = method.__name__
+
+    class Transparent(type(base)):  # the type's own metaclass, instance checks the type's
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, base)
+
+        def __subclasscheck__(cls, sub):
+            return issubclass(sub, base)
+
+    def stand_in(self, *args, **kwargs):
+        return through(method, (self,) + args, kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    sub = Transparent(base.__name__, (base,), {name: stand_in, "__module__": base.__module__,
+                                               "__qualname__": base.__qualname__,
+                                               "__doc__": base.__doc__})
+    bound = _bindings(base)
+    for mod, attr in bound:
+        setattr(mod, attr, sub)
+    # the Python subclasses already made (a device backend's generator class) inherit the
+    # C method: it is set on each that does not define its own, and their objects, made
+    # however, have it taken away too
+    inheriting = []
+    for cls in _python_subclasses(base):
+        if name not in vars(cls) and not any(name in vars(c) for c in cls.__mro__[1:cls.__mro__.index(base)]):
+            try:
+                setattr(cls, name, stand_in)
+            except (TypeError, AttributeError):
+                continue
+            inheriting.append(cls)
+
+    def undo() -> None:
+        for mod, attr in bound:
+            setattr(mod, attr, base)
+        for cls in inheriting:
+            delattr(cls, name)
+    return undo
+
+
+def _python_subclasses(base: type) -> List[type]:
+    """Every subclass of ``base`` (theirs too) that Python made (a heap type)."""
+    out: List[type] = []
+    todo = list(type.__subclasses__(base))
+    while todo:
+        cls = todo.pop()
+        if cls in out:
+            continue
+        if cls.__flags__ & _HEAPTYPE:
+            out.append(cls)
+        todo.extend(type.__subclasses__(cls))
+    return out
 
 
 def _bindings(fn: Any) -> List[Tuple[Any, str]]:

@@ -118,7 +118,7 @@ def rank_takeaway(api: str, device_type: str) -> Optional[Takeaway]:
     obj = resolve_quiet(api)
     if obj is None:
         return None
-    return Takeaway(counterpart(obj, device_type), also_named=[getattr(obj, "__name__", "")])
+    return Takeaway(counterpart(obj, device_type), also_named=[getattr(obj, "__name__", "")], stands_for=obj)
 
 
 def _info(take: Optional[Takeaway], api: str) -> Dict[str, Any]:

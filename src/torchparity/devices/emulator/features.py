@@ -120,7 +120,9 @@ def install_generator() -> None:
                     raise RuntimeError(f"Invalid device {dev}: the emulated device has one "
                                        f"{STATE.device_type} device, index 0")
                 return DeviceGenerator.__new__(DeviceGenerator)
-            return base(device)
+            # looked up when called: a stand-in bound there for the type (the takeaway's
+            # subclass, run.takeaway) makes the host generators too
+            return torch._C.Generator(device)
 
     class DeviceGenerator(base):
         """A generator of the emulated device: the device's random ops draw on the host, so

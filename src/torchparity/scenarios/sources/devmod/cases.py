@@ -1534,7 +1534,7 @@ CASES = (
     Case("torch.random.initial_seed", random_initial_seed, F32, reference=SAME + " (the CPU generator: host-only)"),
     Case("torch.random.get_rng_state", random_get_rng_state, F32, reference=SAME + " (the CPU generator: host-only)"),
     Case("torch.random.set_rng_state", random_set_rng_state, F32, reference=SAME + " (the CPU generator: host-only)"),
-    Case("torch.Generator", Generator, F32, reference=SAME),
+    Case("torch.Generator", Generator, F32, reference=SAME, aliases=("torch.Generator.manual_seed",)),
     Case("torch.Generator.seed", Generator_seed, F32, RANDOM, reference=SAME),
     Case("torch.default_generator", default_generator, F32,
          reference="torch.default_generator on the CPU; the device's default generator "

@@ -14,7 +14,8 @@ rows are host-only evidence. APIs that cannot run here are ``Excluded`` with the
 
 A package is written to memory with a model whose parameters live on the device, then
 imported back; a hub repo is a ``hubconf.py`` in a temporary folder, loaded with
-``source="local"``, and checkpoints are fetched from ``file://`` URLs (no network). The
+``source="local"`` (or a GitHub repo's copy cached in a temporary hub dir, which ``list``
+and ``help`` read, ``source="github"`` having no local form), and checkpoints are fetched from ``file://`` URLs (no network). The
 helpers and bodies live in this one file: a body's snippet is its source with the helpers
 it uses (``Case.snippet``), and runs on its own.
 """
@@ -488,6 +489,47 @@ def benchmark_FunctionCounts_filter(device, dtype):
 
 def benchmark_FunctionCounts_transform(device, dtype):
     return list(function_counts(dtype).transform(lambda name: name.split(":")[-1].upper()))
+
+
+def callgrind_stats(dtype, reps, build):
+    """CallgrindStats as ``Timer.collect_callgrind`` fills it, from instruction counts that
+    stand for callgrind's: the label counts of a host profile of ``reps`` runs (each label
+    under a source path of the ``build`` dir, as callgrind names a function), and one
+    noisy CPython dict lookup. Valgrind is not installed; the container is pure Python
+    (host inputs)."""
+    from torch.utils.benchmark import CallgrindStats, FunctionCounts
+    from torch.utils.benchmark.utils.common import TaskSpec
+    from torch.utils.benchmark.utils.valgrind_wrapper.timer_interface import FunctionCount
+    x = inputs("cpu", dtype)
+    with torch.autograd.profiler.profile() as prof:
+        for label in ("tp.a", "tp.b", "tp.a")[:reps]:
+            with torch.profiler.record_function(label):
+                (x @ x.T).relu()
+    calls = {f"/tmp/{build}/build/../torch/csrc/tp.cpp:{e.key} [libtorch.so]": e.count * 100
+             for e in prof.key_averages() if e.key.startswith("tp.")}
+    calls[f"/tmp/{build}/Objects/dictobject.c:lookdict_unicode"] = 7 * reps
+
+    def counts(scale, inclusive):
+        return FunctionCounts(tuple(FunctionCount(c * scale, fn) for fn, c in sorted(calls.items())), inclusive)
+
+    return CallgrindStats(
+        task_spec=TaskSpec("(x @ x.T).relu()", "x = torch.ones(4, 3)"), number_per_run=reps,
+        built_with_debug_symbols=False,
+        baseline_inclusive_stats=counts(1, True), baseline_exclusive_stats=counts(1, False),
+        stmt_inclusive_stats=counts(3, True), stmt_exclusive_stats=counts(2, False), stmt_callgrind_out=None)
+
+
+def benchmark_CallgrindStats(device, dtype):
+    """The stats, totals, a delta and the standardized stats of two collections (builds in
+    other dirs): what each method answers"""
+    a, b = callgrind_stats(dtype, 3, "first"), callgrind_stats(dtype, 2, "second")
+    std = a.as_standardized()
+
+    def rows(fc):
+        return [[c, fn] for c, fn in fc]
+    return [rows(a.stats()), rows(a.stats(inclusive=True)), a.counts(), a.counts(denoise=True),
+            rows(a.delta(b)), rows(a.delta(b, inclusive=True)),
+            rows(std.stats()), rows(std.delta(b.as_standardized())), std.number_per_run]
 
 
 # --- torch.compiler (the "eager" backend: dynamo's tracing of device tensors, not a codegen) ---
@@ -994,6 +1036,16 @@ def tiny(device="cpu", dtype=torch.float32):
     """A two-layer model for the tooling tests."""
     torch.manual_seed(0)
     return torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()).to(device=device, dtype=dtype)
+
+
+def tiny_tanh(device="cpu", dtype=torch.float32):
+    """The same layers with a tanh."""
+    torch.manual_seed(1)
+    return torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh()).to(device=device, dtype=dtype)
+
+
+def _helper():  # private: not an entrypoint
+    return None
 '''
 
 
@@ -1003,6 +1055,42 @@ def hub_repo(tmp):
     with open(os.path.join(repo, "hubconf.py"), "w") as f:
         f.write(HUBCONF)
     return repo
+
+
+# a GitHub repo as torch.hub names it ("owner/name:ref"), and the folder its downloaded copy
+# is cached in under the hub dir ("owner_name_ref"): list, help and load read that copy
+HUB_REPO, HUB_CACHED = "tp-owner/tp-hub:main", "tp-owner_tp-hub_main"
+
+
+def hub_cache(tmp):
+    """A hub dir holding the cached copy of ``HUB_REPO`` (what a first ``torch.hub.list``
+    downloads): with it, no network is asked."""
+    hub = os.path.join(tmp, "hub")
+    os.makedirs(os.path.join(hub, HUB_CACHED))
+    with open(os.path.join(hub, HUB_CACHED, "hubconf.py"), "w") as f:
+        f.write(HUBCONF)
+    return hub
+
+
+def hub_cached(device, dtype, api):
+    """``list`` / ``help`` (``api``) of a GitHub repo read from its cached copy: the
+    entrypoints listed (or the one helped), each loaded from the cache and run on the device"""
+    x = inputs(device, dtype)
+    old = torch.hub.get_dir()
+    with tempfile.TemporaryDirectory() as tmp:
+        torch.hub.set_dir(hub_cache(tmp))
+        try:
+            if api.endswith("help"):
+                doc = torch.hub.help(HUB_REPO, "tiny_tanh", trust_repo=True)
+                names = ["tiny_tanh"]
+            else:
+                doc = None
+                names = torch.hub.list(HUB_REPO, trust_repo=True, verbose=False)
+            ys = [torch.hub.load(HUB_REPO, n, trust_repo=True, verbose=False, device=device, dtype=dtype)(x)
+                  for n in names]
+        finally:
+            torch.hub.set_dir(old)
+    return [names, doc, [[vals(y), y.device.type == x.device.type] for y in ys]]
 
 
 def checkpoint_url(tmp, device, dtype):
@@ -1203,6 +1291,55 @@ def onnx_is_in_onnx_export(device, dtype):
     return [seen, vals(y)]
 
 
+def onnx_custom_op_symbolic(device, dtype):
+    """``register_custom_op_symbolic`` / ``unregister_custom_op_symbolic``: an op defined
+    here for the device's dispatch key gets a symbolic at opsets 9 and 17; a TorchScript
+    export (opset 17) of a module calling it on the device input asks the opset-17 one,
+    and once that is unregistered, the opset-9 one. Compared: which symbolic each export
+    asked, with the sizes and dtype the trace gave it, and how the export ended (without
+    the ``onnx`` package its last step, serialising the proto, raises OnnxExporterError;
+    the graph, and the symbolics' calls, come before it). What the exporter does is
+    host-side: the device only runs the traced forward."""
+    x = inputs(device, dtype)
+    key, _ = dispatch_keys(device)
+    seen = []
+
+    def symbolic(opset):
+        def fn(g, t, s):
+            seen.append([opset, t.type().sizes(), t.type().scalarType()])
+            return g.op("tp_onnx::Scaled", t, s_f=2.5)
+        return fn
+
+    class Scaled(torch.nn.Module):
+        def forward(self, t):
+            return torch.ops.tp_onnx.scaled(t.relu(), 2.5)
+
+    def export():
+        n = len(seen)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the TorchScript exporter is deprecated
+                torch.onnx.export(Scaled(), (x,), io.BytesIO(), dynamo=False, opset_version=17)
+            end = "exported"
+        except torch.onnx.OnnxExporterError as e:  # no onnx package; an op without a symbolic
+            end = type(e).__name__
+        return [seen[n:], end]
+
+    lib = Library("tp_onnx", "DEF")
+    try:
+        lib.define("scaled(Tensor x, float s) -> Tensor")
+        lib.impl("scaled", lambda t, s: t * s + 1, key)
+        for opset in (9, 17):
+            torch.onnx.register_custom_op_symbolic("tp_onnx::scaled", symbolic(opset), opset)
+        first = export()
+        torch.onnx.unregister_custom_op_symbolic("tp_onnx::scaled", 17)
+        second = export()
+        torch.onnx.unregister_custom_op_symbolic("tp_onnx::scaled", 9)
+    finally:
+        lib._destroy()
+    return [first, second]
+
+
 def dlpack_to_dlpack(device, dtype):
     from torch.utils.dlpack import from_dlpack, to_dlpack
     x = inputs(device, dtype)
@@ -1346,6 +1483,8 @@ CASES = (
     Case(BM + "FunctionCounts.denoise", benchmark_FunctionCounts_denoise),
     Case(BM + "FunctionCounts.filter", benchmark_FunctionCounts_filter),
     Case(BM + "FunctionCounts.transform", benchmark_FunctionCounts_transform),
+    Case(BM + "CallgrindStats", benchmark_CallgrindStats,
+         aliases=tuple(f"{BM}CallgrindStats.{m}" for m in ("as_standardized", "counts", "delta", "stats"))),
     # torch.compiler
     Case("torch.compiler.compile", compiler_compile),
     Case("torch.compiler.list_backends", compiler_list_backends),
@@ -1403,8 +1542,7 @@ CASES = (
     Case("torch.hub.load_state_dict_from_url", hub_load_state_dict_from_url, FD),
     Case("torch.utils.model_zoo.load_url", model_zoo_load_url),
     Case("torch.hub.set_dir", hub_dir, aliases=("torch.hub.get_dir",)),
-    Excluded("torch.hub.list", "reads hubconf from a GitHub repo only (no source='local' in torch 2.13): needs the network"),
-    Excluded("torch.hub.help", "reads hubconf from a GitHub repo only (no source='local' in torch 2.13): needs the network"),
+    Case("torch.hub.list", hub_cached, aliases=("torch.hub.help",)),
     # torch.library
     Case("torch.library.Library", library_Library, FD64),
     Case("torch.library.fallthrough_kernel", library_fallthrough_kernel),
@@ -1417,6 +1555,8 @@ CASES = (
     # torch.onnx
     Case("torch.onnx.select_model_mode_for_export", onnx_select_model_mode_for_export),
     Case("torch.onnx.is_in_onnx_export", onnx_is_in_onnx_export),
+    Case("torch.onnx.unregister_custom_op_symbolic", onnx_custom_op_symbolic,
+         aliases=("torch.onnx.register_custom_op_symbolic",)),
     # torch.utils
     Case("torch.utils.dlpack.to_dlpack", dlpack_to_dlpack, FD),
     Case("torch.utils.deterministic.fill_uninitialized_memory", deterministic_fill_uninitialized_memory, FD),
@@ -1432,7 +1572,6 @@ CASES = (
 
 # APIs left without a case, and why (shown by ``why_not``)
 DYNAMO_ONNX = "made by the dynamo ONNX exporter, which needs onnxscript (not installed)"
-TS_ONNX = "used only by the TorchScript ONNX exporter, which needs onnx (not installed)"
 CALLGRIND = "needs valgrind runs with callgrind bindings compiled at run time (a C++ toolchain, minutes)"
 CPP_BUILD = "a setuptools build of C++ sources (a C++ toolchain, minutes)"
 CPP_LOAD = "compiles C++ sources at run time (a C++ toolchain, minutes)"
@@ -1443,10 +1582,6 @@ EXCLUDED = (
     Excluded("torch.onnx.ONNXProgram.model_proto", DYNAMO_ONNX),
     Excluded("torch.onnx.ONNXProgram.save", DYNAMO_ONNX),
     Excluded("torch.onnx.OnnxExporterError", "raised by the ONNX exporters, which need onnx/onnxscript (not installed)"),
-    Excluded("torch.onnx.register_custom_op_symbolic", TS_ONNX),
-    Excluded("torch.onnx.unregister_custom_op_symbolic", TS_ONNX),
-    Excluded(BM + "CallgrindStats", CALLGRIND),
-    *(Excluded(f"{BM}CallgrindStats.{m}", CALLGRIND) for m in ("as_standardized", "counts", "delta", "stats")),
     Excluded(BM + "Timer.collect_callgrind", CALLGRIND),
     Excluded(CX + "BuildExtension", CPP_BUILD),
     Excluded(CX + "CppExtension", CPP_BUILD),
