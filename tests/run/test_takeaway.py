@@ -466,3 +466,52 @@ def test_a_run_that_waits_for_its_taken_away_api_is_given_up_and_the_api_put_bac
     _release(event)  # the real function again
     assert event.is_set()
     assert bounded(lambda: 7, 5.0) == (True, 7)
+
+
+def test_an_abstract_method_is_taken_away_with_its_implementations_in_torch():
+    """``LoadPlanner.create_global_plan`` is abstract: a case of it calls torch's
+    implementation (``DefaultLoadPlanner.create_global_plan``), so swapping the abstract
+    function's code alone left "the case never calls the API" (hollow) where the case
+    depends on what the implementation returns. Its torch implementations are taken away
+    with it, named in the reason; a case that drops the result is still hollow."""
+    from torch.distributed.checkpoint import DefaultLoadPlanner, LoadPlanner
+    from torch.distributed.checkpoint.planner import LoadPlan
+
+    take = Takeaway(LoadPlanner.create_global_plan)
+    assert DefaultLoadPlanner.create_global_plan in take.targets, take.targets
+    assert "DefaultLoadPlanner.create_global_plan" in take.followed
+    # a concrete method follows nothing
+    assert Takeaway(DefaultLoadPlanner.lookup_tensor).followed == []
+
+    def case(device, dtype):
+        plans = DefaultLoadPlanner().create_global_plan([LoadPlan([]), LoadPlan([])])
+        return torch.tensor([float(len(plans)), float(all(isinstance(p, LoadPlan) for p in plans))],
+                            dtype=dtype, device=device)
+
+    result, _ = _run(case, LoadPlanner.create_global_plan)
+    assert result.status == "pass" and result.own.observes is True, result.detail
+    assert "implementations in torch were taken away" in result.own.reason, result.own.reason
+
+
+def test_an_abstract_property_follows_torchs_implementations_not_a_scenarios():
+    """``Joinable.join_process_group`` (an abstract property): DDP's and ZeRO's getters
+    are torch's implementations, taken away with it; a Joinable a scenario defines is the
+    scenario's own code and is not."""
+    from torch.distributed.algorithms import Joinable
+    from torch.distributed.optim import ZeroRedundancyOptimizer
+
+    class Mine(Joinable):
+        def join_hook(self, **kwargs):
+            return None
+
+        @property
+        def join_device(self):
+            return torch.device("cpu")
+
+        @property
+        def join_process_group(self):
+            return None
+
+    take = Takeaway(Joinable.__dict__["join_process_group"])
+    assert ZeroRedundancyOptimizer.__dict__["join_process_group"].fget in take.targets
+    assert Mine.__dict__["join_process_group"].fget not in take.targets

@@ -436,6 +436,20 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
               api_codes: Sequence[Any], take: Optional[Union[Takeaway, WorldTakeaway]],
               entries: List[FootprintEntry],
               recorded: Optional[Outcome]) -> Tuple[List[FootprintEntry], OwnFootprint]:
+    """:func:`decide_takeaway`, its reason naming the implementations of an abstract API
+    that were taken away with it (``run.takeaway.implementations``)."""
+    out, own = decide_takeaway(sc, dtype, adapter, api_obj, api_codes, take, entries, recorded)
+    followed = list(getattr(take, "followed", None) or [])
+    if followed and own.how is not None:
+        own.reason += (f"; the API is abstract: its implementations in torch were taken away with it "
+                       f"({', '.join(followed[:4])}{', ...' if len(followed) > 4 else ''})")
+    return out, own
+
+
+def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj: Any,
+                    api_codes: Sequence[Any], take: Optional[Union[Takeaway, WorldTakeaway]],
+                    entries: List[FootprintEntry],
+                    recorded: Optional[Outcome]) -> Tuple[List[FootprintEntry], OwnFootprint]:
     """The case's footprint attributed by taking the API away (``run.takeaway``), and
     whether the case observes the API: the recorded run (``entries``, ``recorded``) beside
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
@@ -450,7 +464,7 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
         recorder, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                           around=world.recording())
         if world.served and not world.inconclusive:
-            return take_away(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
+            return decide_takeaway(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
         own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
                           if world.served else "a world's ranks run the API in processes of their "
                           "own, where it is not taken away")

@@ -258,6 +258,46 @@ def only_raises(fn: types.FunctionType) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
+def _owner(fn: types.FunctionType) -> Optional[type]:
+    """The class that defines ``fn`` (by its module and qualified name), or None."""
+    path = getattr(fn, "__qualname__", "").split(".")
+    owner: Any = sys.modules.get(getattr(fn, "__module__", "") or "")
+    for part in path[:-1]:
+        owner = getattr(owner, part, None)
+    return owner if isinstance(owner, type) else None
+
+
+def implementations(fn: types.FunctionType) -> List[types.FunctionType]:
+    """Where ``fn`` is abstract (``abc.abstractmethod``: ``LoadPlanner.commit_tensor``,
+    ``Joinable.join_process_group``'s getter), the functions that implement it in torch's
+    own subclasses of its class, loaded now (``DefaultLoadPlanner.commit_tensor``): what a
+    case that uses torch's classes calls for it. A subclass of torchparity's (a scenario's
+    own Joinable) is the scenario's code, not the API's: not followed. Empty for a
+    concrete function."""
+    if not getattr(fn, "__isabstractmethod__", False):
+        return []
+    owner = _owner(fn)
+    if owner is None:
+        return []
+    name = fn.__name__
+    found: List[types.FunctionType] = []
+    seen, todo = set(), list(owner.__subclasses__())
+    while todo:
+        sub = todo.pop(0)
+        if sub in seen:
+            continue
+        seen.add(sub)
+        todo += sub.__subclasses__()
+        if not (sub.__module__ or "").startswith("torch.") or name not in vars(sub):
+            continue
+        value = vars(sub)[name]
+        value = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+        if (isinstance(value, types.FunctionType) and value is not fn
+                and not getattr(value, "__isabstractmethod__", False) and value not in found):
+            found.append(value)
+    return found
+
+
 class Takeaway:
     """The API of one case, intercepted: :meth:`recording` records each top-level call's
     result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
@@ -280,6 +320,8 @@ class Takeaway:
         self.constructed = 0
         # op -> how many the recorded run dispatched while a call of the API was running
         self.during: Dict[str, int] = defaultdict(int)
+        # an abstract API's implementations taken away with it (qualified names)
+        self.followed: List[str] = []
         self._choose()
 
     # which mechanism
@@ -289,6 +331,7 @@ class Takeaway:
             owned = class_functions(obj)  # its own and its family's, not the framework's
             self.init = (owned.get("__init__") or [None])[0]
             fns = [f for name, group in owned.items() if name not in _KEEP for f in group[:1]]
+            fns += [o for f in fns for o in self._implemented(f) if o not in fns]
             if fns:
                 self.targets, self.how = fns, CODE
             elif isinstance(self.init, types.FunctionType):
@@ -307,7 +350,7 @@ class Takeaway:
             self.why = ("a marker passed by identity (its body only raises: it is never called): "
                         "there is no call to take away")
         elif isinstance(fn, types.FunctionType):
-            self.targets, self.how = [fn], CODE
+            self.targets, self.how = [fn] + self._implemented(fn), CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
         elif _c_method(fn):
@@ -320,6 +363,14 @@ class Takeaway:
         else:
             self.why = (f"a {type(obj).__name__} that is neither a Python function nor one torch "
                         f"routes through __torch_function__: its calls cannot be taken away")
+
+    def _implemented(self, fn: types.FunctionType) -> List[types.FunctionType]:
+        """An abstract method's (or property getter's) implementations in torch's own
+        subclasses of its class (:func:`implementations`), noted in ``followed``: an abstract
+        method has no code any case runs, a case calls an implementation of it."""
+        found = implementations(fn)
+        self.followed += [f.__qualname__ for f in found if f.__qualname__ not in self.followed]
+        return found
 
     @property
     def names(self) -> List[str]:

@@ -96,6 +96,13 @@ class WorldTakeaway:
         return out
 
     @property
+    def followed(self) -> List[str]:
+        out: List[str] = []
+        for i in self.infos:
+            out += [n for n in i.get("followed", []) if n not in out]
+        return out
+
+    @property
     def during(self) -> Dict[str, int]:
         total: Dict[str, int] = defaultdict(int)
         for i in self.infos:
@@ -126,7 +133,7 @@ def _info(take: Optional[Takeaway], api: str) -> Dict[str, Any]:
         return {"how": None, "why": f"{api} does not resolve in the rank"}
     return {"how": take.how, "why": take.why, "calls": take.calls, "during": dict(take.during),
             "names": take.names, "replays_data": take.replays_data, "constructed": take.constructed,
-            "init": take.init is not None}
+            "init": take.init is not None, "followed": list(take.followed)}
 
 
 def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: Any,
