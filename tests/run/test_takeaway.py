@@ -515,3 +515,29 @@ def test_an_abstract_property_follows_torchs_implementations_not_a_scenarios():
     take = Takeaway(Joinable.__dict__["join_process_group"])
     assert ZeroRedundancyOptimizer.__dict__["join_process_group"].fget in take.targets
     assert Mine.__dict__["join_process_group"].fget not in take.targets
+
+
+def test_a_launchers_kept_run_is_made_again_and_its_api_decided_here(fixture_path):
+    """The elastic cases (``distsvc``: an agent, ``start_processes``) run their API in this
+    process and keep the run per device (``distsvc.memo``): the recorded run and the run
+    without the API were handed the kept result, never called the API, and the workers'
+    absorbed footprints made the row "a world's ranks run the API in processes of their
+    own" (``WorkerState``, ``SimpleElasticAgent._rendezvous``, ``RunProcsResult``). While
+    the API is taken away the kept result is made again, and an API that ran here is
+    decided here, workers or not."""
+    import tp_fixture_takeaway as lib
+
+    from torchparity.scenarios.sources.distsvc.memo import memo
+    from torchparity.scenarios.sources.world import absorb_footprints
+
+    def case(device, dtype):
+        def make():
+            absorb_footprints([{"footprint": [], "files": []}], device)  # a worker's, as the agent's
+            return lib.doubled(torch.ones(3, dtype=dtype, device=device))
+        return memo("test-launcher", device, make)
+
+    sc = Scenario(id="c", api="x", fn=case, description=T, expected=T, tags=("distributed",))
+    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=lib.doubled,
+                        api_codes=code_objects(lib.doubled))
+    assert result.own.method == "takeaway" and result.own.observes is True, result.own
+    assert result.own.calls == 1 and "hollow" not in result.tags

@@ -455,8 +455,11 @@ def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ap
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
     go on, by the recorded results replayed. A world case's API is taken away in its ranks
     (``run.takeaway_world``) and decided here by the same rule."""
-    in_world = any(e.op == RANKS_RECORDED for e in entries) or (
-        "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0)
+    # a case whose API ran here (a launcher: an elastic agent, start_processes) is decided
+    # here, whatever ranks or workers it started: those are the API's own processes
+    ran_here = take is not None and not getattr(take, "in_ranks", False) and take.calls > 0
+    in_world = not ran_here and (any(e.op == RANKS_RECORDED for e in entries) or (
+        "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0))
     if in_world and take is not None and not getattr(take, "in_ranks", False):
         # the API runs in the world's ranks: taken away there (``run.takeaway_world``), and
         # decided below by the same rule, from that world's recorded run

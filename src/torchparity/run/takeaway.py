@@ -66,6 +66,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 from ..api.classify import class_functions
 from ..api.footprint import call_from_mode, op_packet_name
 from ..results.models import FootprintEntry, OwnFootprint
+from ..scenarios.sources.base import fresh_runs
 
 PERTURBED, REPLAYED = "perturbed", "replayed"
 STUB_KINDS = (PERTURBED, REPLAYED)
@@ -423,6 +424,9 @@ class Takeaway:
         undo: List[Callable[[], None]] = []
         self._undo = undo
         try:
+            # a case's kept results (a launcher's run, ``distsvc.memo``) are made again: a kept
+            # one would hand the run without the API what the API did before
+            undo.append(_exit_on_undo(fresh_runs()))
             if self.how == CODE:
                 for i, fn in enumerate(self.targets):
                     undo.append(_swap_code(fn, functools.partial(self._through, i)))
@@ -586,6 +590,12 @@ def _rebind(fn: Any, through: Callable) -> Callable[[], None]:
         for mod, name in bound:
             setattr(mod, name, fn)
     return undo
+
+
+def _exit_on_undo(manager: Any) -> Callable[[], None]:
+    """Enter ``manager`` now; the undo that leaves it."""
+    manager.__enter__()
+    return lambda: manager.__exit__(None, None, None)
 
 
 def _stub_code(n_free: int) -> types.CodeType:

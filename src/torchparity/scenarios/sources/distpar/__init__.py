@@ -164,7 +164,7 @@ _add("pipe", "split", "pipeline() split where forward calls pipe_split(), build_
 _add("dcp", "round_trip", "save then load a model, a Stateful, a per-rank tensor and an int",
      _CK + "state_dict_saver.save", _CK + "stateful.Stateful", _CK + "stateful.Stateful.state_dict",
      _CK + "stateful.Stateful.load_state_dict", _CK + "FileSystemWriter", _CK + "FileSystemReader",
-     _CK + "DefaultLoadPlanner", _CK + "StorageReader", _CK + "StorageWriter")
+     _CK + "DefaultLoadPlanner", _CK + "LoadPlanner", _CK + "StorageReader", _CK + "StorageWriter")
 _add("dcp", "legacy", "save_state_dict / load_state_dict (the deprecated names)",
      _CK + "state_dict_saver.save_state_dict", _CK + "state_dict_loader.load_state_dict")
 # the records of the round trip: what each planner / storage method returned
