@@ -541,3 +541,26 @@ def test_a_launchers_kept_run_is_made_again_and_its_api_decided_here(fixture_pat
                         api_codes=code_objects(lib.doubled))
     assert result.own.method == "takeaway" and result.own.observes is True, result.own
     assert result.own.calls == 1 and "hollow" not in result.tags
+
+
+def test_a_c_class_whose_own_members_are_properties_is_taken_away_through_them():
+    """``torch.distributed.TCPStore`` (a pybind class) defines ``host``, ``port`` and
+    ``libuvBackend`` and nothing else of its own: "defines no function of its own to take
+    away" left it to the frames. Its properties are taken away as values, together; a
+    case that reads them observes it, and reading them dispatches nothing: host-only."""
+    import torch.distributed as dist
+
+    from torchparity.scenarios.sources.world import loopback_store
+
+    def case(device, dtype):
+        store = loopback_store(1, timeout=__import__("datetime").timedelta(seconds=20))
+        try:
+            store.set("k", "v")
+            return [store.host, store.libuvBackend, store.port > 0,
+                    torch.ones(2, dtype=dtype, device=device) * 2]
+        finally:
+            del store
+
+    result, _ = _run(case, dist.TCPStore)
+    assert result.own.how == "value" and result.own.observes is True, result.own
+    assert result.status == "pass" and result.evidence == "host-only", (result.status, result.evidence)

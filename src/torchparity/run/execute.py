@@ -37,7 +37,7 @@ from .paths import record_path
 from .replay import Recording, Replaying
 from .takeaway import PERTURBED, Takeaway, bounded, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
-from .takeaway_values import value_takeaway
+from .takeaway_values import members_takeaway, value_takeaway
 from .takeaway_world import WorldTakeaway
 
 SEED = 0
@@ -457,7 +457,7 @@ def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ap
     (``run.takeaway_world``) and decided here by the same rule."""
     # a case whose API ran here (a launcher: an elastic agent, start_processes) is decided
     # here, whatever ranks or workers it started: those are the API's own processes
-    ran_here = take is not None and not getattr(take, "in_ranks", False) and take.calls > 0
+    ran_here = take is not None and not getattr(take, "in_ranks", False) and (take.calls or 0) > 0
     in_world = not ran_here and (any(e.op == RANKS_RECORDED for e in entries) or (
         "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0))
     if in_world and take is not None and not getattr(take, "in_ranks", False):
@@ -609,6 +609,13 @@ def host_attribute(api: str, api_obj: Any) -> bool:
     return not owner.__module__.startswith(("torch.cuda", "torch.npu", "torch_npu", "torch.xpu", "torch.mps"))
 
 
+def _holds_device_data(cls: type) -> bool:
+    """``cls`` is one of the device-data holders (a tensor, storage, module, generator,
+    stream or event class): its objects' members are device state (:func:`host_attribute`)."""
+    holders = [h for h in (resolve_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
+    return any(issubclass(cls, h) for h in holders)
+
+
 def takes_value(api: str, api_obj: Any) -> bool:
     """Whether ``api`` is a value ``run.takeaway_values`` rebinds: not a callable, and not
     an attribute of a device-data holder's objects (``torch.Tensor.grad``, a stream's
@@ -694,6 +701,10 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
                 take = by_value
             else:
                 take.why = why or take.why
+        elif (take is not None and take.how is None and isinstance(api_obj, type)
+              and not _holds_device_data(api_obj)):  # a C class: the properties it defines
+            by_members, _ = members_takeaway(sc.api, api_obj)
+            take = by_members if by_members is not None else take
         with recording if recording is not None else contextlib.nullcontext():
             recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                              around=take.recording() if take is not None else None)
