@@ -466,6 +466,8 @@ def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ap
         world = WorldTakeaway(sc.api)
         recorder, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                           around=world.recording())
+        if world.infos and hasattr(take, "followed"):  # what the ranks followed, where it ran
+            take.followed = world.followed
         if world.served and not world.inconclusive:
             return decide_takeaway(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
         own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"

@@ -111,7 +111,10 @@ _add("zero", "consolidate_state_dict", "consolidate_state_dict(to=0), then state
 _add("zero", "load_state_dict", "the consolidated state loaded into a new optimizer, one more step",
      _ZERO + ".load_state_dict")
 _add("zero", "join", "join_hook, join_device and join_process_group under Join, uneven inputs",
-     _ZERO + ".join_hook", _ZERO + ".join_device", _ZERO + ".join_process_group")
+     _ZERO + ".join_hook", _ZERO + ".join_device", _ZERO + ".join_process_group",
+     # torch's implementation of the abstract property, whose group the case reads (the
+     # Join case's Counter is the scenario's own implementation)
+     _D + "algorithms.Joinable.join_process_group")
 _add("zero", "PostLocalSGDOptimizer", "3 steps averaging every 2, state_dict / load_state_dict",
      *(_D + "optim.PostLocalSGDOptimizer" + m for m in ("", ".step", ".state_dict", ".load_state_dict")))
 _add("fsdp", "forward", "FSDP forward / backward, full parameters", _FSDP + "forward")
