@@ -111,3 +111,86 @@ def test_a_world_that_does_not_finish_under_takeaway_decides_nothing(monkeypatch
     assert result.own.method == "frames" and result.own.observes is None, result.own
     assert result.own.reason.startswith("takeaway inconclusive: the world under takeaway did not "
                                         "finish (WorldTimeout"), result.own.reason
+
+
+def _marks(tmp_path, ranks):
+    """A world folder as its ranks leave it (``RankWorld.mark``): per rank, the runs of
+    case 0 it began and ended."""
+    from torchparity.scenarios.sources.world import RankWorld
+
+    for rank, (began, ended) in enumerate(ranks):
+        w = RankWorld(None, None, rank, len(ranks), "p", 1.0, str(tmp_path))
+        runs = {}
+        for kind in began:
+            if kind != "record":
+                w.mark(kind, "start")
+            if kind in ended:
+                runs[kind] = {"value": torch.ones(1), "footprint": [], "files": []}
+                w.mark(kind, "end", {"runs": dict(runs), "takeaway": {"how": "code", "calls": 1}})
+
+
+def test_a_world_that_ended_in_a_run_without_the_api_is_that_runs_outcome(tmp_path):
+    """In-process, a run without the API that raises or never finishes is its outcome
+    (the case observes the API). A world whose rank crashed or hung in such a run was
+    "takeaway inconclusive" instead: read from the ranks' marks, it is that run's
+    outcome; a world that failed anywhere else (joining again between runs, the recorded
+    run) still decides nothing."""
+    from torchparity.scenarios.sources.world import RunWithoutApiEnded, WorldError, unfinished_run
+
+    failure = WorldError("rank 1 exited with -11 without a result")
+    _marks(tmp_path, [(["record", "perturbed"], ["record", "perturbed"]),
+                      (["record", "perturbed"], ["record"])])
+    ended = unfinished_run(tmp_path, 2, failure)
+    assert isinstance(ended, RunWithoutApiEnded), ended
+    assert "perturbed run without the API did not finish in rank 1" in str(ended)
+    (case,) = ended.outcomes
+    assert all("value" in rank["runs"]["record"] for rank in case)
+    assert case[1]["runs"]["perturbed"]["error"][0] == "RunWithoutApiEnded"
+    assert "value" in case[0]["runs"]["perturbed"]  # rank 0 ended its run: its own entry
+
+
+@pytest.mark.parametrize("ranks", [
+    [(["record", "perturbed"], ["record", "perturbed"])] * 2,  # both ended: it failed rejoining
+    [(["record"], ["record"]), (["record"], [])],  # the recorded run did not end in rank 1
+])
+def test_a_world_that_failed_outside_a_run_without_the_api_decides_nothing(tmp_path, ranks):
+    from torchparity.scenarios.sources.world import WorldError, unfinished_run
+
+    _marks(tmp_path, ranks)
+    assert unfinished_run(tmp_path, 2, WorldError("rank 1 exited with 1 without a result")) is None
+
+
+def test_a_world_ended_in_a_run_without_the_api_is_decided_as_a_run_that_raised(monkeypatch):
+    """The row of a world whose run without the API did not finish: the case observes the
+    API (as in-process, where that run raised), the frames' footprint kept, said so."""
+    from torchparity.scenarios.sources import world as W
+
+    ones = {"value": torch.ones(2), "footprint": [], "files": []}
+    info = {"how": "code", "why": "", "calls": 1, "during": {}, "names": ["barrier"],
+            "replays_data": True, "constructed": 0, "init": False}
+
+    def phases(phases, world_size, timeout_s, takeaway=None):
+        if takeaway:
+            why = "the perturbed run without the API did not finish in rank 1 (WorldError: ...)"
+            raise W.RunWithoutApiEnded(why, [[{"runs": {"record": ones, "perturbed": {
+                "error": ("RunWithoutApiEnded", why)}}, "takeaway": info}] * 2])
+        return [[ones] * 2 for _, cases in phases for _ in cases]
+
+    monkeypatch.setattr(W, "_run_phases", phases)
+    W.forget_batches()
+    obj = torch.distributed.barrier
+
+    def case(device, dtype):
+        return W.run_world("barrier", device, dtype)
+
+    sc = Scenario(id="world2-barrier", api="torch.distributed.barrier", fn=case, description=T,
+                  expected=T, tags=("distributed",))
+    try:
+        result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                            api_codes=code_objects(obj))
+    finally:
+        W.forget_batches()
+    own = result.own
+    assert own.method == "frames" and own.observes is True, own
+    assert "did not finish in rank 1" in own.reason and "inconclusive" not in own.reason, own.reason
+    assert "hollow" not in result.tags and result.status == "pass", result.detail

@@ -469,7 +469,10 @@ def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ap
         if world.infos and hasattr(take, "followed"):  # what the ranks followed, where it ran
             take.followed = world.followed
         if world.served and not world.inconclusive:
-            return decide_takeaway(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
+            out, own = decide_takeaway(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
+            if world.ended:  # the same rule as a run without the API that raises in-process
+                own.reason += f"; {world.ended}: its outcome, as a run that raises in-process"
+            return out, own
         own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
                           if world.served else "a world's ranks run the API in processes of their "
                           "own, where it is not taken away")

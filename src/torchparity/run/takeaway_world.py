@@ -56,6 +56,7 @@ class WorldTakeaway:
         self.which = "record"
         self.served = False
         self.inconclusive = ""
+        self.ended = ""  # a run without the API that did not finish in a rank (its outcome)
         self.infos: List[Dict[str, Any]] = []
 
     def report(self, infos: Sequence[Dict[str, Any]]) -> None:
@@ -144,10 +145,14 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
     ``world.sync``, and each run ends with ``world.rejoin``."""
     take = rank_takeaway(api, adapter.type)
     runs: Dict[str, Any] = {}
+    mark = getattr(world, "mark", None) or (lambda *args: None)
     world.fresh_dir("record")
     with take.recording() if take is not None and take.how is not None else contextlib.nullcontext():
         runs["record"] = recorded_call(call, adapter, files)
     info = _info(take, api)
+    # word of each run's start and end: a world that does not finish is read from them
+    # (``sources.world.unfinished_run``), the recorded run's entry kept for it
+    mark("record", "end", {"runs": dict(runs), "takeaway": info})
     # every rank agrees on whether stand-ins run at all (the API taken away on every rank alike)
     hows = world.sync(info["how"])
     if take is None or any(h is None for h in hows):
@@ -157,8 +162,10 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
     same = all(v is None for vs in take.results.values() for v in vs)
     for kind in (PERTURBED, REPLAYED):
         world.fresh_dir(kind)
+        mark(kind, "start")
         with take.stubbing(kind):
             runs[kind] = recorded_call(call, adapter, files)
+        mark(kind, "end", {"runs": dict(runs), "takeaway": info})
         agreed = world.sync(same)
         world.rejoin()
         if all(agreed):
