@@ -162,3 +162,46 @@ def test_set_devices_refused_on_both_sides_is_not_an_answer(emu):
     opts = sources.find("distsvc", "torch.distributed.rpc.TensorPipeRpcBackendOptions", None, "options")
     result, _ = execute(opts, "float32", emu)
     assert result.status == "pass", result.detail
+
+
+def test_a_section_takes_its_api_away_in_the_rank_that_runs_it(monkeypatch):
+    """The RPC world's sections run their API in rank 0 (``rpc.remote``,
+    ``autograd.get_gradients``), where nothing was taken away ("processes of their own").
+    Under takeaway the rank runs the section by the parent's runner (recorded, then with
+    stand-ins) and stops there; an API the section never calls (``init_rpc``: the body's
+    set-up) is said so, not read as a case that never calls it."""
+    import torch.nn.functional as F
+
+    from torchparity.scenarios.sources.distsvc import child
+
+    ran = []
+    x = torch.tensor([-1.0, 2.0])
+    sections = {"before": lambda: ran.append("before") or 1, "it": lambda: F.relu(x),
+                "after": lambda: ran.append("after") or 3}
+    runner = "torchparity.run.takeaway_world:in_rank"
+    monkeypatch.setitem(child._STATE, "takeaway", {"api": "torch.nn.functional.relu", "runner": runner,
+                                                    "section": "it"})
+    out = child._run_sections(sections)
+    assert ran == ["before"] and "after" not in out, (ran, out)
+    runs, info = out["it"]["runs"], out["it"]["takeaway"]
+    assert info["how"] == "code" and info["calls"] == 1, info
+    assert not torch.equal(runs["perturbed"]["value"], runs["record"]["value"]), runs
+
+    monkeypatch.setitem(child._STATE, "takeaway", {"api": "torch.nn.functional.gelu", "runner": runner,
+                                                    "section": "it"})
+    info = child._run_sections(sections)["it"]["takeaway"]
+    assert info["how"] is None and "never calls the API: its world's set-up does" in info["why"], info
+
+
+@pytest.mark.slow  # a 2-rank RPC world under takeaway, about 10 s
+def test_rpc_remote_is_taken_away_in_its_world_and_observed():
+    from torchparity.api.classify import code_objects
+    from torchparity.devices import get_adapter
+    from torchparity.run.execute import execute
+
+    obj = dist.rpc.remote
+    sc = sources.find("distsvc", "torch.distributed.rpc.remote", obj, "world2-rpc-remote")
+    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                        api_codes=code_objects(obj))
+    assert result.status == "pass", result.detail
+    assert result.own.method == "takeaway" and result.own.observes is True, result.own

@@ -196,6 +196,12 @@ TAKEAWAY_RUNS = 3  # recorded, perturbed, replayed
 TAKEAWAY_COLLECTIVE_S = 15.0
 
 
+def takeaway_request() -> Optional[Any]:
+    """The request of the :class:`taking_away` entered last, or None: a world started now
+    takes that request's API away in its ranks."""
+    return _TAKING_AWAY[-1] if _TAKING_AWAY else None
+
+
 class taking_away:  # noqa: N801 - a context manager, used as a function
     """While entered, ``run_world`` takes ``request.api`` away in its ranks (see above)."""
 

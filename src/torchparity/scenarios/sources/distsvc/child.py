@@ -347,8 +347,12 @@ def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bo
 
     adapter = _STATE.get("adapter") or get_adapter("cpu")
     out: Dict[str, Any] = {}
+    take = _STATE.get("takeaway")
     for name, fn in sections.items():
         print(f"distsvc: section {name}", file=sys.stderr, flush=True)  # where a hang stopped
+        if take and name == take["section"]:  # the API taken away in it; the sections after: not run
+            out[name] = _taken_away(fn, adapter, take, remote)
+            break
         # the API's own answer on this device (or its exception, kept as data), with the
         # ops the section ran (the parent attributes them: ``world.absorb_footprints``)
         out[name] = recorded_call(fn, adapter, [__file__])
@@ -360,6 +364,49 @@ def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bo
 
 
 BODIES = {"rpc": rpc_body, "pg": pg_body}
+
+
+class _Alone:
+    """The world a section's takeaway runner asks (``run.takeaway_world.in_rank``) where only
+    this rank runs the section (its peer serves its calls): nothing to agree on, no process
+    group to join again, no folder to share."""
+
+    def sync(self, value: Any) -> list:
+        return [value]
+
+    def rejoin(self) -> None:
+        pass
+
+    def fresh_dir(self, tag: str) -> None:
+        pass
+
+
+def _taken_away(fn: Callable[[], Any], adapter, take: Dict[str, Any], remote: bool) -> Dict[str, Any]:
+    """The section ``fn`` run by the takeaway runner the parent named (recorded, then with
+    the API answered by stand-ins): its entry ``{"runs": ..., "takeaway": info}``, each run
+    with the ops its calls ran on their callees (``remote``). An API the section never calls
+    (``init_rpc``: the body's set-up calls it, before any section) is not taken away there:
+    said so (``how`` None), never "the case never calls the API"."""
+    import importlib
+
+    module, _, function = take["runner"].partition(":")
+    runner = getattr(importlib.import_module(module), function)
+    served: list = []
+
+    def call() -> Any:
+        try:
+            return fn()
+        finally:
+            if remote:
+                served.append(_served_records())
+    entry = runner(call, adapter, [__file__], _Alone(), take["api"])
+    for run, records in zip(entry["runs"].values(), served):
+        run["footprint"] = (run.get("footprint") or []) + records
+    info = entry.get("takeaway") or {}
+    if info.get("how") is not None and not info.get("calls"):
+        info["how"], info["why"] = None, ("the section never calls the API: its world's set-up does, "
+                                          "outside what is taken away")
+    return entry
 
 
 def _rank_main(args: dict) -> int:
@@ -387,6 +434,7 @@ def _rank_main(args: dict) -> int:
             device = rank_device(adapter, rank)
             _STATE["device"] = device
         torch.manual_seed(args.get("seed", 0) + rank)
+        _STATE["takeaway"] = args.get("takeaway")
         value = BODIES[args["body"]](rank, world, device, backend)
         torch.save({"value": value}, out)
     except Exception as exc:
