@@ -193,14 +193,26 @@ def test_a_section_takes_its_api_away_in_the_rank_that_runs_it(monkeypatch):
     assert info["how"] is None and "never calls the API: its world's set-up does" in info["why"], info
 
 
-@pytest.mark.slow  # a 2-rank RPC world under takeaway, about 10 s
-def test_rpc_remote_is_taken_away_in_its_world_and_observed():
+def test_distributed_optimizer_is_asked_in_the_rpc_world():
+    """``DistributedOptimizer`` and its ``step`` had no case (distpar: "needs RPC"): the
+    RPC world steps a RemoteModule's parameters on the callee's device."""
+    sc = sources.source("distsvc").scenarios
+    for api in ("torch.distributed.optim.DistributedOptimizer", "torch.distributed.optim.DistributedOptimizer.step"):
+        assert [s.id for s in sc(api, None)] == ["world2-rpc-dist_optim"], api
+
+
+@pytest.mark.slow  # a 2-rank RPC world under takeaway per API, about 10 s each
+@pytest.mark.parametrize("api, sid", [("torch.distributed.rpc.remote", "world2-rpc-remote"),
+                                      ("torch.distributed.optim.DistributedOptimizer.step",
+                                       "world2-rpc-dist_optim")])
+def test_an_rpc_sections_api_is_taken_away_in_its_world_and_observed(api, sid):
     from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
     from torchparity.devices import get_adapter
     from torchparity.run.execute import execute
 
-    obj = dist.rpc.remote
-    sc = sources.find("distsvc", "torch.distributed.rpc.remote", obj, "world2-rpc-remote")
+    obj = resolve(api).obj
+    sc = sources.find("distsvc", api, obj, sid)
     result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
                         api_codes=code_objects(obj))
     assert result.status == "pass", result.detail

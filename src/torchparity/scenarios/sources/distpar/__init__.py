@@ -16,7 +16,7 @@ raises the part's error. The CPU reference is the same world on the CPU (gloo).
 A few pieces need no world (``LOCAL``): ``nn.parallel.data_parallel``, the micro-batch
 helpers of pipelining and the checkpoint stagers run in the worker on the device.
 
-Not here (``WHY_NOT``): APIs that need RPC (``DistributedOptimizer``) or a fused ring
+Not here (``WHY_NOT``): APIs that need RPC (``DistributedOptimizer``: the distsvc source asks it) or a fused ring
 attention path the CPU does not have (``context_parallel``).
 """
 
@@ -228,10 +228,10 @@ RAISES = {
 }
 
 WHY_NOT = {
-    _D + "optim.DistributedOptimizer": "needs torch.distributed.rpc and distributed autograd, whose "
-                                       "TensorPipe transport moves only CPU and CUDA tensors",
-    _D + "optim.DistributedOptimizer.step": "needs torch.distributed.rpc and distributed autograd, whose "
-                                            "TensorPipe transport moves only CPU and CUDA tensors",
+    _D + "optim.DistributedOptimizer": "needs torch.distributed.rpc and distributed autograd: asked in the "
+                                       "distsvc source's RPC world (parameters on the callee's device)",
+    _D + "optim.DistributedOptimizer.step": "needs torch.distributed.rpc and distributed autograd: asked in "
+                                            "the distsvc source's RPC world (parameters on the callee's device)",
     _D + "tensor.experimental.context_parallel": "ring attention shards only the CUDA flash / efficient "
                                                  "attention kernels; the CPU reference has neither",
 }

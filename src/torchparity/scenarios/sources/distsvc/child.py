@@ -252,9 +252,23 @@ def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
         mref = rm.get_module_rref()
         return [out, params, rpc.rpc_sync("w1", module_weight_sum, args=(mref,)), mref.owner_name()]
 
+    def dist_optim():
+        # the parameters live on the callee's device (a RemoteModule): gradients reach them
+        # by distributed autograd, and the optimizer steps them there, where they are owned
+        from torch.distributed.nn.api.remote_module import RemoteModule
+        from torch.distributed.optim import DistributedOptimizer
+
+        rm = RemoteModule(f"w1/{device}", DeviceLinear, args=(6, 2))
+        opt = DistributedOptimizer(torch.optim.SGD, rm.remote_parameters(), lr=0.5)
+        with dist_autograd.context() as cid:
+            loss = rm.forward(x.cpu().reshape(1, 6)).sum()
+            dist_autograd.backward(cid, [loss])
+            opt.step(cid)
+        return [p.rpc_sync().cpu().detach() for p in rm.remote_parameters()]
+
     return {"rpc_sync": sync, "rpc_async": asynch, "remote": remote, "worker_info": worker_info,
             "async_execution": async_execution, "autograd": autograd,
-            "remote_module": remote_module}
+            "remote_module": remote_module, "dist_optim": dist_optim}
 
 
 def rpc_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
