@@ -194,3 +194,38 @@ def test_a_world_ended_in_a_run_without_the_api_is_decided_as_a_run_that_raised(
     assert own.method == "frames" and own.observes is True, own
     assert "did not finish in rank 1" in own.reason and "inconclusive" not in own.reason, own.reason
     assert "hollow" not in result.tags and result.status == "pass", result.detail
+
+
+def test_a_world_that_failed_outside_the_runs_is_started_once_more(monkeypatch):
+    """A takeaway world whose rank failed joining Gloo again between runs (``connectFullMesh``
+    timed out under load: 9 worlds of the 200-API sample) decided nothing. It is the
+    harness's failure, so the world is started once more, as after a kill from outside; a
+    second such failure still decides nothing."""
+    from torchparity.scenarios.sources import world as W
+
+    ones = {"value": torch.ones(2), "footprint": [], "files": []}
+    info = {"how": "code", "why": "", "calls": 1, "during": {}, "names": ["barrier"],
+            "replays_data": True, "constructed": 0, "init": False}
+    starts = []
+
+    def phases(phases, world_size, timeout_s, takeaway=None):
+        if takeaway:
+            starts.append(1)
+            if len(starts) == 1:
+                raise W.OutsideTheRuns("rank 1 exited with 1: Gloo connectFullMesh failed [outside the runs]")
+            return [[{"runs": {"record": ones, "perturbed": {"value": torch.zeros(2), "footprint": [],
+                                                             "files": []}}, "takeaway": info}] * 2]
+        return [[ones] * 2 for _, cases in phases for _ in cases]
+
+    monkeypatch.setattr(W, "_run_phases", phases)
+    W.forget_batches()
+    obj = torch.distributed.barrier
+    sc = Scenario(id="world2-barrier", api="torch.distributed.barrier",
+                  fn=lambda device, dtype: W.run_world("barrier", device, dtype), description=T,
+                  expected=T, tags=("distributed",))
+    try:
+        result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                            api_codes=code_objects(obj))
+    finally:
+        W.forget_batches()
+    assert len(starts) == 2 and result.own.method == "takeaway" and result.own.observes is True, result.own

@@ -228,9 +228,14 @@ def _taken_away(body: str, device: str, dtype: torch.dtype, world_size: int, tim
         if key in _TAKEN:  # cut after a case that put the world out of step: one of its own
             order, key = [name], (body, spec, world_size, (name,), request.api)
         take = {"api": request.api, "runner": request.runner}
+        def start() -> List[List[dict]]:
+            return _run_phases([(spec, [(body, d) for d in order])], world_size,
+                               timeout_s * TAKEAWAY_RUNS, takeaway=take)
         try:
-            outcomes = _run_phases([(spec, [(body, d) for d in order])], world_size,
-                                   timeout_s * TAKEAWAY_RUNS, takeaway=take)
+            try:
+                outcomes = start()
+            except OutsideTheRuns:  # the harness's failure: once more, as a kill from outside
+                outcomes = start()
         except RunWithoutApiEnded as exc:  # the world ended in a run without the API: its outcome
             outcomes = exc.outcomes
         except (WorldError, HarnessFailure, OSError) as exc:
@@ -438,10 +443,20 @@ def _start_world(phases: List[Tuple[str, List[Tuple[str, str]]]], world_size: in
         try:
             return _collect(Path(tmp), procs, world_size, n_cases, killed, waited)
         except (WorldError, WorldTimeout) as exc:  # not WorldKilled: a kill from outside is ours
-            ended = unfinished_run(Path(tmp), world_size, exc) if takeaway else None
-            if ended is None:
+            if not takeaway:
                 raise
+            ended = unfinished_run(Path(tmp), world_size, exc)
+            if ended is None:  # outside every run without the API: the harness's
+                raise OutsideTheRuns(f"{first_line(exc)} [outside the runs of the case: the harness's "
+                                     f"(setting up, joining a process group, between runs)]") from None
             raise ended from None
+
+
+class OutsideTheRuns(WorldError):
+    """A world under takeaway that failed outside every run of its cases with the API taken
+    away (setting up, joining a process group again between runs, agreeing at the store: a
+    Gloo ``connectFullMesh`` that timed out under load): the harness's, never the API's
+    answer; started once more, then inconclusive."""
 
 
 class RunWithoutApiEnded(WorldError):
