@@ -229,3 +229,35 @@ def test_a_world_that_failed_outside_the_runs_is_started_once_more(monkeypatch):
     finally:
         W.forget_batches()
     assert len(starts) == 2 and result.own.method == "takeaway" and result.own.observes is True, result.own
+
+
+def test_an_api_a_bodys_set_up_calls_is_taken_away_around_the_whole_body():
+    """``rpc.init_rpc`` is called by the RPC body's set-up, before any section: taken away
+    in the section it was "never called" there. ``in_rank_setup`` takes it away around the
+    set-up (recorded once, then set up again with stand-ins, the section and the teardown
+    run each time); an API the set-up does not call leaves the set-up made and the
+    section to take it away."""
+    import torch.nn.functional as F
+
+    from torchparity.run.takeaway_world import in_rank_setup
+
+    state, torn = {}, []
+    x = torch.tensor([-1.0, 2.0])
+
+    def setup():
+        state["y"] = F.relu(x)
+
+    def call():
+        return state["y"] * 2
+
+    adapter = get_adapter("cpu")
+    got = in_rank_setup(setup, call, lambda: torn.append(1), adapter, [], "torch.nn.functional.relu")
+    runs, info = got["runs"], got["takeaway"]
+    assert info["how"] == "code" and info["calls"] == 1, info
+    assert torch.equal(runs["record"]["value"], torch.tensor([0.0, 4.0]))
+    assert not torch.equal(runs["perturbed"]["value"], runs["record"]["value"]), runs
+    assert len(torn) == len(runs)  # torn down after every run
+
+    state.clear()
+    assert in_rank_setup(setup, call, lambda: None, adapter, [], "torch.nn.functional.gelu") is None
+    assert "y" in state  # set up for real: the section takes the API away

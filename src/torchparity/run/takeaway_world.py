@@ -38,6 +38,7 @@ from ..scenarios.sources.world import recorded_call, taking_away
 from .takeaway import PERTURBED, REPLAYED, Takeaway, counterpart
 
 RUNNER = f"{__name__}:in_rank"
+SETUP_RUNNER = f"{__name__}:in_rank_setup"
 
 
 class WorldTakeaway:
@@ -53,6 +54,7 @@ class WorldTakeaway:
     def __init__(self, api: str):
         self.api = api
         self.runner = RUNNER
+        self.setup_runner = SETUP_RUNNER
         self.which = "record"
         self.served = False
         self.inconclusive = ""
@@ -169,5 +171,45 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
         agreed = world.sync(same)
         world.rejoin()
         if all(agreed):
+            break
+    return {"runs": runs, "takeaway": info}
+
+
+def in_rank_setup(setup: Callable[[], Any], call: Callable[[], Any], teardown: Callable[[], Any],
+                  adapter: Any, files: Sequence[str], api: str) -> Optional[Dict[str, Any]]:
+    """A world body whose set-up may call the API (``rpc.init_rpc``, before any section):
+    ``setup()`` runs with the API's calls kept. Where it called the API, the body is the
+    case, every rank alike: recorded (that set-up, ``call()``, ``teardown()``), then set up,
+    called and torn down again with the API's calls answered by stand-ins (the real set-up
+    is not made twice: it is what is taken away); its entry as :func:`in_rank`'s. Where it
+    did not, None: the set-up stays made, and the section takes the API away
+    (:func:`in_rank`)."""
+    take = rank_takeaway(api, adapter.type)
+    if take is None or take.how is None:
+        setup()
+        return None
+    runs: Dict[str, Any] = {}
+    with take.recording():
+        setup()
+        if take.calls:
+            try:
+                runs["record"] = recorded_call(call, adapter, files)
+            finally:
+                teardown()
+    if "record" not in runs:
+        return None
+    info = _info(take, api)
+    same = all(v is None for vs in take.results.values() for v in vs)
+    for kind in (PERTURBED, REPLAYED):
+        with take.stubbing(kind):
+            try:
+                setup()
+                runs[kind] = recorded_call(call, adapter, files)
+            except Exception as exc:  # the set-up without the API's result: this run's outcome
+                runs[kind] = {"error": (type(exc).__name__, str(exc)[:300]), "footprint": [], "files": list(files)}
+            finally:
+                with contextlib.suppress(Exception):  # nothing was set up to tear down
+                    teardown()
+        if same:
             break
     return {"runs": runs, "takeaway": info}

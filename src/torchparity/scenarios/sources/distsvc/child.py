@@ -18,6 +18,7 @@ interface (``TP_SOCKET_IFNAME`` / ``GLOO_SOCKET_IFNAME``). Every rank dies with 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -274,7 +275,13 @@ def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
 def rpc_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
     from torch.distributed import rpc
 
-    _rpc_init(rank, world)
+    take = _STATE.get("takeaway")
+    if take and take.get("setup_runner"):  # the API may be the set-up's (init_rpc): taken away there
+        out = _setup_taken_away(rank, world, device, take)
+        if out is not None:
+            return out
+    else:
+        _rpc_init(rank, world)
     try:
         out = _run_sections(_rpc_sections(rank, device), remote=True)
     finally:
@@ -380,6 +387,41 @@ def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bo
 BODIES = {"rpc": rpc_body, "pg": pg_body}
 
 
+def _setup_taken_away(rank: int, world: int, device: str, take: Dict[str, Any]) -> Any:
+    """The RPC body with the API taken away around its set-up, where the set-up calls it
+    (``run.takeaway_world.in_rank_setup``: the section ``take["section"]`` is the case);
+    None where it does not (RPC is then set up, and the section takes the API away)."""
+    import importlib
+
+    from torch.distributed import rpc
+
+    from ....devices import get_adapter
+
+    module, _, function = take["setup_runner"].partition(":")
+    runner = getattr(importlib.import_module(module), function)
+    fn = _rpc_sections(rank, device).get(take["section"])
+    served: list = []
+
+    def call() -> Any:
+        try:
+            return fn() if fn is not None else None
+        finally:  # the ops its calls ran on their callees (none where RPC was not set up)
+            got: list = []
+            if fn is not None:
+                with contextlib.suppress(Exception):
+                    got = _served_records()
+            served.append(got)
+    adapter = _STATE.get("adapter") or get_adapter("cpu")
+    entry = runner(lambda: _rpc_init(rank, world), call, rpc.shutdown, adapter, [__file__], take["api"])
+    if entry is None:
+        return None
+    for run, records in zip(entry["runs"].values(), served):
+        run["footprint"] = (run.get("footprint") or []) + records
+    out = {take["section"]: entry} if fn is not None else {}
+    out["shutdown"] = {"value": True}
+    return out
+
+
 class _Alone:
     """The world a section's takeaway runner asks (``run.takeaway_world.in_rank``) where only
     this rank runs the section (its peer serves its calls): nothing to agree on, no process
@@ -399,8 +441,8 @@ def _taken_away(fn: Callable[[], Any], adapter, take: Dict[str, Any], remote: bo
     """The section ``fn`` run by the takeaway runner the parent named (recorded, then with
     the API answered by stand-ins): its entry ``{"runs": ..., "takeaway": info}``, each run
     with the ops its calls ran on their callees (``remote``). An API the section never calls
-    (``init_rpc``: the body's set-up calls it, before any section) is not taken away there:
-    said so (``how`` None), never "the case never calls the API"."""
+    (the body's set-up may: ``init_rpc`` is taken away there, ``_setup_taken_away``) is not
+    taken away in it: said so (``how`` None), never "the case never calls the API"."""
     import importlib
 
     module, _, function = take["runner"].partition(":")
@@ -418,8 +460,8 @@ def _taken_away(fn: Callable[[], Any], adapter, take: Dict[str, Any], remote: bo
         run["footprint"] = (run.get("footprint") or []) + records
     info = entry.get("takeaway") or {}
     if info.get("how") is not None and not info.get("calls"):
-        info["how"], info["why"] = None, ("the section never calls the API: its world's set-up does, "
-                                          "outside what is taken away")
+        info["how"], info["why"] = None, ("the section never calls the API (the world around it may): "
+                                          "not taken away there")
     return entry
 
 

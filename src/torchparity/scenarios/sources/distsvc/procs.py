@@ -162,7 +162,8 @@ def _taken_away(body: str, section: str, device: str, request: Any) -> List[Any]
     if key not in _TAKEN:
         try:
             _TAKEN[key] = ("ok", _run_world(body, device, takeaway={
-                "api": request.api, "runner": request.runner, "section": section}))
+                "api": request.api, "runner": request.runner, "section": section,
+                "setup_runner": getattr(request, "setup_runner", None)}))
         except Exception as exc:
             _TAKEN[key] = ("failed", f"{type(exc).__name__}: {str(exc)[:300]}")
     state, ranks = _TAKEN[key]
