@@ -261,3 +261,39 @@ def test_an_api_a_bodys_set_up_calls_is_taken_away_around_the_whole_body():
     state.clear()
     assert in_rank_setup(setup, call, lambda: None, adapter, [], "torch.nn.functional.gelu") is None
     assert "y" in state  # set up for real: the section takes the API away
+
+
+def test_a_world_case_whose_harness_also_calls_the_api_here_is_decided_in_its_world(
+        monkeypatch, fixture_path):
+    """A launcher's API that ran in the judging process is decided there; a world case's
+    API is decided in its ranks even where the process that starts the world calls it too
+    (its harness: moving results, a store), since a world took the request."""
+    import tp_fixture_takeaway as lib
+
+    from torchparity.scenarios.sources import world as W
+
+    ones = {"value": torch.ones(2), "footprint": [], "files": []}
+    info = {"how": "code", "why": "", "calls": 1, "during": {}, "names": ["doubled"],
+            "replays_data": True, "constructed": 0, "init": False}
+
+    def phases(phases, world_size, timeout_s, takeaway=None):
+        if takeaway:
+            return [[{"runs": {"record": ones, "perturbed": {"value": torch.zeros(2), "footprint": [],
+                                                             "files": []}}, "takeaway": info}] * 2]
+        return [[ones] * 2 for _, cases in phases for _ in cases]
+
+    def case(device, dtype):
+        lib.doubled(torch.ones(1))  # the harness, here
+        return W.run_world("barrier", device, dtype)
+
+    monkeypatch.setattr(W, "_run_phases", phases)
+    W.forget_batches()
+    sc = Scenario(id="w", api="tp_fixture_takeaway.doubled", fn=case, description=T, expected=T,
+                  tags=("distributed",))
+    try:
+        result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=lib.doubled,
+                            api_codes=code_objects(lib.doubled))
+    finally:
+        W.forget_batches()
+    assert result.own.method == "takeaway" and result.own.observes is True, result.own
+    assert result.own.calls == 2, result.own  # the ranks' calls, not this process's

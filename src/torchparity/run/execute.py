@@ -455,11 +455,13 @@ def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ap
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
     go on, by the recorded results replayed. A world case's API is taken away in its ranks
     (``run.takeaway_world``) and decided here by the same rule."""
-    # a case whose API ran here (a launcher: an elastic agent, start_processes) is decided
-    # here, whatever ranks or workers it started: those are the API's own processes
+    # a case whose API ran here (a launcher: an elastic agent, start_processes) and that no
+    # world took the API away for is decided here, whatever ranks or workers it started:
+    # those are the API's own processes (a world case's harness may call the API here too:
+    # a world that takes the request decides first)
     ran_here = take is not None and not getattr(take, "in_ranks", False) and (take.calls or 0) > 0
-    in_world = not ran_here and (any(e.op == RANKS_RECORDED for e in entries) or (
-        "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0))
+    in_world = any(e.op == RANKS_RECORDED for e in entries) or (
+        "distributed" in sc.tags and take is not None and take.how is not None and not take.calls)
     if in_world and take is not None and not getattr(take, "in_ranks", False):
         # the API runs in the world's ranks: taken away there (``run.takeaway_world``), and
         # decided below by the same rule, from that world's recorded run
@@ -473,11 +475,12 @@ def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, ap
             if world.ended:  # the same rule as a run without the API that raises in-process
                 own.reason += f"; {world.ended}: its outcome, as a run that raises in-process"
             return out, own
-        own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
-                          if world.served else "a world's ranks run the API in processes of their "
-                          "own, where it is not taken away")
-        own.steers = False  # the world's own collectives and device work are its body's
-        return entries, own
+        if world.served or not ran_here:
+            own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
+                              if world.served else "a world's ranks run the API in processes of their "
+                              "own, where it is not taken away")
+            own.steers = False  # the world's own collectives and device work are its body's
+            return entries, own
     if take is None or take.how is None or recorded is None:
         own = frames_only(take.why if take is not None else "no API to take away")
         return entries, _host_object(sc, api_obj, own)
