@@ -193,6 +193,21 @@ def test_a_section_takes_its_api_away_in_the_rank_that_runs_it(monkeypatch):
     assert info["how"] is None and "the section never calls the API" in info["why"], info
 
 
+def test_what_a_peer_served_for_the_section_counts_as_run_during_the_apis_calls():
+    """The ops a peer ran for the section (its RPC threads) never reach this rank's count of
+    the ops run during the API's calls, which bounds what disappearing makes the API's: a
+    DistributedOptimizer step on the parameters' owner read as host-only. They are counted
+    as run during the calls, and added to each run's footprint."""
+    from torchparity.scenarios.sources.distsvc import child
+
+    entry = {"runs": {"record": {"footprint": []}, "perturbed": {"footprint": []}},
+             "takeaway": {"how": "code", "during": {}}}
+    child._add_served(entry, [[["aten._foreach_add_", [], 2, ["float32"]]], []])
+    assert entry["takeaway"]["during"] == {"aten._foreach_add_": 2}
+    assert entry["runs"]["record"]["footprint"] == [["aten._foreach_add_", [], 2, ["float32"]]]
+    assert entry["runs"]["perturbed"]["footprint"] == []
+
+
 def test_distributed_optimizer_is_asked_in_the_rpc_world():
     """``DistributedOptimizer`` and its ``step`` had no case (distpar: "needs RPC"): the
     RPC world steps a RemoteModule's parameters on the callee's device."""
@@ -214,8 +229,10 @@ def test_an_rpc_sections_api_is_taken_away_in_its_world_and_observed(api, sid):
 
     obj = resolve(api).obj
     sc = sources.find("distsvc", api, obj, sid)
-    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
-                        api_codes=code_objects(obj))
+    result, entries = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                              api_codes=code_objects(obj))
     assert result.status == "pass", result.detail
     assert result.own.observes is True, result.own  # init_rpc's: the frames' (nothing runs without it)
+    if "DistributedOptimizer" in api:  # the step on the parameters' owner is the API's own work
+        assert any(e.source == "api" and e.op.startswith("aten.") for e in entries), entries
     assert result.own.method == ("frames" if api.endswith("init_rpc") else "takeaway"), result.own

@@ -149,6 +149,13 @@ def module_weight_sum(rref) -> torch.Tensor:
     return sum(p.detach().sum() for p in rref.local_value().parameters()).cpu()
 
 
+class StepSGD(torch.optim.SGD):
+    """SGD as it is, under a name ``DistributedOptimizer`` has no TorchScript counterpart
+    for: its step on the owner is then a Python call served over RPC, which the owner's
+    recorder hears (:func:`_record_served_calls`); torch's own ``SGD`` is stepped by a
+    scripted function that no recorder hears, and the step read as host-only."""
+
+
 class DeviceLinear(torch.nn.Module):
     """A Linear that takes CPU input and returns CPU output, computing on its own device."""
 
@@ -260,7 +267,7 @@ def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
         from torch.distributed.optim import DistributedOptimizer
 
         rm = RemoteModule(f"w1/{device}", DeviceLinear, args=(6, 2))
-        opt = DistributedOptimizer(torch.optim.SGD, rm.remote_parameters(), lr=0.5)
+        opt = DistributedOptimizer(StepSGD, rm.remote_parameters(), lr=0.5)
         with dist_autograd.context() as cid:
             loss = rm.forward(x.cpu().reshape(1, 6)).sum()
             dist_autograd.backward(cid, [loss])
@@ -415,11 +422,25 @@ def _setup_taken_away(rank: int, world: int, device: str, take: Dict[str, Any]) 
     entry = runner(lambda: _rpc_init(rank, world), call, rpc.shutdown, adapter, [__file__], take["api"])
     if entry is None:
         return None
-    for run, records in zip(entry["runs"].values(), served):
-        run["footprint"] = (run.get("footprint") or []) + records
+    _add_served(entry, served)
     out = {take["section"]: entry} if fn is not None else {}
     out["shutdown"] = {"value": True}
     return out
+
+
+def _add_served(entry: Dict[str, Any], served: list) -> None:
+    """Each run's footprint with the ops its calls ran on their callees (``served``, in the
+    order of the runs). The recorded run's are counted as run during the API's calls
+    (``info["during"]``, the bound of what disappearing makes the API's): a peer serves only
+    what the section asks, in its own threads, where this rank's count of the ops run
+    during the API's calls never reaches (``DistributedOptimizer.step`` steps the
+    parameters on their owner)."""
+    for run, records in zip(entry["runs"].values(), served):
+        run["footprint"] = (run.get("footprint") or []) + records
+    info = entry.get("takeaway")
+    if served and isinstance(info, dict) and isinstance(info.get("during"), dict):
+        for op, _frames, n, _dtypes in served[0]:
+            info["during"][op] = info["during"].get(op, 0) + int(n)
 
 
 class _Alone:
@@ -456,8 +477,7 @@ def _taken_away(fn: Callable[[], Any], adapter, take: Dict[str, Any], remote: bo
             if remote:
                 served.append(_served_records())
     entry = runner(call, adapter, [__file__], _Alone(), take["api"])
-    for run, records in zip(entry["runs"].values(), served):
-        run["footprint"] = (run.get("footprint") or []) + records
+    _add_served(entry, served)
     info = entry.get("takeaway") or {}
     if info.get("how") is not None and not info.get("calls"):
         info["how"], info["why"] = None, ("the section never calls the API (the world around it may): "
