@@ -519,3 +519,101 @@ def test_a_run_that_waits_for_its_taken_away_api_is_given_up_and_the_api_put_bac
     _release(event)  # the real function again
     assert event.is_set()
     assert bounded(lambda: 7, 5.0) == (True, 7)
+
+
+def test_an_abstract_method_is_taken_away_with_its_implementations_in_torch():
+    """``LoadPlanner.create_global_plan`` is abstract: a case of it calls torch's
+    implementation (``DefaultLoadPlanner.create_global_plan``), so swapping the abstract
+    function's code alone left "the case never calls the API" (hollow) where the case
+    depends on what the implementation returns. Its torch implementations are taken away
+    with it, named in the reason; a case that drops the result is still hollow."""
+    from torch.distributed.checkpoint import DefaultLoadPlanner, LoadPlanner
+    from torch.distributed.checkpoint.planner import LoadPlan
+
+    take = Takeaway(LoadPlanner.create_global_plan)
+    assert DefaultLoadPlanner.create_global_plan in take.targets, take.targets
+    assert "DefaultLoadPlanner.create_global_plan" in take.followed
+    # a concrete method follows nothing
+    assert Takeaway(DefaultLoadPlanner.lookup_tensor).followed == []
+
+    def case(device, dtype):
+        plans = DefaultLoadPlanner().create_global_plan([LoadPlan([]), LoadPlan([])])
+        return torch.tensor([float(len(plans)), float(all(isinstance(p, LoadPlan) for p in plans))],
+                            dtype=dtype, device=device)
+
+    result, _ = _run(case, LoadPlanner.create_global_plan)
+    assert result.status == "pass" and result.own.observes is True, result.detail
+    assert "implementations in torch were taken away" in result.own.reason, result.own.reason
+
+
+def test_an_abstract_property_follows_torchs_implementations_not_a_scenarios():
+    """``Joinable.join_process_group`` (an abstract property): DDP's and ZeRO's getters
+    are torch's implementations, taken away with it; a Joinable a scenario defines is the
+    scenario's own code and is not."""
+    from torch.distributed.algorithms import Joinable
+    from torch.distributed.optim import ZeroRedundancyOptimizer
+
+    class Mine(Joinable):
+        def join_hook(self, **kwargs):
+            return None
+
+        @property
+        def join_device(self):
+            return torch.device("cpu")
+
+        @property
+        def join_process_group(self):
+            return None
+
+    take = Takeaway(Joinable.__dict__["join_process_group"])
+    assert ZeroRedundancyOptimizer.__dict__["join_process_group"].fget in take.targets
+    assert Mine.__dict__["join_process_group"].fget not in take.targets
+
+
+def test_a_launchers_kept_run_is_made_again_and_its_api_decided_here(fixture_path):
+    """The elastic cases (``distsvc``: an agent, ``start_processes``) run their API in this
+    process and keep the run per device (``distsvc.memo``): the recorded run and the run
+    without the API were handed the kept result, never called the API, and the workers'
+    absorbed footprints made the row "a world's ranks run the API in processes of their
+    own" (``WorkerState``, ``SimpleElasticAgent._rendezvous``, ``RunProcsResult``). While
+    the API is taken away the kept result is made again, and an API that ran here is
+    decided here, workers or not."""
+    import tp_fixture_takeaway as lib
+
+    from torchparity.scenarios.sources.distsvc.memo import memo
+    from torchparity.scenarios.sources.world import absorb_footprints
+
+    def case(device, dtype):
+        def make():
+            absorb_footprints([{"footprint": [], "files": []}], device)  # a worker's, as the agent's
+            return lib.doubled(torch.ones(3, dtype=dtype, device=device))
+        return memo("test-launcher", device, make)
+
+    sc = Scenario(id="c", api="x", fn=case, description=T, expected=T, tags=("distributed",))
+    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=lib.doubled,
+                        api_codes=code_objects(lib.doubled))
+    assert result.own.method == "takeaway" and result.own.observes is True, result.own
+    assert result.own.calls == 1 and "hollow" not in result.tags
+
+
+def test_a_c_class_whose_own_members_are_properties_is_taken_away_through_them():
+    """``torch.distributed.TCPStore`` (a pybind class) defines ``host``, ``port`` and
+    ``libuvBackend`` and nothing else of its own: "defines no function of its own to take
+    away" left it to the frames. Its properties are taken away as values, together; a
+    case that reads them observes it, and reading them dispatches nothing: host-only."""
+    import torch.distributed as dist
+
+    from torchparity.scenarios.sources.world import loopback_store
+
+    def case(device, dtype):
+        store = loopback_store(1, timeout=__import__("datetime").timedelta(seconds=20))
+        try:
+            store.set("k", "v")
+            return [store.host, store.libuvBackend, store.port > 0,
+                    torch.ones(2, dtype=dtype, device=device) * 2]
+        finally:
+            del store
+
+    result, _ = _run(case, dist.TCPStore)
+    assert result.own.how == "value" and result.own.observes is True, result.own
+    assert result.status == "pass" and result.evidence == "host-only", (result.status, result.evidence)

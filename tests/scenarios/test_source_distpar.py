@@ -52,6 +52,17 @@ def test_every_api_names_a_body_and_the_others_are_left_alone(cpu_world):
     assert "not a torch.distributed" in distpar.why_not("torch.mm", torch.mm)
 
 
+def test_abstract_apis_are_asked_through_a_case_that_calls_torchs_implementation(cpu_world):
+    """``LoadPlanner`` had only docstring examples that do not run, and
+    ``Joinable.join_process_group`` only the Join case, whose Joinable is the scenario's own
+    (its property is the scenario's code): neither had a case that calls torch's
+    implementation (``DefaultLoadPlanner``'s methods, ``ZeroRedundancyOptimizer``'s
+    group), which is what taking an abstract API away reaches (``run.takeaway``)."""
+    assert "world2-dcp-round_trip" in [s.id for s in _scenarios("torch.distributed.checkpoint.LoadPlanner")]
+    ids = [s.id for s in _scenarios("torch.distributed.algorithms.Joinable.join_process_group")]
+    assert "world2-zero-join" in ids, ids
+
+
 def test_pipe_split_is_asked_through_a_pipeline_it_splits(cpu_world):
     """Issue 48 item 7 (hand-read pipe_split): its only case was a docstring example that
     never calls it (not runnable, undetermined); the pipe body's "split" part builds a
@@ -303,6 +314,10 @@ def test_fsdp_optimizer_states_in_the_cpu_world_are_not_aliased():
             values = list(per_element.values())
             assert all(not torch.equal(a, b) for i, a in enumerate(values) for b in values[i + 1:]), name
             assert all(v.abs().sum() > 0 for v in values), name
+        # the flattened states are compared, not only their keys (which read the same
+        # whatever the API put under them: the case did not observe it)
+        flat = rank["optim_states"]["flatten_sharded_optim_state_dict"]
+        assert flat and all(isinstance(v, torch.Tensor) for s in flat.values() for v in s.values()), flat
 
 
 def test_a_parts_error_is_a_ranks_refusal_before_its_peers_closed_pair():

@@ -162,3 +162,77 @@ def test_set_devices_refused_on_both_sides_is_not_an_answer(emu):
     opts = sources.find("distsvc", "torch.distributed.rpc.TensorPipeRpcBackendOptions", None, "options")
     result, _ = execute(opts, "float32", emu)
     assert result.status == "pass", result.detail
+
+
+def test_a_section_takes_its_api_away_in_the_rank_that_runs_it(monkeypatch):
+    """The RPC world's sections run their API in rank 0 (``rpc.remote``,
+    ``autograd.get_gradients``), where nothing was taken away ("processes of their own").
+    Under takeaway the rank runs the section by the parent's runner (recorded, then with
+    stand-ins) and stops there; an API the section never calls is said so, not read as a
+    case that never calls it (the world around the section may)."""
+    import torch.nn.functional as F
+
+    from torchparity.scenarios.sources.distsvc import child
+
+    ran = []
+    x = torch.tensor([-1.0, 2.0])
+    sections = {"before": lambda: ran.append("before") or 1, "it": lambda: F.relu(x),
+                "after": lambda: ran.append("after") or 3}
+    runner = "torchparity.run.takeaway_world:in_rank"
+    monkeypatch.setitem(child._STATE, "takeaway", {"api": "torch.nn.functional.relu", "runner": runner,
+                                                    "section": "it"})
+    out = child._run_sections(sections)
+    assert ran == ["before"] and "after" not in out, (ran, out)
+    runs, info = out["it"]["runs"], out["it"]["takeaway"]
+    assert info["how"] == "code" and info["calls"] == 1, info
+    assert not torch.equal(runs["perturbed"]["value"], runs["record"]["value"]), runs
+
+    monkeypatch.setitem(child._STATE, "takeaway", {"api": "torch.nn.functional.gelu", "runner": runner,
+                                                    "section": "it"})
+    info = child._run_sections(sections)["it"]["takeaway"]
+    assert info["how"] is None and "the section never calls the API" in info["why"], info
+
+
+def test_what_a_peer_served_for_the_section_counts_as_run_during_the_apis_calls():
+    """The ops a peer ran for the section (its RPC threads) never reach this rank's count of
+    the ops run during the API's calls, which bounds what disappearing makes the API's: a
+    DistributedOptimizer step on the parameters' owner read as host-only. They are counted
+    as run during the calls, and added to each run's footprint."""
+    from torchparity.scenarios.sources.distsvc import child
+
+    entry = {"runs": {"record": {"footprint": []}, "perturbed": {"footprint": []}},
+             "takeaway": {"how": "code", "during": {}}}
+    child._add_served(entry, [[["aten._foreach_add_", [], 2, ["float32"]]], []])
+    assert entry["takeaway"]["during"] == {"aten._foreach_add_": 2}
+    assert entry["runs"]["record"]["footprint"] == [["aten._foreach_add_", [], 2, ["float32"]]]
+    assert entry["runs"]["perturbed"]["footprint"] == []
+
+
+def test_distributed_optimizer_is_asked_in_the_rpc_world():
+    """``DistributedOptimizer`` and its ``step`` had no case (distpar: "needs RPC"): the
+    RPC world steps a RemoteModule's parameters on the callee's device."""
+    sc = sources.source("distsvc").scenarios
+    for api in ("torch.distributed.optim.DistributedOptimizer", "torch.distributed.optim.DistributedOptimizer.step"):
+        assert [s.id for s in sc(api, None)] == ["world2-rpc-dist_optim"], api
+
+
+@pytest.mark.slow  # a 2-rank RPC world under takeaway per API, about 10 s each
+@pytest.mark.parametrize("api, sid", [("torch.distributed.rpc.remote", "world2-rpc-remote"),
+                                      ("torch.distributed.optim.DistributedOptimizer.step",
+                                       "world2-rpc-dist_optim"),
+                                      ("torch.distributed.rpc.init_rpc", "world2-rpc-rpc_sync")])
+def test_an_rpc_sections_api_is_taken_away_in_its_world_and_observed(api, sid):
+    from torchparity.api.classify import code_objects
+    from torchparity.api.resolve import resolve
+    from torchparity.devices import get_adapter
+    from torchparity.run.execute import execute
+
+    obj = resolve(api).obj
+    sc = sources.find("distsvc", api, obj, sid)
+    result, entries = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                              api_codes=code_objects(obj))
+    assert result.status == "pass", result.detail
+    assert result.own.observes is True, result.own  # init_rpc's: the frames' (nothing runs without it)
+    if "DistributedOptimizer" in api:  # the step on the parameters' owner is the API's own work
+        assert any(e.source == "api" and e.op.startswith("aten.") for e in entries), entries
+    assert result.own.method == ("frames" if api.endswith("init_rpc") else "takeaway"), result.own

@@ -37,7 +37,7 @@ from .paths import record_path
 from .replay import Recording, Replaying
 from .takeaway import PERTURBED, Takeaway, bounded, counterpart, frames_only, own_entries, steered
 from .takeaway import REPLAYED as REPLAYED_STUB
-from .takeaway_values import value_takeaway
+from .takeaway_values import members_takeaway, value_takeaway
 from .takeaway_world import WorldTakeaway
 
 SEED = 0
@@ -436,26 +436,51 @@ def take_away(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj:
               api_codes: Sequence[Any], take: Optional[Union[Takeaway, WorldTakeaway]],
               entries: List[FootprintEntry],
               recorded: Optional[Outcome]) -> Tuple[List[FootprintEntry], OwnFootprint]:
+    """:func:`decide_takeaway`, its reason naming the implementations of an abstract API
+    that were taken away with it (``run.takeaway.implementations``)."""
+    out, own = decide_takeaway(sc, dtype, adapter, api_obj, api_codes, take, entries, recorded)
+    followed = list(getattr(take, "followed", None) or [])
+    if followed and own.how is not None:
+        own.reason += (f"; the API is abstract: its implementations in torch were taken away with it "
+                       f"({', '.join(followed[:4])}{', ...' if len(followed) > 4 else ''})")
+    return out, own
+
+
+def decide_takeaway(sc: Scenario, dtype: torch.dtype, adapter: DeviceAdapter, api_obj: Any,
+                    api_codes: Sequence[Any], take: Optional[Union[Takeaway, WorldTakeaway]],
+                    entries: List[FootprintEntry],
+                    recorded: Optional[Outcome]) -> Tuple[List[FootprintEntry], OwnFootprint]:
     """The case's footprint attributed by taking the API away (``run.takeaway``), and
     whether the case observes the API: the recorded run (``entries``, ``recorded``) beside
     a run whose API calls are answered by perturbed stand-ins and, where that run cannot
     go on, by the recorded results replayed. A world case's API is taken away in its ranks
     (``run.takeaway_world``) and decided here by the same rule."""
+    # a case whose API ran here (a launcher: an elastic agent, start_processes) and that no
+    # world took the API away for is decided here, whatever ranks or workers it started:
+    # those are the API's own processes (a world case's harness may call the API here too:
+    # a world that takes the request decides first)
+    ran_here = take is not None and not getattr(take, "in_ranks", False) and (take.calls or 0) > 0
     in_world = any(e.op == RANKS_RECORDED for e in entries) or (
-        "distributed" in sc.tags and take is not None and take.how is not None and take.calls == 0)
+        "distributed" in sc.tags and take is not None and take.how is not None and not take.calls)
     if in_world and take is not None and not getattr(take, "in_ranks", False):
         # the API runs in the world's ranks: taken away there (``run.takeaway_world``), and
         # decided below by the same rule, from that world's recorded run
         world = WorldTakeaway(sc.api)
         recorder, outcome = _recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                           around=world.recording())
+        if world.infos and hasattr(take, "followed"):  # what the ranks followed, where it ran
+            take.followed = world.followed
         if world.served and not world.inconclusive:
-            return take_away(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
-        own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
-                          if world.served else "a world's ranks run the API in processes of their "
-                          "own, where it is not taken away")
-        own.steers = False  # the world's own collectives and device work are its body's
-        return entries, own
+            out, own = decide_takeaway(sc, dtype, adapter, api_obj, api_codes, world, recorder.entries(), outcome)
+            if world.ended:  # the same rule as a run without the API that raises in-process
+                own.reason += f"; {world.ended}: its outcome, as a run that raises in-process"
+            return out, own
+        if world.served or not ran_here:
+            own = frames_only(f"takeaway inconclusive: {world.inconclusive}; the frames' attribution is kept"
+                              if world.served else "a world's ranks run the API in processes of their "
+                              "own, where it is not taken away")
+            own.steers = False  # the world's own collectives and device work are its body's
+            return entries, own
     if take is None or take.how is None or recorded is None:
         own = frames_only(take.why if take is not None else "no API to take away")
         return entries, _host_object(sc, api_obj, own)
@@ -619,6 +644,13 @@ def host_attribute(api: str, api_obj: Any) -> bool:
     return not owner.__module__.startswith(("torch.cuda", "torch.npu", "torch_npu", "torch.xpu", "torch.mps"))
 
 
+def _holds_device_data(cls: type) -> bool:
+    """``cls`` is one of the device-data holders (a tensor, storage, module, generator,
+    stream or event class): its objects' members are device state (:func:`host_attribute`)."""
+    holders = [h for h in (resolve_quiet(n) for n in _DEVICE_HOLDERS) if isinstance(h, type)]
+    return any(issubclass(cls, h) for h in holders)
+
+
 def takes_value(api: str, api_obj: Any) -> bool:
     """Whether ``api`` is a value ``run.takeaway_values`` rebinds: not a callable, and not
     an attribute of a device-data holder's objects (``torch.Tensor.grad``, a stream's
@@ -705,6 +737,10 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
                 take = by_value
             else:
                 take.why = why or take.why
+        elif (take is not None and take.how is None and isinstance(api_obj, type)
+              and not _holds_device_data(api_obj)):  # a C class: the properties it defines
+            by_members, _ = members_takeaway(sc.api, api_obj)
+            take = by_members if by_members is not None else take
         with recording if recording is not None else contextlib.nullcontext():
             recorder, again = (_recorded_run(sc, api_obj, api_codes, dtype, adapter, runtime=True,
                                              around=take.recording() if take is not None else None)

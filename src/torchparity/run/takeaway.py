@@ -73,6 +73,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 from ..api.classify import class_functions
 from ..api.footprint import call_from_mode, op_packet_name
 from ..results.models import FootprintEntry, OwnFootprint
+from ..scenarios.sources.base import fresh_runs
 
 PERTURBED, REPLAYED = "perturbed", "replayed"
 STUB_KINDS = (PERTURBED, REPLAYED)
@@ -265,6 +266,46 @@ def only_raises(fn: types.FunctionType) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
+def _owner(fn: types.FunctionType) -> Optional[type]:
+    """The class that defines ``fn`` (by its module and qualified name), or None."""
+    path = getattr(fn, "__qualname__", "").split(".")
+    owner: Any = sys.modules.get(getattr(fn, "__module__", "") or "")
+    for part in path[:-1]:
+        owner = getattr(owner, part, None)
+    return owner if isinstance(owner, type) else None
+
+
+def implementations(fn: types.FunctionType) -> List[types.FunctionType]:
+    """Where ``fn`` is abstract (``abc.abstractmethod``: ``LoadPlanner.commit_tensor``,
+    ``Joinable.join_process_group``'s getter), the functions that implement it in torch's
+    own subclasses of its class, loaded now (``DefaultLoadPlanner.commit_tensor``): what a
+    case that uses torch's classes calls for it. A subclass of torchparity's (a scenario's
+    own Joinable) is the scenario's code, not the API's: not followed. Empty for a
+    concrete function."""
+    if not getattr(fn, "__isabstractmethod__", False):
+        return []
+    owner = _owner(fn)
+    if owner is None:
+        return []
+    name = fn.__name__
+    found: List[types.FunctionType] = []
+    seen, todo = set(), list(owner.__subclasses__())
+    while todo:
+        sub = todo.pop(0)
+        if sub in seen:
+            continue
+        seen.add(sub)
+        todo += sub.__subclasses__()
+        if not (sub.__module__ or "").startswith("torch.") or name not in vars(sub):
+            continue
+        value = vars(sub)[name]
+        value = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+        if (isinstance(value, types.FunctionType) and value is not fn
+                and not getattr(value, "__isabstractmethod__", False) and value not in found):
+            found.append(value)
+    return found
+
+
 class Takeaway:
     """The API of one case, intercepted: :meth:`recording` records each top-level call's
     result while the API runs; :meth:`stubbing` answers each call with a stand-in of the
@@ -295,6 +336,8 @@ class Takeaway:
         self.constructed = 0
         # op -> how many the recorded run dispatched while a call of the API was running
         self.during: Dict[str, int] = defaultdict(int)
+        # an abstract API's implementations taken away with it (qualified names)
+        self.followed: List[str] = []
         self._choose()
 
     # which mechanism
@@ -304,6 +347,7 @@ class Takeaway:
             owned = class_functions(obj)  # its own and its family's, not the framework's
             self.init = (owned.get("__init__") or [None])[0]
             fns = [f for name, group in owned.items() if name not in _KEEP for f in group[:1]]
+            fns += [o for f in fns for o in self._implemented(f) if o not in fns]
             if fns:
                 self.targets, self.how = fns, CODE
             elif isinstance(self.init, types.FunctionType):
@@ -325,7 +369,7 @@ class Takeaway:
             self.why = ("a marker passed by identity (its body only raises: it is never called): "
                         "there is no call to take away")
         elif isinstance(fn, types.FunctionType):
-            self.targets, self.how = [fn], CODE
+            self.targets, self.how = [fn] + self._implemented(fn), CODE
         elif _routed(fn):
             self.targets, self.how = [fn], TORCH_FUNCTION
         elif _c_method(fn) and _subtypable(fn):
@@ -344,6 +388,14 @@ class Takeaway:
         else:
             self.why = (f"a {type(obj).__name__} that is neither a Python function nor one torch "
                         f"routes through __torch_function__: its calls cannot be taken away")
+
+    def _implemented(self, fn: types.FunctionType) -> List[types.FunctionType]:
+        """An abstract method's (or property getter's) implementations in torch's own
+        subclasses of its class (:func:`implementations`), noted in ``followed``: an abstract
+        method has no code any case runs, a case calls an implementation of it."""
+        found = implementations(fn)
+        self.followed += [f.__qualname__ for f in found if f.__qualname__ not in self.followed]
+        return found
 
     @property
     def names(self) -> List[str]:
@@ -396,6 +448,9 @@ class Takeaway:
         undo: List[Callable[[], None]] = []
         self._undo = undo
         try:
+            # a case's kept results (a launcher's run, ``distsvc.memo``) are made again: a kept
+            # one would hand the run without the API what the API did before
+            undo.append(_exit_on_undo(fresh_runs()))
             if self.how == CODE:
                 for i, fn in enumerate(self.targets):
                     undo.append(_swap_code(fn, functools.partial(self._through, i)))
@@ -640,6 +695,12 @@ def _rebind(fn: Any, through: Callable) -> Callable[[], None]:
         for mod, name in bound:
             setattr(mod, name, fn)
     return undo
+
+
+def _exit_on_undo(manager: Any) -> Callable[[], None]:
+    """Enter ``manager`` now; the undo that leaves it."""
+    manager.__enter__()
+    return lambda: manager.__exit__(None, None, None)
 
 
 def _stub_code(n_free: int) -> types.CodeType:

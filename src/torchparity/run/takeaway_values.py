@@ -416,3 +416,74 @@ def value_takeaway(api: str, value: Any, owner: Any = None) -> Tuple[Optional[Va
         except NoStandIn as exc:
             return None, f"a {type(value).__name__} value with no stand-in of its kind ({exc})"
     return ValueTakeaway(api, owner, name, current, home), ""
+
+
+class MembersTakeaway:
+    """A C class API whose own members are properties (a pybind class such as
+    ``torch.distributed.TCPStore``: ``host``, ``port``, ``libuvBackend``; its other methods
+    are its base's): no Python function of its own, so :class:`run.takeaway.Takeaway` has
+    nothing to swap. What it defines is taken away as values are (:class:`ValueTakeaway`,
+    each property rebound on the class), all together: a class API owns the members it
+    defines. Construction is not taken away (an object the case cannot make is no run)."""
+
+    how = VALUE
+    init = None
+    constructed = 0
+    replays_data = True
+
+    def __init__(self, parts: List[ValueTakeaway]):
+        self.parts = parts
+        self.why = ""
+        self.targets: List[Any] = []
+        self.names: List[str] = []
+        self.results: Dict[int, List[Any]] = defaultdict(list)
+        self.during: Dict[str, int] = defaultdict(int)
+
+    @property
+    def calls(self) -> int:
+        return sum(p.calls or 0 for p in self.parts)
+
+    @property
+    def works(self) -> bool:
+        return any(p.works for p in self.parts)
+
+    @contextlib.contextmanager
+    def _all(self, enter: Callable[[ValueTakeaway], Any]):
+        with contextlib.ExitStack() as stack:
+            for p in self.parts:
+                stack.enter_context(enter(p))
+            yield self
+
+    def recording(self):
+        self.how, self.why = VALUE, ""
+        return self._after(self._all(lambda p: p.recording()))
+
+    @contextlib.contextmanager
+    def _after(self, inner):
+        with inner:
+            yield self
+        # a member read with no stand-in of its kind: the class cannot be taken away
+        lost = [p for p in self.parts if p.how is None]
+        if lost:
+            self.how, self.why = None, lost[0].why
+
+    def stubbing(self, kind: str):
+        return self._all(lambda p: p.stubbing(kind))
+
+
+def members_takeaway(api: str, cls: Any) -> Tuple[Optional[MembersTakeaway], str]:
+    """A :class:`MembersTakeaway` for the class API ``api`` whose own members (in its
+    ``__dict__``, not dunders) are all properties of a C class, or (None, why not)."""
+    if not isinstance(cls, type):
+        return None, "not a class"
+    own = {n: v for n, v in vars(cls).items() if not n.startswith("_")}
+    props = [n for n, v in own.items() if isinstance(v, property) and not isinstance(v.fget, types.FunctionType)]
+    if not props or len(props) != len(own):
+        return None, f"the class {cls.__name__} defines no function of its own to take away"
+    parts = []
+    for name in props:
+        take, why = value_takeaway(f"{api}.{name}", vars(cls)[name], owner=cls)
+        if take is None:
+            return None, f"{name}: {why}"
+        parts.append(take)
+    return MembersTakeaway(parts), ""

@@ -38,6 +38,7 @@ from ..scenarios.sources.world import recorded_call, taking_away
 from .takeaway import PERTURBED, REPLAYED, Takeaway, counterpart
 
 RUNNER = f"{__name__}:in_rank"
+SETUP_RUNNER = f"{__name__}:in_rank_setup"
 
 
 class WorldTakeaway:
@@ -53,9 +54,11 @@ class WorldTakeaway:
     def __init__(self, api: str):
         self.api = api
         self.runner = RUNNER
+        self.setup_runner = SETUP_RUNNER
         self.which = "record"
         self.served = False
         self.inconclusive = ""
+        self.ended = ""  # a run without the API that did not finish in a rank (its outcome)
         self.infos: List[Dict[str, Any]] = []
 
     def report(self, infos: Sequence[Dict[str, Any]]) -> None:
@@ -96,6 +99,13 @@ class WorldTakeaway:
         return out
 
     @property
+    def followed(self) -> List[str]:
+        out: List[str] = []
+        for i in self.infos:
+            out += [n for n in i.get("followed", []) if n not in out]
+        return out
+
+    @property
     def during(self) -> Dict[str, int]:
         total: Dict[str, int] = defaultdict(int)
         for i in self.infos:
@@ -126,7 +136,7 @@ def _info(take: Optional[Takeaway], api: str) -> Dict[str, Any]:
         return {"how": None, "why": f"{api} does not resolve in the rank"}
     return {"how": take.how, "why": take.why, "calls": take.calls, "during": dict(take.during),
             "names": take.names, "replays_data": take.replays_data, "constructed": take.constructed,
-            "init": take.init is not None}
+            "init": take.init is not None, "followed": list(take.followed)}
 
 
 def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: Any,
@@ -137,10 +147,14 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
     ``world.sync``, and each run ends with ``world.rejoin``."""
     take = rank_takeaway(api, adapter.type)
     runs: Dict[str, Any] = {}
+    mark = getattr(world, "mark", None) or (lambda *args: None)
     world.fresh_dir("record")
     with take.recording() if take is not None and take.how is not None else contextlib.nullcontext():
         runs["record"] = recorded_call(call, adapter, files)
     info = _info(take, api)
+    # word of each run's start and end: a world that does not finish is read from them
+    # (``sources.world.unfinished_run``), the recorded run's entry kept for it
+    mark("record", "end", {"runs": dict(runs), "takeaway": info})
     # every rank agrees on whether stand-ins run at all (the API taken away on every rank alike)
     hows = world.sync(info["how"])
     if take is None or any(h is None for h in hows):
@@ -150,10 +164,52 @@ def in_rank(call: Callable[[], Any], adapter: Any, files: Sequence[str], world: 
     same = all(v is None for vs in take.results.values() for v in vs)
     for kind in (PERTURBED, REPLAYED):
         world.fresh_dir(kind)
+        mark(kind, "start")
         with take.stubbing(kind):
             runs[kind] = recorded_call(call, adapter, files)
+        mark(kind, "end", {"runs": dict(runs), "takeaway": info})
         agreed = world.sync(same)
         world.rejoin()
         if all(agreed):
+            break
+    return {"runs": runs, "takeaway": info}
+
+
+def in_rank_setup(setup: Callable[[], Any], call: Callable[[], Any], teardown: Callable[[], Any],
+                  adapter: Any, files: Sequence[str], api: str) -> Optional[Dict[str, Any]]:
+    """A world body whose set-up may call the API (``rpc.init_rpc``, before any section):
+    ``setup()`` runs with the API's calls kept. Where it called the API, the body is the
+    case, every rank alike: recorded (that set-up, ``call()``, ``teardown()``), then set up,
+    called and torn down again with the API's calls answered by stand-ins (the real set-up
+    is not made twice: it is what is taken away); its entry as :func:`in_rank`'s. Where it
+    did not, None: the set-up stays made, and the section takes the API away
+    (:func:`in_rank`)."""
+    take = rank_takeaway(api, adapter.type)
+    if take is None or take.how is None:
+        setup()
+        return None
+    runs: Dict[str, Any] = {}
+    with take.recording():
+        setup()
+        if take.calls:
+            try:
+                runs["record"] = recorded_call(call, adapter, files)
+            finally:
+                teardown()
+    if "record" not in runs:
+        return None
+    info = _info(take, api)
+    same = all(v is None for vs in take.results.values() for v in vs)
+    for kind in (PERTURBED, REPLAYED):
+        with take.stubbing(kind):
+            try:
+                setup()
+                runs[kind] = recorded_call(call, adapter, files)
+            except Exception as exc:  # the set-up without the API's result: this run's outcome
+                runs[kind] = {"error": (type(exc).__name__, str(exc)[:300]), "footprint": [], "files": list(files)}
+            finally:
+                with contextlib.suppress(Exception):  # nothing was set up to tear down
+                    teardown()
+        if same:
             break
     return {"runs": runs, "takeaway": info}

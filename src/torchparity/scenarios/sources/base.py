@@ -248,6 +248,27 @@ def resolve_quiet(name: str) -> Any:
     return None if r is None else r.obj
 
 
+# A case may keep what a costly run made (a launcher's workers, ``distsvc.memo``) for the
+# dtypes and runs that follow. A run that takes the case's API away (``run.takeaway``) must
+# make its own calls: while one is entered (:class:`fresh_runs`), nothing kept is reused.
+_FRESH: List[int] = [0]
+
+
+@contextlib.contextmanager
+def fresh_runs():
+    """While entered, a case runs its code again instead of reusing a kept result."""
+    _FRESH[0] += 1
+    try:
+        yield
+    finally:
+        _FRESH[0] -= 1
+
+
+def reusing() -> bool:
+    """Whether a case may hand back a result it kept (no :class:`fresh_runs` entered)."""
+    return _FRESH[0] == 0
+
+
 # --- the source interface ---------------------------------------------------------------
 
 # a scenario dtype meaning "whatever dtypes the case itself runs" (an upstream test): never

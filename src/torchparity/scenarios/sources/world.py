@@ -196,6 +196,12 @@ TAKEAWAY_RUNS = 3  # recorded, perturbed, replayed
 TAKEAWAY_COLLECTIVE_S = 15.0
 
 
+def takeaway_request() -> Optional[Any]:
+    """The request of the :class:`taking_away` entered last, or None: a world started now
+    takes that request's API away in its ranks."""
+    return _TAKING_AWAY[-1] if _TAKING_AWAY else None
+
+
 class taking_away:  # noqa: N801 - a context manager, used as a function
     """While entered, ``run_world`` takes ``request.api`` away in its ranks (see above)."""
 
@@ -222,14 +228,24 @@ def _taken_away(body: str, device: str, dtype: torch.dtype, world_size: int, tim
         if key in _TAKEN:  # cut after a case that put the world out of step: one of its own
             order, key = [name], (body, spec, world_size, (name,), request.api)
         take = {"api": request.api, "runner": request.runner}
+        def start() -> List[List[dict]]:
+            return _run_phases([(spec, [(body, d) for d in order])], world_size,
+                               timeout_s * TAKEAWAY_RUNS, takeaway=take)
         try:
-            outcomes = _run_phases([(spec, [(body, d) for d in order])], world_size,
-                                   timeout_s * TAKEAWAY_RUNS, takeaway=take)
+            try:
+                outcomes = start()
+            except OutsideTheRuns:  # the harness's failure: once more, as a kill from outside
+                outcomes = start()
+        except RunWithoutApiEnded as exc:  # the world ended in a run without the API: its outcome
+            outcomes = exc.outcomes
+        except (WorldError, HarnessFailure, OSError) as exc:
+            outcomes = f"{type(exc).__name__}: {first_line(exc)[:300]}"
+        if isinstance(outcomes, str):
+            _TAKEN[key] = outcomes
+        else:
             kept = _kept(order, [[e.get("runs", {}).get("record", e) for e in per_rank]
                                  for per_rank in outcomes])
             _TAKEN[key] = {d: per_rank for d, per_rank in zip(order, outcomes) if d in kept}
-        except (WorldError, HarnessFailure, OSError) as exc:
-            _TAKEN[key] = f"{type(exc).__name__}: {first_line(exc)[:300]}"
     got = _TAKEN[key]
     request.served = True
     if isinstance(got, str) or name not in got:
@@ -243,7 +259,11 @@ def _taken_away(body: str, device: str, dtype: torch.dtype, world_size: int, tim
     request.report([e.get("takeaway") or {} for e in per_rank])
     runs = [e["runs"] for e in per_rank]
     which = request.which if all(request.which in r for r in runs) else "perturbed"
-    return _finish([r.get(which, r["record"]) for r in runs], device)
+    chosen = [r.get(which, r["record"]) for r in runs]
+    ended = [e["error"][1] for e in chosen if e.get("error", ("",))[0] == RunWithoutApiEnded.__name__]
+    if ended:  # said on the row: this run's outcome is that it did not finish
+        request.ended = ended[0]
+    return _finish(chosen, device)
 
 # An emulated case asks a batch twice: on the CPU (its reference) and on the device. Where
 # this process hosts the emulated device, one world answers both: its ranks set the device
@@ -420,7 +440,73 @@ def _start_world(phases: List[Tuple[str, List[Tuple[str, str]]]], world_size: in
             killed = end_processes(procs)
             del store
         n_cases = sum(len(cases) for _, cases in phases)
-        return _collect(Path(tmp), procs, world_size, n_cases, killed, waited)
+        try:
+            return _collect(Path(tmp), procs, world_size, n_cases, killed, waited)
+        except (WorldError, WorldTimeout) as exc:  # not WorldKilled: a kill from outside is ours
+            if not takeaway:
+                raise
+            ended = unfinished_run(Path(tmp), world_size, exc)
+            if ended is None:  # outside every run without the API: the harness's
+                raise OutsideTheRuns(f"{first_line(exc)} [outside the runs of the case: the harness's "
+                                     f"(setting up, joining a process group, between runs)]") from None
+            raise ended from None
+
+
+class OutsideTheRuns(WorldError):
+    """A world under takeaway that failed outside every run of its cases with the API taken
+    away (setting up, joining a process group again between runs, agreeing at the store: a
+    Gloo ``connectFullMesh`` that timed out under load): the harness's, never the API's
+    answer; started once more, then inconclusive."""
+
+
+class RunWithoutApiEnded(WorldError):
+    """A world under takeaway that did not finish because a run of a case with its API
+    taken away did not (a rank crashed or hung in it, after every rank had finished the
+    case's recorded run): that run's outcome, as a run without the API that raises or
+    never finishes is in-process. ``outcomes``: the entries of the cases before it, and of
+    it (each rank's recorded run, and the run that did not finish as its error)."""
+
+    def __init__(self, message: str, outcomes: List[List[dict]]):
+        super().__init__(message)
+        self.outcomes = outcomes
+
+
+def unfinished_run(tmp: Path, world_size: int, failure: BaseException) -> Optional[RunWithoutApiEnded]:
+    """Where a world under takeaway failed inside a run without the API (its ranks' marks,
+    ``RankWorld.mark``): every rank finished the case's recorded run, and a rank began a
+    ``perturbed`` or ``replayed`` run it never ended. None where it failed anywhere else
+    (setting up, joining or rejoining a process group, agreeing at the store, the recorded
+    run): the harness's, which decides nothing."""
+    done: List[List[dict]] = []
+    for rank in range(world_size):
+        path = tmp / f"rank{rank}.partial.pt"
+        try:
+            done.append(torch.load(path, map_location="cpu", weights_only=False)["cases"] if path.exists() else [])
+        except Exception:
+            return None
+    case = min(len(d) for d in done)
+    marks = tmp / "progress"
+    per_rank: List[dict] = []
+    ended_in: List[Tuple[int, str]] = []
+    for rank in range(world_size):
+        if not (marks / f"rank{rank}-case{case}-record-end.pt").exists():
+            return None  # the recorded run did not end in every rank
+        last = [k for k in ("replayed", "perturbed", "record") if (marks / f"rank{rank}-case{case}-{k}-end.pt").exists()]
+        entry = torch.load(marks / f"rank{rank}-case{case}-{last[0]}-end.pt", map_location="cpu", weights_only=False)
+        for kind in ("perturbed", "replayed"):
+            began = (marks / f"rank{rank}-case{case}-{kind}-start").exists()
+            if began and not (marks / f"rank{rank}-case{case}-{kind}-end").exists():
+                ended_in.append((rank, kind))
+        per_rank.append(entry)
+    if not ended_in:
+        return None
+    rank, kind = ended_in[0]
+    why = (f"the {kind} run without the API did not finish in rank {rank} "
+           f"({type(failure).__name__}: {first_line(failure)[:300]})")
+    for entry in per_rank:  # a rank that ended the run keeps its entry
+        entry["runs"].setdefault(kind, {"error": ("RunWithoutApiEnded", why)})
+    outcomes = [[done[r][i] for r in range(world_size)] for i in range(case)] + [per_rank]
+    return RunWithoutApiEnded(why, outcomes)
 
 
 # -- starting a rank ------------------------------------------------------------------------
@@ -815,7 +901,11 @@ def _rank_main(args: dict) -> int:
             return 1
         world = RankWorld(store, adapter, rank, world_size, f"phase{index}", limit, args["dir"]) if take else None
         for body, dtype in cases:
+            if world is not None:
+                world.case = len(results)
             results.append(_run_case(body, dtype, rank, world_size, device, adapter, take, world))
+            if world is not None:  # the cases done so far, for a world that does not finish
+                torch.save({"cases": results}, Path(args["dir"]) / f"rank{rank}.partial.pt")
             if out_of_step(results[-1]):  # a peer may wait on this rank forever: end, so it need not
                 results += [{"error": ("WorldOutOfStep", "not run: an earlier case put the world "
                                                          "out of step")}] * (total - len(results))
@@ -867,6 +957,20 @@ class RankWorld:
         self.joined = 0
         self.runs = 0
         self.base = base  # the world's shared folder
+        self.case = 0  # the index of the case running, among the world's
+
+    def mark(self, kind: str, stage: str, entry: Optional[dict] = None) -> None:
+        """Leave word that this rank began (``stage`` "start") or ended ("end") the case's
+        ``kind`` run, with the case's entry so far (``entry``, at the recorded run's end):
+        a world that does not finish is read from them (:func:`unfinished_run`)."""
+        if not self.base:
+            return
+        folder = Path(self.base) / "progress"
+        folder.mkdir(exist_ok=True)
+        name = f"rank{self.rank}-case{self.case}-{kind}-{stage}"
+        if entry is not None:
+            torch.save(entry, folder / f"{name}.pt")
+        (folder / name).touch()
 
     def sync(self, value: Any) -> List[Any]:
         self.asked += 1

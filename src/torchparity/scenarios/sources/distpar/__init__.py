@@ -16,7 +16,7 @@ raises the part's error. The CPU reference is the same world on the CPU (gloo).
 A few pieces need no world (``LOCAL``): ``nn.parallel.data_parallel``, the micro-batch
 helpers of pipelining and the checkpoint stagers run in the worker on the device.
 
-Not here (``WHY_NOT``): APIs that need RPC (``DistributedOptimizer``) or a fused ring
+Not here (``WHY_NOT``): APIs that need RPC (``DistributedOptimizer``: the distsvc source asks it) or a fused ring
 attention path the CPU does not have (``context_parallel``).
 """
 
@@ -111,7 +111,10 @@ _add("zero", "consolidate_state_dict", "consolidate_state_dict(to=0), then state
 _add("zero", "load_state_dict", "the consolidated state loaded into a new optimizer, one more step",
      _ZERO + ".load_state_dict")
 _add("zero", "join", "join_hook, join_device and join_process_group under Join, uneven inputs",
-     _ZERO + ".join_hook", _ZERO + ".join_device", _ZERO + ".join_process_group")
+     _ZERO + ".join_hook", _ZERO + ".join_device", _ZERO + ".join_process_group",
+     # torch's implementation of the abstract property, whose group the case reads (the
+     # Join case's Counter is the scenario's own implementation)
+     _D + "algorithms.Joinable.join_process_group")
 _add("zero", "PostLocalSGDOptimizer", "3 steps averaging every 2, state_dict / load_state_dict",
      *(_D + "optim.PostLocalSGDOptimizer" + m for m in ("", ".step", ".state_dict", ".load_state_dict")))
 _add("fsdp", "forward", "FSDP forward / backward, full parameters", _FSDP + "forward")
@@ -164,7 +167,7 @@ _add("pipe", "split", "pipeline() split where forward calls pipe_split(), build_
 _add("dcp", "round_trip", "save then load a model, a Stateful, a per-rank tensor and an int",
      _CK + "state_dict_saver.save", _CK + "stateful.Stateful", _CK + "stateful.Stateful.state_dict",
      _CK + "stateful.Stateful.load_state_dict", _CK + "FileSystemWriter", _CK + "FileSystemReader",
-     _CK + "DefaultLoadPlanner", _CK + "StorageReader", _CK + "StorageWriter")
+     _CK + "DefaultLoadPlanner", _CK + "LoadPlanner", _CK + "StorageReader", _CK + "StorageWriter")
 _add("dcp", "legacy", "save_state_dict / load_state_dict (the deprecated names)",
      _CK + "state_dict_saver.save_state_dict", _CK + "state_dict_loader.load_state_dict")
 # the records of the round trip: what each planner / storage method returned
@@ -225,10 +228,10 @@ RAISES = {
 }
 
 WHY_NOT = {
-    _D + "optim.DistributedOptimizer": "needs torch.distributed.rpc and distributed autograd, whose "
-                                       "TensorPipe transport moves only CPU and CUDA tensors",
-    _D + "optim.DistributedOptimizer.step": "needs torch.distributed.rpc and distributed autograd, whose "
-                                            "TensorPipe transport moves only CPU and CUDA tensors",
+    _D + "optim.DistributedOptimizer": "needs torch.distributed.rpc and distributed autograd: asked in the "
+                                       "distsvc source's RPC world (parameters on the callee's device)",
+    _D + "optim.DistributedOptimizer.step": "needs torch.distributed.rpc and distributed autograd: asked in "
+                                            "the distsvc source's RPC world (parameters on the callee's device)",
     _D + "tensor.experimental.context_parallel": "ring attention shards only the CUDA flash / efficient "
                                                  "attention kernels; the CPU reference has neither",
 }

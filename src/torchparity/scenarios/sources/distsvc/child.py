@@ -18,6 +18,7 @@ interface (``TP_SOCKET_IFNAME`` / ``GLOO_SOCKET_IFNAME``). Every rank dies with 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -148,6 +149,13 @@ def module_weight_sum(rref) -> torch.Tensor:
     return sum(p.detach().sum() for p in rref.local_value().parameters()).cpu()
 
 
+class StepSGD(torch.optim.SGD):
+    """SGD as it is, under a name ``DistributedOptimizer`` has no TorchScript counterpart
+    for: its step on the owner is then a Python call served over RPC, which the owner's
+    recorder hears (:func:`_record_served_calls`); torch's own ``SGD`` is stepped by a
+    scripted function that no recorder hears, and the step read as host-only."""
+
+
 class DeviceLinear(torch.nn.Module):
     """A Linear that takes CPU input and returns CPU output, computing on its own device."""
 
@@ -252,15 +260,35 @@ def _rpc_sections(rank: int, device: str) -> Dict[str, Callable[[], Any]]:
         mref = rm.get_module_rref()
         return [out, params, rpc.rpc_sync("w1", module_weight_sum, args=(mref,)), mref.owner_name()]
 
+    def dist_optim():
+        # the parameters live on the callee's device (a RemoteModule): gradients reach them
+        # by distributed autograd, and the optimizer steps them there, where they are owned
+        from torch.distributed.nn.api.remote_module import RemoteModule
+        from torch.distributed.optim import DistributedOptimizer
+
+        rm = RemoteModule(f"w1/{device}", DeviceLinear, args=(6, 2))
+        opt = DistributedOptimizer(StepSGD, rm.remote_parameters(), lr=0.5)
+        with dist_autograd.context() as cid:
+            loss = rm.forward(x.cpu().reshape(1, 6)).sum()
+            dist_autograd.backward(cid, [loss])
+            opt.step(cid)
+        return [p.rpc_sync().cpu().detach() for p in rm.remote_parameters()]
+
     return {"rpc_sync": sync, "rpc_async": asynch, "remote": remote, "worker_info": worker_info,
             "async_execution": async_execution, "autograd": autograd,
-            "remote_module": remote_module}
+            "remote_module": remote_module, "dist_optim": dist_optim}
 
 
 def rpc_body(rank: int, world: int, device: str, backend: str) -> Dict[str, Any]:
     from torch.distributed import rpc
 
-    _rpc_init(rank, world)
+    take = _STATE.get("takeaway")
+    if take and take.get("setup_runner"):  # the API may be the set-up's (init_rpc): taken away there
+        out = _setup_taken_away(rank, world, device, take)
+        if out is not None:
+            return out
+    else:
+        _rpc_init(rank, world)
     try:
         out = _run_sections(_rpc_sections(rank, device), remote=True)
     finally:
@@ -347,8 +375,12 @@ def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bo
 
     adapter = _STATE.get("adapter") or get_adapter("cpu")
     out: Dict[str, Any] = {}
+    take = _STATE.get("takeaway")
     for name, fn in sections.items():
         print(f"distsvc: section {name}", file=sys.stderr, flush=True)  # where a hang stopped
+        if take and name == take["section"]:  # the API taken away in it; the sections after: not run
+            out[name] = _taken_away(fn, adapter, take, remote)
+            break
         # the API's own answer on this device (or its exception, kept as data), with the
         # ops the section ran (the parent attributes them: ``world.absorb_footprints``)
         out[name] = recorded_call(fn, adapter, [__file__])
@@ -360,6 +392,97 @@ def _run_sections(sections: Dict[str, Callable[[], Any]], stop_on=(), remote: bo
 
 
 BODIES = {"rpc": rpc_body, "pg": pg_body}
+
+
+def _setup_taken_away(rank: int, world: int, device: str, take: Dict[str, Any]) -> Any:
+    """The RPC body with the API taken away around its set-up, where the set-up calls it
+    (``run.takeaway_world.in_rank_setup``: the section ``take["section"]`` is the case);
+    None where it does not (RPC is then set up, and the section takes the API away)."""
+    import importlib
+
+    from torch.distributed import rpc
+
+    from ....devices import get_adapter
+
+    module, _, function = take["setup_runner"].partition(":")
+    runner = getattr(importlib.import_module(module), function)
+    fn = _rpc_sections(rank, device).get(take["section"])
+    served: list = []
+
+    def call() -> Any:
+        try:
+            return fn() if fn is not None else None
+        finally:  # the ops its calls ran on their callees (none where RPC was not set up)
+            got: list = []
+            if fn is not None:
+                with contextlib.suppress(Exception):
+                    got = _served_records()
+            served.append(got)
+    adapter = _STATE.get("adapter") or get_adapter("cpu")
+    entry = runner(lambda: _rpc_init(rank, world), call, rpc.shutdown, adapter, [__file__], take["api"])
+    if entry is None:
+        return None
+    _add_served(entry, served)
+    out = {take["section"]: entry} if fn is not None else {}
+    out["shutdown"] = {"value": True}
+    return out
+
+
+def _add_served(entry: Dict[str, Any], served: list) -> None:
+    """Each run's footprint with the ops its calls ran on their callees (``served``, in the
+    order of the runs). The recorded run's are counted as run during the API's calls
+    (``info["during"]``, the bound of what disappearing makes the API's): a peer serves only
+    what the section asks, in its own threads, where this rank's count of the ops run
+    during the API's calls never reaches (``DistributedOptimizer.step`` steps the
+    parameters on their owner)."""
+    for run, records in zip(entry["runs"].values(), served):
+        run["footprint"] = (run.get("footprint") or []) + records
+    info = entry.get("takeaway")
+    if served and isinstance(info, dict) and isinstance(info.get("during"), dict):
+        for op, _frames, n, _dtypes in served[0]:
+            info["during"][op] = info["during"].get(op, 0) + int(n)
+
+
+class _Alone:
+    """The world a section's takeaway runner asks (``run.takeaway_world.in_rank``) where only
+    this rank runs the section (its peer serves its calls): nothing to agree on, no process
+    group to join again, no folder to share."""
+
+    def sync(self, value: Any) -> list:
+        return [value]
+
+    def rejoin(self) -> None:
+        pass
+
+    def fresh_dir(self, tag: str) -> None:
+        pass
+
+
+def _taken_away(fn: Callable[[], Any], adapter, take: Dict[str, Any], remote: bool) -> Dict[str, Any]:
+    """The section ``fn`` run by the takeaway runner the parent named (recorded, then with
+    the API answered by stand-ins): its entry ``{"runs": ..., "takeaway": info}``, each run
+    with the ops its calls ran on their callees (``remote``). An API the section never calls
+    (the body's set-up may: ``init_rpc`` is taken away there, ``_setup_taken_away``) is not
+    taken away in it: said so (``how`` None), never "the case never calls the API"."""
+    import importlib
+
+    module, _, function = take["runner"].partition(":")
+    runner = getattr(importlib.import_module(module), function)
+    served: list = []
+
+    def call() -> Any:
+        try:
+            return fn()
+        finally:
+            if remote:
+                served.append(_served_records())
+    entry = runner(call, adapter, [__file__], _Alone(), take["api"])
+    _add_served(entry, served)
+    info = entry.get("takeaway") or {}
+    if info.get("how") is not None and not info.get("calls"):
+        info["how"], info["why"] = None, ("the section never calls the API (the world around it may): "
+                                          "not taken away there")
+    return entry
 
 
 def _rank_main(args: dict) -> int:
@@ -387,6 +510,7 @@ def _rank_main(args: dict) -> int:
             device = rank_device(adapter, rank)
             _STATE["device"] = device
         torch.manual_seed(args.get("seed", 0) + rank)
+        _STATE["takeaway"] = args.get("takeaway")
         value = BODIES[args["body"]](rank, world, device, backend)
         torch.save({"value": value}, out)
     except Exception as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
+from ..base import reusing
+
 _RUNS: Dict[tuple, Any] = {}
 
 
@@ -17,6 +19,11 @@ def spec_of(device: str) -> str:
 
 
 def memo(name: str, device: str, make: Callable[[], Any]) -> Any:
+    """``make()`` once per (name, device), kept; made again, and not kept, while a run
+    takes the case's API away (``base.fresh_runs``): a kept result would hand that run
+    what the API did in an earlier one."""
+    if not reusing():
+        return make()
     key = (name, spec_of(device))
     if key not in _RUNS:
         try:

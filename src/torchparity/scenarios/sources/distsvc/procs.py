@@ -54,16 +54,17 @@ def _loopback_env() -> Dict[str, str]:
     return env
 
 
-def _run_world(body: str, device: str, world: int = 2) -> List[dict]:
+def _run_world(body: str, device: str, world: int = 2, takeaway: Any = None) -> List[dict]:
     """Start ``world`` ranks of ``distsvc.child`` running ``BODIES[body]``; per rank, its
     saved dict (``{"value": sections}`` or ``{"error": ...}``). A world whose rank was
-    killed from outside is started once more (``world.retried_once``)."""
+    killed from outside is started once more (``world.retried_once``). ``takeaway``
+    (``{"api", "runner", "section"}``): the ranks take the API away in that section."""
     from ..world import retried_once
 
-    return retried_once(lambda: _start_world(body, device, world))
+    return retried_once(lambda: _start_world(body, device, world, takeaway))
 
 
-def _start_world(body: str, device: str, world: int) -> List[dict]:
+def _start_world(body: str, device: str, world: int, takeaway: Any = None) -> List[dict]:
     from ..world import end_processes as _end
     from ..world import loopback_store, start_rank, world_failure
     from ..world import tail as _tail
@@ -77,7 +78,8 @@ def _start_world(body: str, device: str, world: int) -> List[dict]:
         procs = []
         try:
             for rank in range(world):
-                args = {"body": body, "spec": _spec(device), "rank": rank, "world_size": world, "dir": tmp}
+                args = {"body": body, "spec": _spec(device), "rank": rank, "world_size": world, "dir": tmp,
+                        "takeaway": takeaway}
                 procs.append(start_rank(C.ENTRY, args, Path(tmp) / f"rank{rank}.err", env))
             waited = _wait(procs, WORLD_TIMEOUT_S)
         finally:
@@ -105,8 +107,12 @@ def _why(tmp: Path, rank: int, tail) -> str:
 def world_section(body: str, section: str, device: str) -> List[Any]:
     """The per-rank results of one section of a world body (the world runs once per body
     and device in this process); a rank's exception is raised as the API's answer."""
+    from ..world import takeaway_request
     from ..world import to_device as _to
 
+    request = takeaway_request()
+    if request is not None:  # the API taken away in the ranks that run the section
+        return _taken_away(body, section, device, request)
     key = (body, _spec(device))
     if key not in _WORLDS:
         try:
@@ -130,6 +136,58 @@ def world_section(body: str, section: str, device: str) -> List[Any]:
             _raise(kind, f"{msg} (rank {rank})")
         entry = got["value"].get(section)
         if entry is None:
+            values.append(None)
+        elif "error" in entry:
+            kind, msg = entry["error"]
+            _raise(kind, f"{msg} (rank {rank})")
+        else:
+            values.append(_to(entry["value"], device))
+    return values
+
+
+_TAKEN: Dict[tuple, Any] = {}  # (body, section, spec, api) -> the ranks' results, or why not
+
+
+def _taken_away(body: str, section: str, device: str, request: Any) -> List[Any]:
+    """One section of a world body with ``request.api`` taken away in the ranks that run it
+    (``world.taking_away``; ``child._run_sections``: the section runs recorded, then with
+    stand-ins, by ``request.runner``): the run ``request.which`` names, handed back as
+    :func:`world_section` hands back a section, and the ranks' takeaway to ``request.report``.
+    A world that does not finish, or a rank that failed outside its sections (setting RPC
+    up), decides nothing: ``request.inconclusive`` says why."""
+    from ..world import WorldError, absorb_footprints
+    from ..world import to_device as _to
+
+    key = (body, section, _spec(device), request.api)
+    if key not in _TAKEN:
+        try:
+            _TAKEN[key] = ("ok", _run_world(body, device, takeaway={
+                "api": request.api, "runner": request.runner, "section": section,
+                "setup_runner": getattr(request, "setup_runner", None)}))
+        except Exception as exc:
+            _TAKEN[key] = ("failed", f"{type(exc).__name__}: {str(exc)[:300]}")
+    state, ranks = _TAKEN[key]
+    request.served = True
+    if state == "ok":
+        failed = [got["error"] for got in ranks if "error" in got]
+        state, ranks = ("failed", "a rank failed outside its sections: {}: {}".format(*failed[0])) if failed \
+            else (state, ranks)
+    entries = [got.get("value", {}).get(section) for got in ranks] if state == "ok" else []
+    ran = [e for e in entries if e is not None]
+    if state == "ok" and (not ran or any("runs" not in e for e in ran)):
+        state, ranks = "failed", "no rank ran the section under takeaway"
+    if state != "ok":
+        request.inconclusive = f"the world under takeaway did not finish ({ranks})"
+        raise WorldError(request.inconclusive)
+    request.report([e.get("takeaway") or {} for e in ran])
+    runs = [e["runs"] for e in ran]
+    which = request.which if all(request.which in r for r in runs) else "perturbed"
+    chosen = iter([r.get(which, r["record"]) for r in runs])
+    per_rank = [next(chosen) if e is not None else {} for e in entries]
+    absorb_footprints(per_rank, device)
+    values = []
+    for rank, entry in enumerate(per_rank):
+        if not entry:
             values.append(None)
         elif "error" in entry:
             kind, msg = entry["error"]
