@@ -4,7 +4,8 @@
 Each round runs, in fresh processes one after the other: the bare torch import; three
 refusals (a name outside torch's namespaces, a bad --out, an unknown torch name); the
 one-op check on the CPU with its whole bundle (`--out`); and the same check instrumented
-in one process, which splits it into phases: the command line's import, the heavy import
+in one process, which splits it into phases: the command line's import (then a spare worker
+starts, as the command line starts one), the heavy import
 (app.check: torch and the sources), planning (resolve, sources, cases), worker start and
 cases (the pool's warm-up reported apart), evidence and each writer of the bundle.
 The median of the rounds is printed; rounds alternate so load from other work lands on all.
@@ -33,6 +34,11 @@ t0 = time.perf_counter()
 marks = {}
 import torchparity.cli  # noqa: F401  the command line's own imports
 marks["cli import"] = time.perf_counter()
+try:  # as the command line does: a worker starts before this process imports torch
+    from torchparity.app.spare import spare_worker
+    spare = spare_worker("local")
+except ImportError:  # a tree from before the spare worker
+    spare = None
 from torchparity.app import check as C
 from torchparity.app.deliverables import deliverable_writers
 from torchparity.deliver import bundle
@@ -72,7 +78,12 @@ def write_bundle(*a, **k):
 C.write_bundle = write_bundle if hasattr(C, "write_bundle") else None
 bundle.write_bundle = write_bundle
 before = time.perf_counter()
-report = C.check([api], "cpu", out=out, progress=P(), writers=writers)
+extra = {"spare": spare} if spare is not None else {}
+try:
+    report = C.check([api], "cpu", out=out, progress=P(), writers=writers, **extra)
+finally:
+    if spare is not None:
+        spare.close()
 end = time.perf_counter()
 warm = float(report.options.get("worker_warmup_s") or 0.0)
 phase = {
