@@ -64,7 +64,7 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
     frames_why: Counter = Counter()
     hollow: List[Dict[str, str]] = []
     # taken_observed: observed by a case taken away (or a database case), not by the frames alone
-    observed_apis, taken_observed, apis = set(), set(), []
+    observed_apis, taken_observed, apis, empty_apis = set(), set(), [], set()
     for api in report["apis"]:
         apis.append(api["name"])
         for s in api["scenarios"]:
@@ -84,7 +84,10 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
                     observed_apis.add(api["name"])
                 continue
             by_source[src]["taken away"] += 1
-            if own.get("observes") is True:
+            if own.get("empty"):  # the API's code does nothing: no case can observe it
+                by_source[src]["empty in torch"] += 1
+                empty_apis.add(api["name"])
+            elif own.get("observes") is True:
                 by_source[src]["observes"] += 1
                 observed_apis.add(api["name"])
                 taken_observed.add(api["name"])
@@ -95,7 +98,8 @@ def summarise(report: Dict[str, Any]) -> Dict[str, Any]:
             else:
                 by_source[src]["undecided"] += 1
     return {"by_source": by_source, "frames_why": frames_why, "hollow": hollow,
-            "observed": observed_apis, "taken_observed": taken_observed, "apis": apis}
+            "observed": observed_apis, "taken_observed": taken_observed, "apis": apis,
+            "empty": empty_apis}
 
 
 def moved_apis(frames: Dict[str, Any], taken: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -168,7 +172,7 @@ def main() -> None:
     s = summarise(taken)
 
     print("\nper source (cases):")
-    keys = ["taken away", "observes", "hollow", "undecided", "frames", "frames, observes",
+    keys = ["taken away", "observes", "hollow", "empty in torch", "undecided", "frames", "frames, observes",
             "direct (not taken away)"]
     print(f"  {'source':<14}" + "".join(f"{k:>24}" for k in keys) + f"{'observes %':>12}")
     for src, c in sorted(s["by_source"].items()):
@@ -192,6 +196,12 @@ def main() -> None:
     unobserved = [a for a in s["apis"] if a not in s["observed"]]
     print(f"\nAPIs without a case that observes them: {len(unobserved)} of {len(s['apis'])} "
           f"({100 * len(unobserved) / max(len(s['apis']), 1):.1f} %)")
+    empty = [a for a in unobserved if a in s["empty"]]
+    print(f"  of which doing nothing in torch (an empty body, its torch implementations' too: "
+          f"no case can observe them; device-independent by their code): {len(empty)}"
+          + (f" ({', '.join(empty)}); the others: {len(unobserved) - len(empty)} of "
+             f"{len(s['apis'])} ({100 * (len(unobserved) - len(empty)) / max(len(s['apis']), 1):.1f} %)"
+             if empty else ""))
     by_takeaway = [a for a in s["apis"] if a not in s["taken_observed"]]
     print(f"  counting only cases whose own footprint came from the takeaway (not those whose "
           f"outcome changed but whose footprint stayed the frames'): {len(by_takeaway)} of {len(s['apis'])}")
@@ -201,6 +211,7 @@ def main() -> None:
         args.json.write_text(json.dumps({
             "sample": sample, "by_source": {k: dict(v) for k, v in s["by_source"].items()},
             "hollow": s["hollow"], "moved": moved, "unobserved": unobserved,
+            "empty_in_torch": empty,
             "unobserved_by_takeaway": by_takeaway, "walls": walls},
             indent=1, default=str), encoding="utf-8")
 

@@ -617,3 +617,40 @@ def test_a_c_class_whose_own_members_are_properties_is_taken_away_through_them()
     result, _ = _run(case, dist.TCPStore)
     assert result.own.how == "value" and result.own.observes is True, result.own
     assert result.status == "pass" and result.evidence == "host-only", (result.status, result.evidence)
+
+
+def _default_hook(x):
+    """A default that does nothing (a hook a subclass may fill)."""
+
+
+def test_a_case_of_an_api_that_does_nothing_is_no_hollow_case():
+    """An API whose code is empty cannot be observed by any case: the same outcome without
+    it is no sign of a hollow case. The row keeps its verdict, says why, and the API is
+    host-only by its code (issue 48: ``LoadPlanner.commit_tensor``, whose only torch
+    implementation is ``pass``)."""
+
+    def case(device, dtype):
+        x = torch.ones(3, dtype=dtype, device=device)
+        _default_hook(x)
+        return x * 2
+
+    result, _ = _run(case, _default_hook)
+    assert result.status == "pass" and "hollow" not in result.tags, result
+    assert result.own.empty is True and result.own.observes is None
+    assert result.own.reason.startswith("the API does nothing in torch: its body is empty")
+    assert result.evidence == "host-only"
+
+
+def test_what_does_nothing_in_torch_is_read_from_its_code_and_its_torch_overrides():
+    import torch.distributed.checkpoint as dcp
+    import torch.nn.parallel  # noqa: F401  DDP's join hook overrides JoinHook's defaults
+    from torch.distributed.algorithms import JoinHook
+
+    from torchparity.run.takeaway import does_nothing
+
+    said = does_nothing(dcp.LoadPlanner.commit_tensor)  # abstract; torch's one override: pass
+    assert said.startswith("the API does nothing in torch") and "DefaultLoadPlanner.commit_tensor" in said
+    assert does_nothing(JoinHook.main_hook) == ""  # empty, but torch's own subclass fills it
+    assert does_nothing(torch.nn.Module.extra_repr) == ""  # returns a value
+    assert does_nothing(torch.abs) == "" and does_nothing(torch.float32) == ""
+    assert does_nothing(dcp.LoadPlanner.create_global_plan) == ""  # its override computes

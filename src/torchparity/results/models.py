@@ -98,6 +98,9 @@ class OwnFootprint(Strict):
     # its own: the run without it dispatched device ops the recorded run did not, or could
     # not run at all; False: it does not (taken away, or a world's body); None: unknown
     steers: Optional[bool] = None
+    # the API's code in torch does nothing (an empty body, its torch implementations' too):
+    # no case can observe it, and it computes nothing on any device (``run.takeaway``)
+    empty: bool = False
 
 
 class Analysis(Strict):

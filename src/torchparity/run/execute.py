@@ -35,7 +35,16 @@ from .body_locals import capturing, tensor_locals
 from .conditioning import CorrectChip
 from .paths import record_path
 from .replay import Recording, Replaying
-from .takeaway import PERTURBED, Takeaway, bounded, counterpart, frames_only, own_entries, steered
+from .takeaway import (
+    PERTURBED,
+    Takeaway,
+    bounded,
+    counterpart,
+    does_nothing,
+    frames_only,
+    own_entries,
+    steered,
+)
 from .takeaway import REPLAYED as REPLAYED_STUB
 from .takeaway_values import members_takeaway, value_takeaway
 from .takeaway_world import WorldTakeaway
@@ -750,6 +759,14 @@ def execute(sc: Scenario, dtype_name: str, adapter: DeviceAdapter, *, footprint:
         own = None
         if take is not None:  # who did what: the API taken away
             entries, own = take_away(sc, dtype, adapter, api_obj, api_codes, take, entries, again)
+        # the API's own code, not a device counterpart taken away in its place (the device's
+        # synchronize for torch.cpu.synchronize is the device's code, empty or not)
+        if own is not None and own.observes is False and getattr(take, "api_obj", api_obj) is api_obj:
+            nothing = does_nothing(api_obj)
+            if nothing:  # no case could observe it: the same outcome is no hollow case
+                own.observes, own.empty = None, True
+                own.reason = (f"{nothing}; the judged outcome is the same without it, as for "
+                              "any case")
         is_hollow = hollow(judgement, own)
         if footprint:  # a counter that differs is `state`, whatever path the device took
             explain_by_state(judgement, entries)

@@ -275,14 +275,15 @@ def _owner(fn: types.FunctionType) -> Optional[type]:
     return owner if isinstance(owner, type) else None
 
 
-def implementations(fn: types.FunctionType) -> List[types.FunctionType]:
+def implementations(fn: types.FunctionType, overrides: bool = False) -> List[types.FunctionType]:
     """Where ``fn`` is abstract (``abc.abstractmethod``: ``LoadPlanner.commit_tensor``,
     ``Joinable.join_process_group``'s getter), the functions that implement it in torch's
     own subclasses of its class, loaded now (``DefaultLoadPlanner.commit_tensor``): what a
     case that uses torch's classes calls for it. A subclass of torchparity's (a scenario's
     own Joinable) is the scenario's code, not the API's: not followed. Empty for a
-    concrete function."""
-    if not getattr(fn, "__isabstractmethod__", False):
+    concrete function (``overrides``: a concrete function's overrides in torch's subclasses
+    too)."""
+    if not overrides and not getattr(fn, "__isabstractmethod__", False):
         return []
     owner = _owner(fn)
     if owner is None:
@@ -304,6 +305,50 @@ def implementations(fn: types.FunctionType) -> List[types.FunctionType]:
                 and not getattr(value, "__isabstractmethod__", False) and value not in found):
             found.append(value)
     return found
+
+
+def _empty_body(fn: types.FunctionType) -> bool:
+    """``fn``'s body is nothing but a docstring, ``pass``, ``...`` or ``return [None]``."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return False
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = list(node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]  # the docstring
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis:
+            continue
+        if isinstance(stmt, ast.Return) and (stmt.value is None or (
+                isinstance(stmt.value, ast.Constant) and stmt.value.value is None)):
+            continue
+        return False
+    return True
+
+
+def does_nothing(api_obj: Any) -> str:
+    """Where the API's code in torch does nothing — its body is empty (a docstring,
+    ``pass``, ``...``, ``return None``), and so is every implementation or override torch's
+    own (loaded) subclasses give it (``LoadPlanner.commit_tensor``: ``DefaultLoadPlanner``'s
+    is ``pass``) — what says so; else "". No case can observe such an API: the same outcome
+    without it is no sign of a hollow case. A function with any statement, a C function and
+    a value are never said to do nothing."""
+    fn = api_obj.fget if isinstance(api_obj, property) else api_obj
+    fn = getattr(fn, "__func__", fn)
+    if not isinstance(fn, types.FunctionType) or not _empty_body(fn):
+        return ""
+    impls = implementations(fn, overrides=True)  # a default torch's own classes replace
+    if not all(_empty_body(f) for f in impls):
+        return ""
+    names = ", ".join(f.__qualname__ for f in impls)
+    return ("the API does nothing in torch: its body is empty"
+            + (f", and so are its implementations' in torch ({names})" if names else ""))
 
 
 class Takeaway:
