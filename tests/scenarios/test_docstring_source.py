@@ -68,6 +68,24 @@ def test_rewrite_maps_clear_cuda_spellings_only():
     assert "'cuda is fast'" in out and "x.is_cuda" in out
 
 
+def test_an_example_handing_its_tensor_to_numpy_reaches_the_api_on_the_device(emu):
+    """``torch.testing.assert_close``'s example passes ``actual.numpy()``: on the device the
+    bare ``.numpy()`` raised before the API was called ("can't convert npu:0 device type
+    tensor"), and the scaffolding's refusal made the API "broken"; with ``.cpu()`` first,
+    as any accelerator needs, both sides reach the API and raise the same."""
+    assert X.rewrite("f(a.numpy(), b)") == "f(a.cpu().numpy(), b)"
+    assert X.rewrite("a.numpy(force=True)") == "a.numpy(force=True)"  # said how already
+    examples = [("actual = torch.ones(2)\n", None),
+                ("torch.testing.assert_close(actual.numpy(), torch.ones(2))\n",
+                 "TypeError: No comparison pair was able to handle inputs\n")]
+    ns = D.namespace("torch.testing.assert_close", torch.testing.assert_close)
+    on_cpu = X.run_examples(examples, [], ns, "cpu")
+    on_dev = X.run_examples(examples, [], ns, emu.torch_device)
+    key = next(k for k in on_cpu if k.startswith("[2]"))
+    assert on_cpu[key].startswith("raises TypeError: No comparison pair")
+    assert on_dev[key] == on_cpu[key]
+
+
 def test_mapped_cuda_example_lands_on_the_device_with_the_cpu_values(emu):
     examples = [("x = torch.arange(4.).cuda()\n", None), ("y = torch.rand(3, device='cuda') * x[:3]\n", None),
                 ("torch.cuda.synchronize()\n", None), ("y.sum()\n", None),

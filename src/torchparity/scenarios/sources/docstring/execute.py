@@ -52,6 +52,10 @@ _REWRITES: Tuple[Tuple[re.Pattern, str], ...] = (
     (re.compile(r"torch\.device\(\s*(['\"])cuda(?::\d+)?\1\s*(?:,\s*\d+\s*)?\)"), f"torch.device({DEVICE_VAR})"),
     (re.compile(r"(['\"])cuda(?::\d+)?\1"), DEVICE_VAR),
     (re.compile(r"\btorch\.cuda\."), f"{MODULE_VAR}."),
+    # an example written for the CPU hands its tensor to NumPy; on any accelerator a user
+    # writes .cpu() first (a device tensor refuses .numpy() by design, on every backend),
+    # and on the CPU .cpu() is the tensor itself
+    (re.compile(r"\.numpy\(\s*\)"), ".cpu().numpy()"),
 )
 
 
