@@ -249,21 +249,27 @@ class _State(threading.local):
     depth = 0
 
 
+def _statements(fn: types.FunctionType) -> Optional[List[ast.stmt]]:
+    """``fn``'s body past its docstring (string-constant lines dropped), or None where its
+    source cannot be read as one function."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return [st for st in node.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+                                           and isinstance(st.value.value, str))]
+
+
 def only_raises(fn: types.FunctionType) -> bool:
     """Whether ``fn``'s body (past its docstring) is one ``raise``: a marker its users
     compare by identity, never meant to be called (``torch.library.fallthrough_kernel``,
     which ``Library.impl`` registers as a fallthrough). A case that uses it never calls it,
     so "the case never calls the API" would be false of it."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return False
-    node = tree.body[0] if tree.body else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    body = [st for st in node.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
-                                           and isinstance(st.value.value, str))]
-    return len(body) == 1 and isinstance(body[0], ast.Raise)
+    body = _statements(fn)
+    return body is not None and len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
 def _owner(fn: types.FunctionType) -> Optional[type]:
@@ -309,17 +315,9 @@ def implementations(fn: types.FunctionType, overrides: bool = False) -> List[typ
 
 def _empty_body(fn: types.FunctionType) -> bool:
     """``fn``'s body is nothing but a docstring, ``pass``, ``...`` or ``return [None]``."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
+    body = _statements(fn)
+    if body is None:
         return False
-    node = tree.body[0] if tree.body else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    body = list(node.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]  # the docstring
     for stmt in body:
         if isinstance(stmt, ast.Pass):
             continue

@@ -108,7 +108,6 @@ def world_section(body: str, section: str, device: str) -> List[Any]:
     """The per-rank results of one section of a world body (the world runs once per body
     and device in this process); a rank's exception is raised as the API's answer."""
     from ..world import takeaway_request
-    from ..world import to_device as _to
 
     request = takeaway_request()
     if request is not None:  # the API taken away in the ranks that run the section
@@ -134,15 +133,21 @@ def world_section(body: str, section: str, device: str) -> List[Any]:
         if "error" in got:
             kind, msg = got["error"]
             _raise(kind, f"{msg} (rank {rank})")
-        entry = got["value"].get(section)
-        if entry is None:
-            values.append(None)
-        elif "error" in entry:
-            kind, msg = entry["error"]
-            _raise(kind, f"{msg} (rank {rank})")
-        else:
-            values.append(_to(entry["value"], device))
+        values.append(_rank_value(got["value"].get(section), rank, device))
     return values
+
+
+def _rank_value(entry, rank: int, device):
+    """One rank's answer for a section: its value on ``device``, None where it has none;
+    its error raised again, with the rank named."""
+    from ..world import to_device
+
+    if not entry:
+        return None
+    if "error" in entry:
+        kind, msg = entry["error"]
+        _raise(kind, f"{msg} (rank {rank})")
+    return to_device(entry["value"], device)
 
 
 _TAKEN: Dict[tuple, Any] = {}  # (body, section, spec, api) -> the ranks' results, or why not
@@ -156,7 +161,6 @@ def _taken_away(body: str, section: str, device: str, request: Any) -> List[Any]
     A world that does not finish, or a rank that failed outside its sections (setting RPC
     up), decides nothing: ``request.inconclusive`` says why."""
     from ..world import WorldError, absorb_footprints
-    from ..world import to_device as _to
 
     key = (body, section, _spec(device), request.api)
     if key not in _TAKEN:
@@ -185,16 +189,7 @@ def _taken_away(body: str, section: str, device: str, request: Any) -> List[Any]
     chosen = iter([r.get(which, r["record"]) for r in runs])
     per_rank = [next(chosen) if e is not None else {} for e in entries]
     absorb_footprints(per_rank, device)
-    values = []
-    for rank, entry in enumerate(per_rank):
-        if not entry:
-            values.append(None)
-        elif "error" in entry:
-            kind, msg = entry["error"]
-            _raise(kind, f"{msg} (rank {rank})")
-        else:
-            values.append(_to(entry["value"], device))
-    return values
+    return [_rank_value(entry, rank, device) for rank, entry in enumerate(per_rank)]
 
 
 def world_case(device: str, dtype, world: str, section: str) -> List[Any]:
