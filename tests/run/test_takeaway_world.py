@@ -29,6 +29,28 @@ def _world(api: str, scenario_id: str):
                    api_codes=code_objects(obj))
 
 
+def _fresh_world_run(sc, obj):
+    """``sc`` checked on the CPU with its footprint, the kept world batches forgotten before
+    and after: a world whose ``_run_phases`` a test replaced neither meets nor leaves one."""
+    from torchparity.scenarios.sources import world as W
+
+    W.forget_batches()
+    try:
+        return execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
+                       api_codes=code_objects(obj))[0]
+    finally:
+        W.forget_batches()
+
+
+def _barrier_world():
+    """The barrier world case, built here (its ranks answer through ``_run_phases``)."""
+    from torchparity.scenarios.sources import world as W
+
+    return Scenario(id="world2-barrier", api="torch.distributed.barrier",
+                    fn=lambda device, dtype: W.run_world("barrier", device, dtype), description=T,
+                    expected=T, tags=("distributed",))
+
+
 def _in_process(observed: bool):
     """An in-process case of ``torch.distributed.get_world_size``-like shape: a library
     function whose result the case returns (observed) or drops (not)."""
@@ -101,12 +123,9 @@ def test_a_world_that_does_not_finish_under_takeaway_decides_nothing(monkeypatch
         return real(phases, world_size, timeout_s)
 
     monkeypatch.setattr(W, "_run_phases", hanging)
-    W.forget_batches()
     obj = torch.distributed.barrier
-    sc = find("distributed", "torch.distributed.barrier", obj, "world2-barrier")
-    result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
-                        api_codes=code_objects(obj))
-    W.forget_batches()
+    W.forget_batches()  # before find: the source's case must not meet a kept batch
+    result = _fresh_world_run(find("distributed", "torch.distributed.barrier", obj, "world2-barrier"), obj)
     assert result.status == "pass" and "hollow" not in result.tags, result.detail
     assert result.own.method == "frames" and result.own.observes is None, result.own
     assert result.own.reason.startswith("takeaway inconclusive: the world under takeaway did not "
@@ -177,19 +196,7 @@ def test_a_world_ended_in_a_run_without_the_api_is_decided_as_a_run_that_raised(
         return [[ones] * 2 for _, cases in phases for _ in cases]
 
     monkeypatch.setattr(W, "_run_phases", phases)
-    W.forget_batches()
-    obj = torch.distributed.barrier
-
-    def case(device, dtype):
-        return W.run_world("barrier", device, dtype)
-
-    sc = Scenario(id="world2-barrier", api="torch.distributed.barrier", fn=case, description=T,
-                  expected=T, tags=("distributed",))
-    try:
-        result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
-                            api_codes=code_objects(obj))
-    finally:
-        W.forget_batches()
+    result = _fresh_world_run(_barrier_world(), torch.distributed.barrier)
     own = result.own
     assert own.method == "frames" and own.observes is True, own
     assert "did not finish in rank 1" in own.reason and "inconclusive" not in own.reason, own.reason
@@ -218,16 +225,7 @@ def test_a_world_that_failed_outside_the_runs_is_started_once_more(monkeypatch):
         return [[ones] * 2 for _, cases in phases for _ in cases]
 
     monkeypatch.setattr(W, "_run_phases", phases)
-    W.forget_batches()
-    obj = torch.distributed.barrier
-    sc = Scenario(id="world2-barrier", api="torch.distributed.barrier",
-                  fn=lambda device, dtype: W.run_world("barrier", device, dtype), description=T,
-                  expected=T, tags=("distributed",))
-    try:
-        result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=obj,
-                            api_codes=code_objects(obj))
-    finally:
-        W.forget_batches()
+    result = _fresh_world_run(_barrier_world(), torch.distributed.barrier)
     assert len(starts) == 2 and result.own.method == "takeaway" and result.own.observes is True, result.own
 
 
@@ -287,13 +285,8 @@ def test_a_world_case_whose_harness_also_calls_the_api_here_is_decided_in_its_wo
         return W.run_world("barrier", device, dtype)
 
     monkeypatch.setattr(W, "_run_phases", phases)
-    W.forget_batches()
     sc = Scenario(id="w", api="tp_fixture_takeaway.doubled", fn=case, description=T, expected=T,
                   tags=("distributed",))
-    try:
-        result, _ = execute(sc, "float32", get_adapter("cpu"), footprint=True, api_obj=lib.doubled,
-                            api_codes=code_objects(lib.doubled))
-    finally:
-        W.forget_batches()
+    result = _fresh_world_run(sc, lib.doubled)
     assert result.own.method == "takeaway" and result.own.observes is True, result.own
     assert result.own.calls == 2, result.own  # the ranks' calls, not this process's
