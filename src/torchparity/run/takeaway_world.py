@@ -91,19 +91,17 @@ class WorldTakeaway:
     def replays_data(self) -> bool:
         return all(i.get("replays_data", True) for i in self.infos)
 
+    def _union(self, key: str) -> List[str]:
+        """The ranks' lists under ``key``, joined in order, each name once."""
+        return list(dict.fromkeys(n for i in self.infos for n in i.get(key, [])))
+
     @property
     def names(self) -> List[str]:
-        out: List[str] = []
-        for i in self.infos:
-            out += [n for n in i.get("names", []) if n not in out]
-        return out
+        return self._union("names")
 
     @property
     def followed(self) -> List[str]:
-        out: List[str] = []
-        for i in self.infos:
-            out += [n for n in i.get("followed", []) if n not in out]
-        return out
+        return self._union("followed")
 
     @property
     def during(self) -> Dict[str, int]:
